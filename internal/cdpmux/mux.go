@@ -1,0 +1,577 @@
+// Package cdpmux carries many flattened CDP sessions over one connection to a
+// browser.
+//
+// Room: the mux. Mux.mu guards the routing tables (pending calls and
+// sessions); Mux.wmu serializes writes to the transport; session.mu guards one
+// session's inbound queue. No lock is held while writing to the transport
+// except wmu, and no lock is held while a caller's code runs.
+//
+// Every target (and the browser itself) gets its own *rpcc.Conn, built with
+// rpcc.WithDialer and rpcc.WithCodec, so cdp.NewClient works unchanged on it.
+// Each rpcc.Conn numbers its requests from 1; the mux rewrites them to ids
+// unique across the connection and routes replies back by id first, because
+// Chrome's error replies for a detached or unknown session carry no sessionId.
+// Events are routed by sessionId, in order, into a bounded queue per session.
+//
+// Overflow policy: replies are never dropped (there can be no more of them
+// than calls in flight). When a session's queue holds EventQueueLimit events
+// that its reader has not taken yet, further events for that session are
+// dropped and counted in Stats.EventsDropped; the transport reader never
+// blocks on one slow session, so one stuck tab cannot stall its browser. An
+// rpcc.Conn drains its queue continuously, so this only happens to a session
+// nobody reads.
+package cdpmux
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// Transport carries whole CDP messages (one JSON object each) to and from a
+// browser. The mux calls ReadMessage from one goroutine and WriteMessage from
+// one goroutine at a time. Close must unblock a ReadMessage in progress.
+type Transport interface {
+	ReadMessage() ([]byte, error)
+	WriteMessage([]byte) error
+	Close() error
+}
+
+// Classes of session end, for errors.Is.
+var (
+	// ErrDetached: the target's session was detached (tab closed, or
+	// Target.detachFromTarget).
+	ErrDetached = errors.New("cdp session detached")
+	// ErrTargetCrashed: the target's renderer crashed.
+	ErrTargetCrashed = errors.New("target crashed")
+	// ErrConnClosed: the connection to the browser ended; Cause says why.
+	ErrConnClosed = errors.New("connection to the browser closed")
+	// ErrNotSent marks a call that provably never reached the browser
+	// (the connection was already closed when it was written). Such a call
+	// may be retried on a fresh connection.
+	ErrNotSent = errors.New("request was not sent")
+	// ErrUnknownSession: Dial was given a session id the mux does not know.
+	ErrUnknownSession = errors.New("unknown cdp session")
+)
+
+// EndError is the error every pending and later call of a session fails with
+// once the session has ended. It unwraps to its Reason (one of the classes
+// above) and to its Cause.
+type EndError struct {
+	SessionID string // "" for the browser's own session
+	Reason    error  // ErrDetached, ErrTargetCrashed or ErrConnClosed
+	Cause     error  // why the connection closed, when known; may be nil
+}
+
+func (e *EndError) Error() string {
+	who := "browser connection"
+	if e.SessionID != "" {
+		who = "cdp session " + e.SessionID
+	}
+	if e.Cause != nil {
+		return fmt.Sprintf("%s ended: %v: %v", who, e.Reason, e.Cause)
+	}
+	return fmt.Sprintf("%s ended: %v", who, e.Reason)
+}
+
+// Unwrap returns the reason and the cause.
+func (e *EndError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Reason, e.Cause}
+	}
+	return []error{e.Reason}
+}
+
+// DefaultEventQueueLimit is the number of undelivered events a session may
+// hold before further events for it are dropped.
+const DefaultEventQueueLimit = 4096
+
+// Options configures a Mux. The zero value is usable.
+type Options struct {
+	// EventQueueLimit bounds each session's undelivered events. Zero means
+	// DefaultEventQueueLimit.
+	EventQueueLimit int
+	// Cause, if set, turns the transport's read error into the cause
+	// reported to every pending call (for a local browser: its exit
+	// status). It runs on the reader goroutine and may block briefly.
+	Cause func(readErr error) error
+}
+
+// Stats are counters since the mux started.
+type Stats struct {
+	EventsDropped uint64 // events dropped because a session's queue was full
+	Unroutable    uint64 // messages for no known session or call
+	Malformed     uint64 // messages that were not valid JSON
+}
+
+// Mux multiplexes flattened CDP sessions over one Transport. It is safe for
+// concurrent use. The owner must call Close.
+type Mux struct {
+	t     Transport
+	limit int
+	cause func(error) error
+
+	wmu    sync.Mutex // serializes t.WriteMessage
+	nextID atomic.Uint64
+
+	dropped, unroutable, malformed atomic.Uint64
+
+	mu       sync.Mutex
+	pending  map[uint64]route    // guarded by mu; global id -> caller
+	sessions map[string]*session // guarded by mu; by CDP session id, "" = browser
+	targets  map[string]string   // guarded by mu; target id -> session id
+	closed   bool                // guarded by mu
+	err      *EndError           // guarded by mu; set when closed
+
+	browser    *rpcc.Conn
+	readerDone chan struct{}
+}
+
+type route struct {
+	s       *session
+	localID uint64
+	attach  bool // a Target.attachToTarget: its reply registers a session
+}
+
+// message is one CDP message in either direction.
+type message struct {
+	ID        uint64              `json:"id,omitempty"`
+	SessionID string              `json:"sessionId,omitempty"`
+	Method    string              `json:"method,omitempty"`
+	Params    json.RawMessage     `json:"params,omitempty"`
+	Result    json.RawMessage     `json:"result,omitempty"`
+	Error     *rpcc.ResponseError `json:"error,omitempty"`
+}
+
+// New starts a mux on t and returns it with the browser's own session dialed
+// (see Browser). The mux owns t from now on.
+func New(t Transport, opts Options) (*Mux, error) {
+	m := &Mux{
+		t:          t,
+		limit:      opts.EventQueueLimit,
+		cause:      opts.Cause,
+		pending:    make(map[uint64]route),
+		sessions:   make(map[string]*session),
+		targets:    make(map[string]string),
+		readerDone: make(chan struct{}),
+	}
+	if m.limit <= 0 {
+		m.limit = DefaultEventQueueLimit
+	}
+	m.sessions[""] = newSession(m, "", "")
+	go m.readLoop()
+	conn, err := m.Dial(context.Background(), "")
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	m.browser = conn
+	return m, nil
+}
+
+// Browser returns the connection to the browser's own (sessionless) target,
+// for Browser.* and Target.* calls.
+func (m *Mux) Browser() *rpcc.Conn { return m.browser }
+
+// Done is closed when the mux has ended (transport closed or Close called).
+func (m *Mux) Done() <-chan struct{} { return m.readerDone }
+
+// Err returns why the mux ended, or nil while it runs.
+func (m *Mux) Err() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err == nil {
+		return nil
+	}
+	return m.err
+}
+
+// Stats returns the mux's counters.
+func (m *Mux) Stats() Stats {
+	return Stats{
+		EventsDropped: m.dropped.Load(),
+		Unroutable:    m.unroutable.Load(),
+		Malformed:     m.malformed.Load(),
+	}
+}
+
+// Close closes the transport, fails every pending call and waits for the
+// reader to stop. It is idempotent.
+func (m *Mux) Close() error {
+	m.fail(nil)
+	<-m.readerDone
+	return nil
+}
+
+// Attach attaches to targetID as a flattened session and dials it.
+func (m *Mux) Attach(ctx context.Context, targetID string) (*rpcc.Conn, string, error) {
+	var reply struct {
+		SessionID string `json:"sessionId"`
+	}
+	args := struct {
+		TargetID string `json:"targetId"`
+		Flatten  bool   `json:"flatten"`
+	}{targetID, true}
+	if err := rpcc.Invoke(ctx, "Target.attachToTarget", &args, &reply, m.browser); err != nil {
+		return nil, "", err
+	}
+	conn, err := m.Dial(ctx, reply.SessionID)
+	if err != nil {
+		return nil, "", err
+	}
+	return conn, reply.SessionID, nil
+}
+
+// Dial returns a new *rpcc.Conn for an attached session (one attached by
+// Attach, or announced by a Target.attachedToTarget event). A session can be
+// dialed once; closing the returned conn forgets the session locally (it does
+// not detach it in the browser).
+func (m *Mux) Dial(ctx context.Context, sessionID string) (*rpcc.Conn, error) {
+	m.mu.Lock()
+	s := m.sessions[sessionID]
+	var err error
+	switch {
+	case m.closed:
+		err = m.err
+	case s == nil:
+		err = fmt.Errorf("cdpmux: dial %q: %w", sessionID, ErrUnknownSession)
+	case s.dialed:
+		err = fmt.Errorf("cdpmux: session %q is already dialed", sessionID)
+	default:
+		s.dialed = true
+	}
+	m.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return rpcc.DialContext(ctx, "cdpmux:"+sessionID,
+		rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return s, nil }),
+		rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return s }),
+	)
+}
+
+// fail ends the mux with cause (nil: closed by us). Idempotent.
+func (m *Mux) fail(cause error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	m.err = &EndError{Reason: ErrConnClosed, Cause: cause}
+	sessions := m.sessions
+	m.sessions = map[string]*session{}
+	m.pending = map[uint64]route{}
+	m.mu.Unlock()
+	for id, s := range sessions {
+		s.end(&EndError{SessionID: id, Reason: ErrConnClosed, Cause: cause})
+	}
+	m.t.Close()
+}
+
+func (m *Mux) readLoop() {
+	defer close(m.readerDone)
+	for {
+		data, err := m.t.ReadMessage()
+		if err != nil {
+			m.mu.Lock()
+			closedByUs := m.closed
+			m.mu.Unlock()
+			if closedByUs {
+				return
+			}
+			cause := err
+			if m.cause != nil {
+				cause = m.cause(err)
+			}
+			m.fail(cause)
+			return
+		}
+		msg := new(message)
+		if err := json.Unmarshal(data, msg); err != nil {
+			m.malformed.Add(1)
+			continue
+		}
+		m.dispatch(msg)
+	}
+}
+
+func (m *Mux) dispatch(msg *message) {
+	if msg.Method == "" {
+		m.dispatchReply(msg)
+		return
+	}
+	var ended []*session
+	var reason error
+	m.mu.Lock()
+	s := m.sessions[msg.SessionID]
+	switch msg.Method {
+	case "Target.attachedToTarget":
+		var p struct {
+			SessionID  string `json:"sessionId"`
+			TargetInfo struct {
+				TargetID string `json:"targetId"`
+			} `json:"targetInfo"`
+		}
+		if json.Unmarshal(msg.Params, &p) == nil {
+			m.registerLocked(p.SessionID, p.TargetInfo.TargetID)
+		}
+	case "Target.detachedFromTarget":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(msg.Params, &p) == nil {
+			ended = m.unregisterLocked(p.SessionID)
+			reason = ErrDetached
+		}
+	case "Target.targetCrashed":
+		var p struct {
+			TargetID string `json:"targetId"`
+		}
+		if json.Unmarshal(msg.Params, &p) == nil {
+			if sid, ok := m.targets[p.TargetID]; ok {
+				ended = m.unregisterLocked(sid)
+				reason = ErrTargetCrashed
+			}
+		}
+	case "Inspector.targetCrashed":
+		if msg.SessionID != "" {
+			ended = m.unregisterLocked(msg.SessionID)
+			reason = ErrTargetCrashed
+		}
+	}
+	m.mu.Unlock()
+	if s == nil {
+		m.unroutable.Add(1)
+	} else {
+		s.deliver(msg, false)
+	}
+	for _, e := range ended {
+		e.end(&EndError{SessionID: e.id, Reason: reason})
+	}
+}
+
+func (m *Mux) dispatchReply(msg *message) {
+	m.mu.Lock()
+	r, ok := m.pending[msg.ID]
+	delete(m.pending, msg.ID)
+	if ok && r.attach && msg.Error == nil {
+		var res struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(msg.Result, &res) == nil && res.SessionID != "" {
+			m.registerLocked(res.SessionID, "")
+		}
+	}
+	m.mu.Unlock()
+	if !ok {
+		m.unroutable.Add(1)
+		return
+	}
+	msg.ID = r.localID
+	r.s.deliver(msg, true)
+}
+
+// registerLocked adds a session unless it is known. targetID may be empty.
+func (m *Mux) registerLocked(sessionID, targetID string) {
+	if sessionID == "" || m.closed {
+		return
+	}
+	s := m.sessions[sessionID]
+	if s == nil {
+		s = newSession(m, sessionID, targetID)
+		m.sessions[sessionID] = s
+	}
+	if targetID != "" {
+		s.targetID = targetID
+		m.targets[targetID] = sessionID
+	}
+}
+
+// unregisterLocked removes a session and its pending routes and returns it
+// (as a slice, empty when unknown) for the caller to end after unlocking.
+func (m *Mux) unregisterLocked(sessionID string) []*session {
+	s := m.sessions[sessionID]
+	if s == nil || sessionID == "" {
+		return nil
+	}
+	delete(m.sessions, sessionID)
+	if s.targetID != "" && m.targets[s.targetID] == sessionID {
+		delete(m.targets, s.targetID)
+	}
+	for id, r := range m.pending {
+		if r.s == s {
+			delete(m.pending, id)
+		}
+	}
+	return []*session{s}
+}
+
+// send writes one request of session s.
+func (m *Mux) send(s *session, req *rpcc.Request) error {
+	gid := m.nextID.Add(1)
+	buf := make([]byte, 0, 128)
+	buf = append(buf, `{"id":`...)
+	buf = strconv.AppendUint(buf, gid, 10)
+	if s.id != "" {
+		buf = append(buf, `,"sessionId":`...)
+		buf = strconv.AppendQuote(buf, s.id)
+	}
+	buf = append(buf, `,"method":`...)
+	buf = strconv.AppendQuote(buf, req.Method)
+	if req.Args != nil {
+		params, err := json.Marshal(req.Args)
+		if err != nil {
+			return fmt.Errorf("cdpmux: encoding %s params: %w", req.Method, err)
+		}
+		buf = append(buf, `,"params":`...)
+		buf = append(buf, params...)
+	}
+	buf = append(buf, '}')
+
+	m.mu.Lock()
+	if m.closed {
+		err := m.err
+		m.mu.Unlock()
+		return errors.Join(ErrNotSent, err)
+	}
+	if m.sessions[s.id] != s {
+		m.mu.Unlock()
+		return errors.Join(ErrNotSent, s.endErr())
+	}
+	m.pending[gid] = route{s: s, localID: req.ID, attach: req.Method == "Target.attachToTarget"}
+	m.mu.Unlock()
+
+	m.wmu.Lock()
+	err := m.t.WriteMessage(buf)
+	m.wmu.Unlock()
+	if err != nil {
+		m.mu.Lock()
+		delete(m.pending, gid)
+		m.mu.Unlock()
+		return fmt.Errorf("cdpmux: writing %s: %w", req.Method, err)
+	}
+	return nil
+}
+
+// session is one flattened CDP session: the io.ReadWriteCloser and the
+// rpcc.Codec of its rpcc.Conn.
+type session struct {
+	m      *Mux
+	id     string
+	notify chan struct{} // capacity 1: "the queue changed"
+
+	// targetID and dialed are guarded by m.mu.
+	targetID string
+	dialed   bool
+
+	mu     sync.Mutex
+	queue  []*message // guarded by mu; undelivered, in order
+	events int        // guarded by mu; events in queue
+	err    error      // guarded by mu; set when ended, returned after queue drains
+}
+
+func newSession(m *Mux, id, targetID string) *session {
+	return &session{m: m, id: id, targetID: targetID, notify: make(chan struct{}, 1)}
+}
+
+func (s *session) deliver(msg *message, reply bool) {
+	s.mu.Lock()
+	switch {
+	case s.err != nil:
+		s.mu.Unlock()
+		return
+	case !reply && s.events >= s.m.limit:
+		s.mu.Unlock()
+		s.m.dropped.Add(1)
+		return
+	}
+	if !reply {
+		s.events++
+	}
+	s.queue = append(s.queue, msg)
+	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *session) wake() {
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// end marks the session ended: messages already queued are still read, then
+// ReadResponse returns err.
+func (s *session) end(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *session) endErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		return &EndError{SessionID: s.id, Reason: ErrDetached}
+	}
+	return s.err
+}
+
+// WriteRequest implements rpcc.Codec.
+func (s *session) WriteRequest(req *rpcc.Request) error { return s.m.send(s, req) }
+
+// ReadResponse implements rpcc.Codec. It blocks until a message for this
+// session arrives or the session ends.
+func (s *session) ReadResponse(resp *rpcc.Response) error {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			msg := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if msg.Method != "" {
+				s.events--
+			}
+			s.mu.Unlock()
+			resp.ID = msg.ID
+			resp.Result = msg.Result
+			resp.Error = msg.Error
+			resp.Method = msg.Method
+			resp.Args = msg.Params
+			return nil
+		}
+		err := s.err
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		<-s.notify
+	}
+}
+
+// Read and Write are never called: rpcc talks to the codec directly.
+func (s *session) Read([]byte) (int, error)  { return 0, errors.New("cdpmux: session is not a byte stream") }
+func (s *session) Write([]byte) (int, error) { return 0, errors.New("cdpmux: session is not a byte stream") }
+
+// Close is called by rpcc.Conn.Close: it forgets the session locally and ends
+// its reader. It does no I/O (rpcc calls it with its own lock held).
+func (s *session) Close() error {
+	s.m.mu.Lock()
+	if s.id != "" && s.m.sessions[s.id] == s {
+		s.m.unregisterLocked(s.id)
+	}
+	s.m.mu.Unlock()
+	s.end(&EndError{SessionID: s.id, Reason: ErrDetached})
+	return nil
+}
