@@ -1,0 +1,36 @@
+# browserpool: `make demo` runs the quickstart, `make test` the whole suite.
+# Both install Chromium (Debian package chromium) first when no browser is found.
+
+GO      ?= go
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BROWSER := $(shell command -v chromium || command -v chromium-browser || command -v google-chrome || command -v google-chrome-stable || true)
+# make test runs the real-browser tests and fails, never skips, without a browser.
+export BROWSERPOOL_REQUIRE_BROWSER ?= 1
+
+.PHONY: demo test browser vet fmt bench
+
+browser:
+ifeq ($(BROWSER),)
+	@echo "browserpool: no Chromium found; installing the Debian package chromium with apt-get"
+	$(SUDO) apt-get update
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends chromium
+	@command -v chromium >/dev/null || { echo "browserpool: chromium is still missing after apt-get install"; exit 1; }
+else
+	@echo "browserpool: using $(BROWSER)"
+endif
+
+demo: browser
+	$(GO) run ./examples/quickstart
+
+fmt:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+test: browser fmt vet
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+bench: browser
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

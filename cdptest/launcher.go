@@ -1,0 +1,155 @@
+// Room: the launcher adapter, so a browserpool.Pool can run on fake browsers.
+// Launcher.mu guards its list of browsers and its scripted faults; it is
+// never held while a launch waits or a browser stops.
+
+package cdptest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/browserpool/browserpool"
+)
+
+// Launcher is a browserpool.Launcher whose every launch starts a new fake
+// [Browser] (with one page, about:blank, as Chromium starts). Use it as
+// browserpool.Config.Launcher to test code built on a Pool without a real
+// browser. It is safe for concurrent use and works inside testing/synctest.
+type Launcher struct {
+	tb   testing.TB
+	opts []Option
+
+	mu       sync.Mutex
+	browsers []*Browser       // guarded by mu; in launch order
+	onLaunch []func(*Browser) // guarded by mu
+	failNext error            // guarded by mu; launches fail with it while set
+	failStop error            // guarded by mu; Stop returns it while set
+	delay    time.Duration    // guarded by mu; how long a launch takes
+}
+
+// NewLauncher returns a launcher of fake browsers made with opts. Each
+// browser's leak check (see [NewBrowser]) runs at tb's cleanup.
+func NewLauncher(tb testing.TB, opts ...Option) *Launcher {
+	opts = append([]Option{WithPage("about:blank")}, opts...)
+	return &Launcher{tb: tb, opts: opts}
+}
+
+// Browsers returns every browser launched so far, in launch order.
+func (l *Launcher) Browsers() []*Browser {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*Browser(nil), l.browsers...)
+}
+
+// OnLaunch calls f with each browser launched from now on, before the pool
+// sees it: script its replies and faults there.
+func (l *Launcher) OnLaunch(f func(*Browser)) {
+	l.mu.Lock()
+	l.onLaunch = append(l.onLaunch, f)
+	l.mu.Unlock()
+}
+
+// FailLaunches makes every later launch fail with err; nil restores them.
+func (l *Launcher) FailLaunches(err error) {
+	l.mu.Lock()
+	l.failNext = err
+	l.mu.Unlock()
+}
+
+// FailStops makes every later Stop return err and leave its browser
+// running, as a browser that cannot be closed; nil restores them.
+func (l *Launcher) FailStops(err error) {
+	l.mu.Lock()
+	l.failStop = err
+	l.mu.Unlock()
+}
+
+// SetLaunchDelay makes each later launch take d (on the fake clock inside
+// testing/synctest).
+func (l *Launcher) SetLaunchDelay(d time.Duration) {
+	l.mu.Lock()
+	l.delay = d
+	l.mu.Unlock()
+}
+
+// Launch implements browserpool.Launcher.
+func (l *Launcher) Launch(ctx context.Context, spec browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
+	l.mu.Lock()
+	delay, fail := l.delay, l.failNext
+	hooks := slices.Clone(l.onLaunch)
+	l.mu.Unlock()
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+	if fail != nil {
+		return nil, fail
+	}
+	if spec.Dir != "" {
+		if err := os.MkdirAll(spec.Dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	b := NewBrowser(l.tb, l.opts...)
+	if spec.OnSpawn != nil {
+		if err := spec.OnSpawn(browserpool.SpawnInfo{Dir: spec.Dir}); err != nil {
+			b.Exit(0)
+			return nil, err
+		}
+	}
+	for _, f := range hooks {
+		f(b)
+	}
+	l.mu.Lock()
+	l.browsers = append(l.browsers, b)
+	l.mu.Unlock()
+	return &launched{l: l, b: b, dir: spec.Dir}, nil
+}
+
+// launched is one fake browser as the pool drives it.
+type launched struct {
+	l   *Launcher
+	b   *Browser
+	dir string
+}
+
+func (lb *launched) Transport() browserpool.Transport { return lb.b.Transport() }
+func (lb *launched) Exited() <-chan struct{}          { return lb.b.Exited() }
+
+func (lb *launched) Info() browserpool.SpawnInfo {
+	return browserpool.SpawnInfo{Dir: lb.dir, Version: "cdptest/1.0"}
+}
+
+func (lb *launched) ExitErr() error {
+	status, exited := lb.b.ExitStatus()
+	if !exited {
+		return nil
+	}
+	return &ExitError{Status: status}
+}
+
+func (lb *launched) Stop(ctx context.Context) error {
+	lb.l.mu.Lock()
+	fail := lb.l.failStop
+	lb.l.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	lb.b.Exit(0)
+	return nil
+}
+
+// ExitError says how a fake browser ended.
+type ExitError struct{ Status int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("browser exited with status %d", e.Status) }

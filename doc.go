@@ -1,0 +1,72 @@
+// Package browserpool drives real Chromium browsers over the Chrome DevTools
+// Protocol on behalf of AI agents and the Go programs that orchestrate them.
+//
+// # Sessions and tabs
+//
+// A [Pool] owns isolated browser sessions. Each [Session] is its own browser
+// process (its own process group), its own profile directory (0700, under
+// [Config.Root]) and its own DevTools port on 127.0.0.1; nothing is shared.
+// [Pool.Open] starts a new session; [Pool.Session] resolves an id the way an
+// agent's tool call should: an empty id means the only live session, a new
+// one when none is live, and an [ErrAmbiguousSession] error listing the live
+// ids when several are. It never guesses.
+//
+// A [Tab] is one page target. [Session.OpenTab] accepts http, https and
+// about:blank only; [Tab.Navigate] only http and https, and waits for the
+// page's load event (matched by loader id). A tab id is checked to belong to
+// its session before any action: a tab of another session does not resolve.
+// Actions without a tab id use the session's active tab. Every result names
+// the session id, the tab id and the channel ("cdp"). [Session.Browser] and
+// [Tab.Client] give the raw *cdp.Client of github.com/mafredri/cdp for
+// anything the package does not wrap.
+//
+// # Lifetimes
+//
+// The pool's lifetime is its own. A context passed to a method bounds that
+// call only: a caller that gives up while a browser starts does not kill it;
+// the launch completes on the pool's context and is closed if nobody claims
+// it. Every session ends through one close path, whatever the reason
+// (explicit, idle, LRU, workflow end, task end, crash, shutdown): it leaves
+// the pool's tables, its browser is closed (bounded), its process group
+// killed and reaped, its profile dir deleted, and exactly one
+// SessionClosed hook runs with the reason. [Pool.Close] closes everything
+// and returns when no process, profile dir or goroutine of the pool is left.
+//
+// Local browsers are controlled over --remote-debugging-pipe: when the host
+// process dies, even by SIGKILL, the browser sees EOF and exits. Every spawn
+// is also recorded in a durable [Manifest] before the pool waits for the
+// browser, and [NewPool] sweeps what an earlier run left behind, killing
+// only processes whose pid, start time and command line prove they are
+// ours and whose owner is gone.
+//
+// A session with no call for [Config.IdleTimeout] (10 minutes by default;
+// the BROWSERPOOL_IDLE_TIMEOUT_MS environment variable overrides it) is
+// closed with reason idle. A call in flight keeps a session alive however
+// long it runs; events a page sends do not count as use.
+//
+// # Errors
+//
+// Every error is an [*Error] with the operation, session and tab, a class
+// for errors.Is ([ErrSessionNotFound], [ErrTabNotInSession],
+// [ErrInvalidURL], ...) and a hint that says what to do next, written to be
+// read verbatim by a person or an LLM:
+//
+//	browserpool: Pool.Session: several sessions are live and no session id was given: live sessions: [s-1, s-2] (hint: pass one of the live session ids: s-1, s-2)
+//
+// CDP errors stay reachable with errors.As(err, **rpcc.ResponseError).
+// Messages never carry query strings, cookies or typed passwords.
+//
+// # Hooks and stats
+//
+// [Hooks] is a struct of optional funcs. They run one at a time on a
+// goroutine of the pool, never under its locks; a slow hook delays only
+// later hooks and a panicking one is recovered. [Pool.Stats] returns a plain
+// value: gauges now and counters since the start.
+//
+// # Testing with cdptest
+//
+// Package cdptest is an in-memory fake browser, like net/http/httptest: set
+// [Config.Launcher] to its launcher and test your own code without Chromium,
+// with scripted replies and injected faults (slow replies, crashes,
+// detaches, dropped connections).
+package browserpool

@@ -1,0 +1,125 @@
+// Command quickstart is browserpool's tour in one run: it serves a small page
+// on 127.0.0.1, opens a browser session, opens the page in a tab, lists the
+// tabs, evaluates JavaScript, takes a snapshot and clicks by ref, takes a
+// screenshot into the session's output directory, prints what it did and the
+// pool's stats, and leaves no process or temporary directory behind.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/browserpool/browserpool"
+)
+
+const page = `<!doctype html>
+<html><head><title>browserpool quickstart</title></head>
+<body>
+  <h1>Hello from browserpool</h1>
+  <p id="count">clicked 0 times</p>
+  <button onclick="n++; document.getElementById('count').textContent = 'clicked ' + n + ' times'">Count</button>
+  <script>let n = 0;</script>
+</body></html>`
+
+func main() {
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// A local page to drive, on loopback only.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, page)
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + "/"
+
+	// Everything the pool writes goes under one temporary root.
+	root, err := os.MkdirTemp("", "browserpool-quickstart-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	out := filepath.Join(root, "output")
+
+	pool, err := browserpool.NewPool(browserpool.Config{Root: root, OutputDir: out})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	start := time.Now()
+	sess, err := pool.Open(ctx)
+	if err != nil {
+		return err
+	}
+	info := sess.Info()
+	fmt.Printf("opened session %s in %v: %s, pid %d, DevTools port %d\n",
+		sess.ID(), time.Since(start).Round(time.Millisecond), info.Version, info.PID, info.Port)
+
+	tab, err := sess.OpenTab(ctx, url)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("opened %s in tab %s (channel %s)\n", url, tab.ID(), tab.Channel())
+
+	tabs, err := sess.Tabs(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("the session has %d tabs:\n", len(tabs))
+	for _, t := range tabs {
+		mark := " "
+		if t.Active {
+			mark = "*"
+		}
+		fmt.Printf("  %s %s %q %s\n", mark, t.TabID, t.Title, t.URL)
+	}
+
+	var title string
+	if err := tab.Evaluate(ctx, "document.title", &title); err != nil {
+		return err
+	}
+	fmt.Printf("evaluated document.title: %q\n", title)
+
+	shot, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "quickstart.png"})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("screenshot: %s (%dx%d, %d bytes)\n", shot.Path, shot.Width, shot.Height, shot.Bytes)
+
+	// Bad input gets a clear error and loses nothing.
+	if _, err := tab.Navigate(ctx, "file:///etc/passwd"); err != nil {
+		fmt.Printf("refused as expected: %v\n", err)
+	}
+
+	if err := sess.Close(ctx); err != nil {
+		return err
+	}
+	if err := pool.Close(); err != nil {
+		return err
+	}
+	st := pool.Stats()
+	fmt.Printf("stats: launches=%d launch_failures=%d closes=%v live=%d\n",
+		st.Launches, st.LaunchFailures, st.Closes, st.SessionsInUse+st.SessionsIdle)
+	if _, err := os.Stat(info.ProfileDir); os.IsNotExist(err) {
+		fmt.Println("the profile dir is gone and the browser has exited; bye")
+	}
+	return nil
+}

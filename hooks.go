@@ -1,0 +1,151 @@
+// Room: hooks and events. eventQueue.mu guards its pending events; hooks run
+// on the queue's one goroutine, never under any other lock of ours.
+
+package browserpool
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// CloseReason says why a session was closed. The text is stable.
+type CloseReason string
+
+// Close reasons.
+const (
+	ReasonExplicit    CloseReason = "explicit"     // Session.Close or Pool.CloseSession
+	ReasonIdle        CloseReason = "idle"         // idle reclaim (Config.IdleTimeout)
+	ReasonLRU         CloseReason = "lru"          // Tracker's global limit
+	ReasonWorkflowEnd CloseReason = "workflow_end" // Tracker.EndWorkflow
+	ReasonTaskEnd     CloseReason = "task_end"     // Allocator.Finish
+	ReasonCrashed     CloseReason = "crashed"      // the browser exited on its own
+	ReasonShutdown    CloseReason = "shutdown"     // Pool.Close
+	ReasonAbandoned   CloseReason = "abandoned"    // launched for a caller who left
+	ReasonUnpinned    CloseReason = "unpinned"     // Identity: last holder detached
+)
+
+// SessionEvent describes a session being created or closed.
+type SessionEvent struct {
+	Time      time.Time
+	SessionID string
+	PID       int
+	Reason    CloseReason   // for SessionClosed
+	Err       error         // for SessionClosed: why the browser ended, if it crashed
+	Duration  time.Duration // launch time (created) or lifetime (closed)
+}
+
+// LaunchFailedEvent describes a launch that did not produce a session.
+type LaunchFailedEvent struct {
+	Time      time.Time
+	SessionID string
+	Err       error
+}
+
+// SweepEvent reports what the orphan sweep at NewPool found.
+type SweepEvent struct {
+	Time        time.Time
+	Swept       int // process groups killed
+	Skipped     int // entries not verified (pid reused or owner alive): left alone
+	DirsRemoved int // profile dirs removed
+	Err         error
+}
+
+// Hooks are optional functions the pool calls on events. A nil func is not
+// called. Hooks run one at a time on a goroutine of the pool's, in event
+// order, never with a lock of ours held; a slow hook delays only later hooks
+// and a panicking hook is recovered and logged. Pool.Close waits for queued
+// hooks to run.
+type Hooks struct {
+	SessionCreated func(SessionEvent)
+	SessionClosed  func(SessionEvent)
+	LaunchFailed   func(LaunchFailedEvent)
+	OrphansSwept   func(SweepEvent)
+}
+
+// eventQueue runs hooks on one goroutine, in order, without blocking the
+// caller.
+type eventQueue struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	pending []func() // guarded by mu
+	closed  bool     // guarded by mu
+	running bool     // guarded by mu; a drain goroutine is live
+	idle    sync.Cond
+}
+
+func newEventQueue(log *slog.Logger) *eventQueue {
+	q := &eventQueue{log: log}
+	q.idle.L = &q.mu
+	return q
+}
+
+// emit queues f. It never blocks on f.
+func (q *eventQueue) emit(f func()) {
+	if f == nil {
+		return
+	}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
+	q.pending = append(q.pending, f)
+	start := !q.running
+	q.running = true
+	q.mu.Unlock()
+	if start {
+		go q.drain()
+	}
+}
+
+// drain runs queued hooks until none are left, then exits; emit starts a new
+// one when needed, so an idle pool holds no hook goroutine.
+func (q *eventQueue) drain() {
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.running = false
+			q.idle.Broadcast()
+			q.mu.Unlock()
+			return
+		}
+		f := q.pending[0]
+		q.pending[0] = nil
+		q.pending = q.pending[1:]
+		q.mu.Unlock()
+		q.run(f)
+	}
+}
+
+func (q *eventQueue) run(f func()) {
+	defer func() {
+		if r := recover(); r != nil && q.log != nil {
+			q.log.Error("browserpool: a hook panicked", "panic", fmt.Sprint(r))
+		}
+	}()
+	f()
+}
+
+// close runs what is queued, refuses later events and returns when the drain
+// goroutine has exited.
+func (q *eventQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	for q.running {
+		q.idle.Wait()
+	}
+	q.mu.Unlock()
+}
+
+// flush waits until every event queued so far has run (for tests and
+// examples via Pool.Close; kept unexported).
+func (q *eventQueue) flush() {
+	q.mu.Lock()
+	for q.running {
+		q.idle.Wait()
+	}
+	q.mu.Unlock()
+}

@@ -1,0 +1,160 @@
+// Room: launchers, the plug-in seam between a Pool and where its browsers
+// come from. No locks of its own.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/launch"
+	"github.com/browserpool/browserpool/internal/proc"
+)
+
+// A Launcher starts browsers for a Pool. The local launcher (*LocalLauncher)
+// starts Chromium processes; cdptest provides an in-memory one for tests; a
+// remote fleet would lease browsers over a websocket. Implementations must be
+// safe for concurrent use.
+type Launcher interface {
+	// Launch starts one browser for spec and returns it once it accepts
+	// CDP messages. It must call spec.OnSpawn (when set) as soon as the
+	// process exists and before waiting for it to become ready; if OnSpawn
+	// fails, it must stop the browser and return that error. On any error
+	// nothing may be left running.
+	Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrowser, error)
+}
+
+// LaunchSpec is what the pool asks of a launcher.
+type LaunchSpec struct {
+	SessionID string // the session's id (valid path part)
+	// Dir is the session's own directory under the pool's root (profile,
+	// caches). The launcher creates it 0700; the pool removes it after Stop.
+	Dir string
+	// OnSpawn records the spawn durably before the launcher waits for
+	// readiness (the pool writes its manifest here).
+	OnSpawn func(SpawnInfo) error
+}
+
+// SpawnInfo identifies a launched browser process. Remote and in-memory
+// browsers leave the process fields zero.
+type SpawnInfo struct {
+	PID       int    // the browser's pid (the real binary, after any wrapper's exec)
+	PGID      int    // its process group
+	StartTime uint64 // /proc/PID/stat field 22, clock ticks since boot
+	BootID    string // /proc/sys/kernel/random/boot_id at spawn
+	Dir       string // the session dir
+	Port      int    // DevTools port on 127.0.0.1 (0 until ready)
+	Version   string // browser product, e.g. "HeadlessChrome/156.0.0.0" (after ready)
+}
+
+// LaunchedBrowser is a browser a Launcher started, as the pool drives it.
+type LaunchedBrowser interface {
+	// Transport carries the browser's CDP messages. The pool builds its
+	// connection on it and owns it from then on.
+	Transport() Transport
+	// Info describes the browser.
+	Info() SpawnInfo
+	// Exited is closed when the browser has ended on its own or by Stop.
+	// A browser that cannot report this returns nil (never closed).
+	Exited() <-chan struct{}
+	// ExitErr says how the browser ended (for example "browser exited with
+	// status 1"), or nil while it runs.
+	ExitErr() error
+	// Stop ends the browser: a bounded graceful close, then a kill of
+	// everything it started, and waits until all of it has exited. It must
+	// be idempotent and safe after a crash. It does not remove Dir.
+	Stop(ctx context.Context) error
+}
+
+// Transport carries whole CDP messages, one JSON object each. ReadMessage is
+// called from one goroutine; WriteMessage from one goroutine at a time;
+// Close must unblock a ReadMessage in progress.
+type Transport interface {
+	ReadMessage() ([]byte, error)
+	WriteMessage([]byte) error
+	Close() error
+}
+
+// LocalLauncher starts Chromium-family browsers as local processes: each in
+// its own process group with its own profile, controlled over
+// --remote-debugging-pipe (so the browser exits when its host dies, even by
+// SIGKILL), with its DevTools port on 127.0.0.1 for other clients, headless.
+// The zero value searches PATH for a browser.
+type LocalLauncher struct {
+	// Executable is the browser's path. Zero means search (see
+	// Config.Executable).
+	Executable string
+	// Args are extra command-line flags.
+	Args []string
+	// NoPipe controls the browser over its websocket only. Such a browser
+	// survives a SIGKILLed host until the next pool's sweep; it exists to
+	// test that sweep. Leave it false.
+	NoPipe bool
+}
+
+// Launch implements Launcher.
+func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrowser, error) {
+	exe, err := launch.Find(l.Executable)
+	if err != nil {
+		e := newError("Pool.Open", ErrBrowserNotFound, "")
+		e.Session, e.Err = spec.SessionID, err
+		return nil, e
+	}
+	var spawn launch.Spawn
+	proc, err := launch.Start(ctx, launch.Options{
+		Executable: exe,
+		SessionDir: spec.Dir,
+		SessionID:  spec.SessionID,
+		ExtraArgs:  l.Args,
+		NoPipe:     l.NoPipe,
+		// The owner marker lets a later sweep prove whose strays these are.
+		Env: []string{"BROWSERPOOL_OWNER=" + ownerMarker()},
+		OnSpawn: func(s launch.Spawn) error {
+			spawn = s
+			if spec.OnSpawn == nil {
+				return nil
+			}
+			return spec.OnSpawn(SpawnInfo{PID: s.PID, PGID: s.PGID, StartTime: s.StartTime, BootID: s.BootID, Dir: s.SessionDir})
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &localBrowser{p: proc, bootID: spawn.BootID}, nil
+}
+
+// ownerMarker is "pid:starttime" of this process.
+var ownerMarker = sync.OnceValue(func() string {
+	st, _ := proc.StartTime(os.Getpid())
+	return strconv.Itoa(os.Getpid()) + ":" + strconv.FormatUint(st, 10)
+})
+
+// localBrowser adapts *launch.Process. Its mux already exists (readiness is
+// the first Browser.getVersion over it), so it gives no Transport.
+type localBrowser struct {
+	p      *launch.Process
+	bootID string
+}
+
+func (b *localBrowser) Transport() Transport    { return nil }
+func (b *localBrowser) mux() *cdpmux.Mux        { return b.p.Mux() }
+func (b *localBrowser) Exited() <-chan struct{} { return b.p.Exited() }
+func (b *localBrowser) ExitErr() error          { return b.p.ExitErr() }
+func (b *localBrowser) Info() SpawnInfo {
+	return SpawnInfo{PID: b.p.PID(), PGID: b.p.PGID(), StartTime: b.p.StartTime(), BootID: b.bootID,
+		Dir: b.p.SessionDir(), Port: b.p.Port(), Version: b.p.Version()}
+}
+
+// Stop implements LaunchedBrowser; the pool removes the dir itself, after
+// Stop, so a failure to remove is counted once.
+func (b *localBrowser) Stop(ctx context.Context) error {
+	err := b.p.Stop(ctx)
+	if errors.Is(err, launch.ErrDirNotRemoved) && !errors.Is(err, launch.ErrLingering) {
+		return nil // the pool retries the removal and counts it
+	}
+	return err
+}

@@ -1,0 +1,104 @@
+package browserpool_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/leakcheck"
+)
+
+// testRoot holds every pool root of this test binary, so TestMain can prove
+// nothing was left under it.
+var testRoot string
+
+func TestMain(m *testing.M) {
+	if os.Getenv(hostHelperEnv) != "" {
+		runHostHelper()
+		return
+	}
+	dir, err := os.MkdirTemp("", "browserpool-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	testRoot = dir
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if code == 0 {
+		if err := leakcheck.Check(ctx, testRoot); err != nil {
+			fmt.Fprintln(os.Stderr, "leak check:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(testRoot)
+	os.Exit(code)
+}
+
+// newRoot returns a fresh pool root under testRoot, removed at cleanup
+// after the pool (registered later) has closed.
+func newRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(testRoot, "root-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// requireBrowser skips a real-browser test when no browser is installed,
+// unless BROWSERPOOL_REQUIRE_BROWSER=1, when it fails instead.
+func requireBrowser(t testing.TB) {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if _, err := exec.LookPath(name); err == nil {
+			return
+		}
+	}
+	if os.Getenv("BROWSERPOOL_REQUIRE_BROWSER") == "1" {
+		t.Fatal("no Chromium found and BROWSERPOOL_REQUIRE_BROWSER=1: install the Debian package chromium (make test does)")
+	}
+	t.Skip("no Chromium found; set BROWSERPOOL_REQUIRE_BROWSER=1 to make this a failure")
+}
+
+// newRealPool returns a pool of real local browsers, closed at cleanup.
+func newRealPool(t testing.TB, cfg browserpool.Config) *browserpool.Pool {
+	t.Helper()
+	requireBrowser(t)
+	if cfg.Root == "" {
+		cfg.Root = newRoot(t)
+	}
+	p, err := browserpool.NewPool(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var _ = filepath.Join

@@ -1,0 +1,283 @@
+package browserpool_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/leakcheck"
+	"github.com/browserpool/browserpool/internal/proc"
+)
+
+// The host helper: this test binary re-executed as a host program that opens
+// browsers and is then SIGKILLed by the test.
+const hostHelperEnv = "BROWSERPOOL_TEST_HOST"
+
+func runHostHelper() {
+	mode := os.Getenv(hostHelperEnv) // "ready" or "spawned"
+	root := os.Getenv("BROWSERPOOL_TEST_HOST_ROOT")
+	noPipe := os.Getenv("BROWSERPOOL_TEST_HOST_NOPIPE") == "1"
+	var launcher browserpool.Launcher = &browserpool.LocalLauncher{NoPipe: noPipe}
+	if mode == "spawned" {
+		launcher = blockAfterSpawn{launcher}
+	}
+	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: launcher})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(3)
+	}
+	ctx := context.Background()
+	for range 2 {
+		go func() {
+			s, err := p.Open(ctx)
+			if err != nil {
+				fmt.Println("error", err)
+				return
+			}
+			fmt.Println("ready", s.Info().PID)
+		}()
+	}
+	select {} // wait for SIGKILL
+}
+
+// blockAfterSpawn records the spawn, says so, and never lets the launch
+// reach readiness: the host dies between the manifest write and readiness.
+type blockAfterSpawn struct{ l browserpool.Launcher }
+
+func (b blockAfterSpawn) Launch(ctx context.Context, spec browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
+	inner := spec.OnSpawn
+	spec.OnSpawn = func(info browserpool.SpawnInfo) error {
+		if err := inner(info); err != nil {
+			return err
+		}
+		fmt.Println("spawned", info.PID)
+		select {}
+	}
+	return b.l.Launch(ctx, spec)
+}
+
+// startHost runs the host helper and returns it once it reported two
+// browsers (spawned or ready) with their pids.
+func startHost(t *testing.T, root, mode string, noPipe bool) (*exec.Cmd, []int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), hostHelperEnv+"="+mode, "BROWSERPOOL_TEST_HOST_ROOT="+root)
+	if noPipe {
+		cmd.Env = append(cmd.Env, "BROWSERPOOL_TEST_HOST_NOPIPE=1")
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var pids []int
+	sc := bufio.NewScanner(out)
+	for len(pids) < 2 && sc.Scan() {
+		var word string
+		var pid int
+		if _, err := fmt.Sscan(sc.Text(), &word, &pid); err != nil || word != mode {
+			t.Fatalf("host said %q", sc.Text())
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) < 2 {
+		t.Fatalf("host ended early: %v", sc.Err())
+	}
+	return cmd, pids
+}
+
+func TestSweepAfterHostSIGKILLLeavesNoBrowserAndNoProfileDir(t *testing.T) {
+	requireBrowser(t)
+	for _, tc := range []struct {
+		mode   string
+		noPipe bool
+	}{
+		{"ready", false}, {"spawned", false}, {"ready", true}, {"spawned", true},
+	} {
+		t.Run(fmt.Sprintf("%s/nopipe=%v", tc.mode, tc.noPipe), func(t *testing.T) {
+			root := newRoot(t)
+			host, pids := startHost(t, root, tc.mode, tc.noPipe)
+			if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			host.Wait()
+			if tc.noPipe {
+				// Without the pipe nothing tells the browsers their host
+				// died: they must still be running for the sweep to prove
+				// itself.
+				for _, pid := range pids {
+					if !proc.Alive(pid) {
+						t.Fatalf("browser %d died with its host; the sweep would prove nothing", pid)
+					}
+				}
+			}
+			p, err := browserpool.NewPool(browserpool.Config{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			// The pool's own files stay; nothing else may.
+			if err := leakcheck.Check(ctx, filepath.Join(root, "sessions")); err != nil {
+				t.Fatalf("after the sweep: %v", err)
+			}
+			st := p.Stats()
+			if tc.noPipe && st.OrphansSwept < 2 {
+				t.Errorf("Stats.OrphansSwept = %d, want at least 2 (the two browsers that outlived their host)", st.OrphansSwept)
+			}
+			if st.OrphanDirsRemoved < 2 {
+				t.Errorf("Stats.OrphanDirsRemoved = %d, want 2", st.OrphanDirsRemoved)
+			}
+			entries, err := os.ReadFile(filepath.Join(root, "manifest.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(entries), `"session"`) {
+				t.Errorf("manifest still has entries after the sweep:\n%s", entries)
+			}
+		})
+	}
+}
+
+// writeManifest writes a manifest with entries into root, as a crashed
+// earlier run would have left it.
+func writeManifest(t *testing.T, root string, entries ...browserpool.ManifestEntry) {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"version": 1, "entries": entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "manifest.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSweepNeverSignalsAReusedPid(t *testing.T) {
+	root := newRoot(t)
+	dir := filepath.Join(root, "sessions", "s-forged")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A live, unrelated process whose pid the forged entry claims, with a
+	// wrong start time: exactly what pid reuse looks like.
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	st, err := proc.StartTime(sleeper.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boot, _ := proc.BootID()
+	writeManifest(t, root, browserpool.ManifestEntry{
+		Session: "s-forged", State: "ready", PID: sleeper.Process.Pid, PGID: sleeper.Process.Pid,
+		StartTime: st + 1, BootID: boot, Dir: dir, OwnerPID: 999999999, Created: time.Now(),
+	})
+	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: unusedLauncher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if !proc.Alive(sleeper.Process.Pid) {
+		t.Fatal("the sweep signalled a process whose start time did not match its entry")
+	}
+	got := p.Stats()
+	want := struct{ Swept, Skipped, Dirs uint64 }{0, 1, 1}
+	if diff := cmp.Diff(want, struct{ Swept, Skipped, Dirs uint64 }{got.OrphansSwept, got.OrphansSkipped, got.OrphanDirsRemoved}); diff != "" {
+		t.Errorf("sweep counts (-want +got):\n%s", diff)
+	}
+}
+
+func TestSweepKeepsEntriesOfALiveOwner(t *testing.T) {
+	root := newRoot(t)
+	dir := filepath.Join(root, "sessions", "s-other")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Another pool in a live process (our parent stands in for it) owns
+	// this entry.
+	owner := os.Getppid()
+	ost, err := proc.StartTime(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boot, _ := proc.BootID()
+	writeManifest(t, root, browserpool.ManifestEntry{
+		Session: "s-other", State: "reserved", Dir: dir, OwnerPID: owner, OwnerStart: ost, OwnerBoot: boot, Created: time.Now(),
+	})
+	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: unusedLauncher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the sweep removed a live owner's profile dir: %v", err)
+	}
+	orphans, err := p.Orphans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []browserpool.Orphan{{Session: "s-other", Dir: dir, Owner: owner, Alive: true}}
+	if diff := cmp.Diff(want, orphans); diff != "" {
+		t.Errorf("Orphans (-want +got):\n%s", diff)
+	}
+	os.RemoveAll(dir)
+}
+
+func TestGarbageManifestIsReplacedNotFatal(t *testing.T) {
+	root := newRoot(t)
+	if err := os.WriteFile(filepath.Join(root, "manifest.json"), []byte(`{"version":1,"entries":[{"sess`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var swept []browserpool.SweepEvent
+	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: unusedLauncher{},
+		Hooks: browserpool.Hooks{OrphansSwept: func(ev browserpool.SweepEvent) { swept = append(swept, ev) }}})
+	if err != nil {
+		t.Fatalf("a torn manifest made NewPool fail: %v", err)
+	}
+	p.Close()
+	if len(swept) != 1 || swept[0].Err == nil {
+		t.Fatalf("the sweep event does not report the torn manifest: %+v", swept)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"version":1,"entries":[]}`, strings.Join(strings.Fields(string(data)), "")); diff != "" {
+		t.Errorf("replaced manifest (-want +got):\n%s", diff)
+	}
+	fi, err := os.Stat(filepath.Join(root, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("manifest mode = %v, want 0600", fi.Mode().Perm())
+	}
+	if _, err := os.Stat(filepath.Join(root, "manifest.json.corrupt")); err != nil {
+		t.Errorf("the torn manifest was not kept aside: %v", err)
+	}
+}
+
+// unusedLauncher fails the test's expectations loudly if a launch happens.
+type unusedLauncher struct{}
+
+func (unusedLauncher) Launch(context.Context, browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
+	return nil, fmt.Errorf("this test launches no browser")
+}

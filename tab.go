@@ -1,0 +1,313 @@
+// Room: the tab. A Tab's fields are set once in connect and read-only after
+// ready is closed; Tab.mu guards nothing but the lifecycle waiters. No CDP
+// call is made with a lock held.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// Tab is one page target of a session. It is safe for concurrent use. A Tab
+// stays usable until it or its session is closed; get one from
+// Session.OpenTab, Session.Tab or Pool.ResolveTab.
+type Tab struct {
+	s     *Session
+	id    string
+	ready chan struct{} // closed when connect has finished
+
+	// Set by connect before ready is closed; read-only after.
+	conn      *rpcc.Conn
+	client    *cdp.Client
+	sessionID string // the flattened CDP session id
+	readyErr  error
+
+	lifecycle *lifecycleWatch
+}
+
+func newTab(s *Session, id string) *Tab {
+	return &Tab{s: s, id: id, ready: make(chan struct{})}
+}
+
+// ID returns the tab's id (its CDP target id).
+func (t *Tab) ID() string { return t.id }
+
+// SessionID returns the id of the tab's session.
+func (t *Tab) SessionID() string { return t.s.id }
+
+// Channel returns "cdp".
+func (t *Tab) Channel() string { return ChannelCDP }
+
+// Session returns the tab's session.
+func (t *Tab) Session() *Session { return t.s }
+
+// Client returns the page-level CDP client for anything the package does
+// not wrap. Calls made through it do not count as use for idle reclaim.
+func (t *Tab) Client() *cdp.Client { return t.client }
+
+// connect attaches a flattened session to the target and enables what the
+// tab's own actions rely on.
+func (t *Tab) connect(ctx context.Context) error {
+	conn, sid, err := t.s.mux.Attach(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	t.conn, t.sessionID, t.client = conn, sid, cdp.NewClient(conn)
+	lw, err := newLifecycleWatch(t.client)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	t.lifecycle = lw
+	if err := t.client.Page.Enable(ctx); err != nil {
+		conn.Close()
+		return err
+	}
+	if err := t.client.Page.SetLifecycleEventsEnabled(ctx, page.NewSetLifecycleEventsEnabledArgs(true)); err != nil {
+		conn.Close()
+		return err
+	}
+	return nil
+}
+
+// begin starts a call on the tab: its session must be live and the tab not
+// closed.
+func (t *Tab) begin(op string) (func(), error) {
+	end, err := t.s.begin(op, t.id)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-t.conn.Context().Done():
+		end()
+		e := newError(op, ErrTabClosed, "the tab was closed")
+		e.Session, e.Tab = t.s.id, t.id
+		t.s.forget(t)
+		return nil, e
+	default:
+	}
+	return end, nil
+}
+
+// NavigateResult reports a finished navigation.
+type NavigateResult struct {
+	SessionID string
+	TabID     string
+	Channel   string
+	URL       string // the URL asked for, without query string and fragment
+	LoaderID  string // empty for a same-document navigation
+}
+
+// Navigate loads an http or https URL and waits for its load event (bounded
+// by ctx and Config.NavigationTimeout). A page the browser cannot load is an
+// ErrNavigation error carrying the browser's error text, e.g.
+// net::ERR_NAME_NOT_RESOLVED.
+func (t *Tab) Navigate(ctx context.Context, rawURL string) (NavigateResult, error) {
+	const op = "Tab.Navigate"
+	if err := checkNavigateURL(op, rawURL); err != nil {
+		err.Session, err.Tab = t.s.id, t.id
+		return NavigateResult{}, err
+	}
+	end, err := t.begin(op)
+	if err != nil {
+		return NavigateResult{}, err
+	}
+	defer end()
+	return t.navigate(ctx, op, rawURL)
+}
+
+func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
+	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
+	ctx, cancel := context.WithTimeout(ctx, t.s.p.cfg.NavigationTimeout)
+	defer cancel()
+	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
+	if err != nil {
+		return res, t.s.wrap(op, t.id, err)
+	}
+	if reply.ErrorText != nil && *reply.ErrorText != "" {
+		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", res.URL, *reply.ErrorText))
+		e.Session, e.Tab = t.s.id, t.id
+		return res, e
+	}
+	if reply.LoaderID == nil || *reply.LoaderID == "" {
+		return res, nil // same-document navigation: nothing to load
+	}
+	res.LoaderID = string(*reply.LoaderID)
+	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", res.URL, t.s.p.cfg.NavigationTimeout))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
+			return res, e
+		}
+		return res, t.s.wrap(op, t.id, err)
+	}
+	return res, nil
+}
+
+// Evaluate runs a JavaScript expression in the page, awaits it if it is a
+// promise, and decodes its value (JSON) into out unless out is nil. A
+// thrown exception is an ErrJavaScript error carrying the message and line.
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
+	const op = "Tab.Evaluate"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
+	if err != nil {
+		return t.s.wrap(op, t.id, err)
+	}
+	if ex := reply.ExceptionDetails; ex != nil {
+		return t.jsError(op, ex)
+	}
+	if out == nil || reply.Result.Value == nil {
+		return nil
+	}
+	if err := json.Unmarshal(reply.Result.Value, out); err != nil {
+		e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
+		e.Session, e.Tab, e.Err = t.s.id, t.id, err
+		e.Hint = "pass a pointer to a type that matches the expression's JSON value"
+		return e
+	}
+	return nil
+}
+
+// ErrJavaScript: evaluated JavaScript threw. The *JSError is reachable with
+// errors.As.
+var ErrJavaScript = errors.New("JavaScript threw an exception")
+
+// JSError is the exception a page's JavaScript threw.
+type JSError struct {
+	Message string // the exception's text, e.g. "ReferenceError: x is not defined"
+	Line    int    // 1-based line in the evaluated source
+	Column  int    // 1-based column
+}
+
+func (e *JSError) Error() string {
+	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
+}
+
+func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
+	msg := ex.Text
+	if ex.Exception != nil && ex.Exception.Description != nil {
+		msg = strings.SplitN(*ex.Exception.Description, "\n", 2)[0]
+	} else if ex.Exception != nil && ex.Exception.Value != nil {
+		msg = ex.Text + " " + string(ex.Exception.Value)
+	}
+	e := newError(op, ErrJavaScript, "")
+	e.Session, e.Tab = t.s.id, t.id
+	e.Err = &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
+	e.Hint = "fix the expression; the page is unchanged unless the code ran partly"
+	return e
+}
+
+// lifecycleWatch delivers Page.lifecycleEvent to navigations waiting for a
+// loader id. The waiters read the tab's rpcc stream themselves, one at a
+// time: no goroutine of its own. Events nobody waits for stay buffered in the
+// stream until the next navigation drains them.
+type lifecycleWatch struct {
+	sem    chan struct{} // capacity 1: held by the waiter reading stream
+	stream page.LifecycleEventClient
+	seen   map[string]bool // guarded by sem; "loaderID/name" received
+}
+
+func newLifecycleWatch(c *cdp.Client) (*lifecycleWatch, error) {
+	st, err := c.Page.LifecycleEvent(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return &lifecycleWatch{sem: make(chan struct{}, 1), stream: st, seen: make(map[string]bool)}, nil
+}
+
+// wait returns when the lifecycle event name has fired for loaderID, or
+// when ctx ends or the tab's connection closes.
+func (w *lifecycleWatch) wait(ctx context.Context, loaderID, name string) error {
+	key := loaderID + "/" + name
+	for {
+		select {
+		case w.sem <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if w.seen[key] {
+			<-w.sem
+			return nil
+		}
+		var err error
+		select {
+		case <-w.stream.Ready():
+			var ev *page.LifecycleEventReply
+			if ev, err = w.stream.Recv(); err == nil {
+				if len(w.seen) > 256 {
+					clear(w.seen)
+				}
+				w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
+			}
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		<-w.sem
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// checkOpenURL allows http, https and about:blank.
+func checkOpenURL(op, raw string) *Error {
+	if raw == "about:blank" {
+		return nil
+	}
+	return checkNavigateURL(op, raw)
+}
+
+// checkNavigateURL allows absolute http and https URLs with a host.
+func checkNavigateURL(op, raw string) *Error {
+	u, err := url.Parse(raw)
+	var detail string
+	switch {
+	case err != nil:
+		detail = "the URL is malformed"
+	case u.Scheme == "":
+		detail = "the URL has no scheme"
+	case u.Scheme != "http" && u.Scheme != "https":
+		detail = fmt.Sprintf("scheme %q is not allowed", strings.ToLower(u.Scheme))
+	case u.Host == "" || u.Hostname() == "":
+		detail = "the URL has no host"
+	case u.User != nil:
+		detail = "credentials in the URL are not allowed"
+	default:
+		return nil
+	}
+	return newError(op, ErrInvalidURL, detail)
+}
+
+// redactURL drops the query string, the fragment and any credentials, which
+// may carry tokens.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?#"); i >= 0 {
+			return raw[:i]
+		}
+		return raw
+	}
+	u.RawQuery, u.Fragment, u.RawFragment, u.User = "", "", "", nil
+	u.ForceQuery = false
+	return u.String()
+}
+
+var _ = time.Second

@@ -1,0 +1,445 @@
+// Room: the tracker, named sessions per workflow with per-workflow and global
+// limits. Tracker.mu guards the tables; it is never held while a session
+// opens or closes, while /proc is read or while a hook runs.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Tracker defaults.
+const (
+	DefaultPerWorkflowLimit = 1
+	DefaultGlobalLimit      = 8
+)
+
+// Tracker errors.
+var (
+	// ErrSessionLimit: the workflow already holds as many sessions as its
+	// limit allows. Returned by Tracker.Open.
+	ErrSessionLimit = errors.New("session limit reached")
+	// ErrAllBusy: the global limit is reached and every session has a call
+	// in flight, so none can be evicted. Returned by Tracker.Open.
+	ErrAllBusy = errors.New("every browser session is busy")
+)
+
+// TrackerEvent tells a workflow that one of its sessions was closed by the
+// tracker (to make room, reason lru) or ended for another reason it should
+// know about.
+type TrackerEvent struct {
+	Time      time.Time
+	Workflow  string // the workflow that owned the session
+	Name      string // the session's name in that workflow
+	SessionID string
+	Reason    CloseReason
+	// For LRU evictions: who needed the room.
+	ForWorkflow string
+	ForName     string
+}
+
+// TrackerConfig configures a Tracker. Only Pool is required.
+type TrackerConfig struct {
+	// Pool opens and closes the sessions.
+	Pool *Pool
+	// PerWorkflow is how many sessions one workflow may hold. Zero means
+	// DefaultPerWorkflowLimit (1); negative is invalid.
+	PerWorkflow int
+	// Global is how many tracked sessions may exist at once over all
+	// workflows; at the limit the least-recently-used idle one is closed.
+	// Zero means DefaultGlobalLimit (8); negative is invalid.
+	Global int
+	// Evicted, if set, is told when the tracker closes a workflow's
+	// session to make room. It runs on the tracker's event goroutine, never
+	// under a lock; a slow or panicking hook never stalls the tracker.
+	Evicted func(TrackerEvent)
+}
+
+// Tracker hands out named browser sessions owned by workflows (chats), with a
+// per-workflow limit and a global limit enforced by closing the
+// least-recently-used idle session. It is safe for concurrent use; the
+// creator must call Close. A host restart starts with an empty tracker; the
+// pool's manifest sweep removes the old browsers.
+type Tracker struct {
+	pool   *Pool
+	cfg    TrackerConfig
+	events *eventQueue
+
+	mu      sync.Mutex
+	entries map[trackKey]*tracked          // guarded by mu
+	byWF    map[string]map[string]*tracked // guarded by mu; workflow -> name -> entry
+	closed  bool                           // guarded by mu
+}
+
+type trackKey struct{ workflow, name string }
+
+// tracked is one named session. s is nil while it opens.
+type tracked struct {
+	workflow, name string
+	created        time.Time
+	opened         chan struct{} // closed when the open finished
+	s              *Session      // set before opened is closed; guarded by Tracker.mu
+	err            error         // open error; set before opened is closed
+}
+
+// NewTracker returns a tracker over cfg.Pool.
+func NewTracker(cfg TrackerConfig) (*Tracker, error) {
+	bad := func(field, why string) error {
+		return &Error{Op: "NewTracker", Class: ErrInvalidConfig, Detail: field + ": " + why, Hint: hints[ErrInvalidConfig]}
+	}
+	switch {
+	case cfg.Pool == nil:
+		return nil, bad("Pool", "is required")
+	case cfg.PerWorkflow < 0:
+		return nil, bad("PerWorkflow", "must not be negative; zero means 1")
+	case cfg.Global < 0:
+		return nil, bad("Global", "must not be negative; zero means 8")
+	}
+	if cfg.PerWorkflow == 0 {
+		cfg.PerWorkflow = DefaultPerWorkflowLimit
+	}
+	if cfg.Global == 0 {
+		cfg.Global = DefaultGlobalLimit
+	}
+	return &Tracker{
+		pool:    cfg.Pool,
+		cfg:     cfg,
+		events:  newEventQueue(cfg.Pool.log),
+		entries: make(map[trackKey]*tracked),
+		byWF:    make(map[string]map[string]*tracked),
+	}, nil
+}
+
+// Config returns the tracker's effective configuration.
+func (tr *Tracker) Config() TrackerConfig { return tr.cfg }
+
+// Open returns the session named name of workflow, opening it if needed.
+// Reopening a name the workflow holds is a reuse and always allowed (and
+// touches the session). Otherwise the per-workflow limit is checked (an
+// ErrSessionLimit error names the session asked for, the limit and the
+// workflow's active sessions), then the global limit: at it, the
+// least-recently-used session with no call in flight is closed (reason
+// lru) to make room; if every session is busy, the error is ErrAllBusy.
+func (tr *Tracker) Open(ctx context.Context, workflow, name string) (*Session, error) {
+	const op = "Tracker.Open"
+	if err := ValidateID("workflow", workflow); err != nil {
+		return nil, err
+	}
+	if err := ValidateID("session name", name); err != nil {
+		return nil, err
+	}
+	k := trackKey{workflow, name}
+	for {
+		tr.mu.Lock()
+		if tr.closed {
+			tr.mu.Unlock()
+			return nil, newError(op, ErrPoolClosed, "the tracker is closed")
+		}
+		if e := tr.entries[k]; e != nil {
+			tr.mu.Unlock()
+			select {
+			case <-e.opened:
+			case <-ctx.Done():
+				return nil, tr.ctxErr(op, k, ctx)
+			}
+			tr.mu.Lock()
+			s := e.s
+			tr.mu.Unlock()
+			if e.err != nil {
+				return nil, e.err
+			}
+			if s != nil && s.Err() == nil {
+				s.Touch()
+				return s, nil
+			}
+			tr.forget(e) // it ended on its own (idle, crash): open afresh
+			continue
+		}
+		tr.pruneLocked()
+		if active := tr.byWF[workflow]; len(active) >= tr.cfg.PerWorkflow {
+			names := make([]string, 0, len(active))
+			for n := range active {
+				names = append(names, n)
+			}
+			tr.mu.Unlock()
+			slices.Sort(names)
+			return nil, tr.limitErr(k, names)
+		}
+		var victim *tracked
+		if len(tr.entries) >= tr.cfg.Global {
+			victim = tr.lruLocked()
+			if victim == nil {
+				n := len(tr.entries)
+				tr.mu.Unlock()
+				e := newError(op, ErrAllBusy, fmt.Sprintf("the global limit of %d browser sessions is reached and all %d have a call in flight", tr.cfg.Global, n))
+				e.Session, e.Workflow = name, workflow
+				e.Hint = "wait for a running browser step to finish and open again, or close a session you no longer need"
+				return nil, e
+			}
+			tr.removeLocked(victim)
+		}
+		e := &tracked{workflow: workflow, name: name, created: time.Now(), opened: make(chan struct{})}
+		tr.addLocked(e)
+		tr.mu.Unlock()
+
+		if victim != nil {
+			tr.evict(victim, ReasonLRU, k)
+		}
+		s, err := tr.pool.Open(ctx)
+		tr.mu.Lock()
+		e.s, e.err = s, err
+		tr.mu.Unlock()
+		close(e.opened)
+		if err != nil {
+			tr.forget(e)
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+func (tr *Tracker) ctxErr(op string, k trackKey, ctx context.Context) error {
+	e := newError(op, ctx.Err(), "gave up waiting for the session to open")
+	e.Session, e.Workflow = k.name, k.workflow
+	e.Hint = "retry; the session keeps opening and the retry reuses it"
+	return e
+}
+
+// limitErr is the per-workflow limit error, written for an LLM to act on.
+func (tr *Tracker) limitErr(k trackKey, active []string) error {
+	plural := "s"
+	if len(active) == 1 {
+		plural = ""
+	}
+	e := newError("Tracker.Open", ErrSessionLimit, fmt.Sprintf(
+		"cannot open browser session %q: workflow %s already has %d active browser session%s (max %d per workflow); active sessions: [%s]",
+		k.name, k.workflow, len(active), plural, tr.cfg.PerWorkflow, strings.Join(active, ", ")))
+	e.Session, e.Workflow = k.name, k.workflow
+	quoted := make([]string, len(active))
+	for i, a := range active {
+		quoted[i] = fmt.Sprintf("%q", a)
+	}
+	e.Hint = fmt.Sprintf("close %s first, then open again; or keep using %s", strings.Join(quoted, " or "), strings.Join(quoted, " or "))
+	return e
+}
+
+// pruneLocked forgets entries whose session ended on its own (idle reclaim,
+// crash), so they count against no limit.
+func (tr *Tracker) pruneLocked() {
+	for _, e := range tr.entries {
+		if e.s == nil {
+			continue
+		}
+		select {
+		case <-e.s.Done():
+			tr.removeLocked(e)
+		default:
+		}
+	}
+}
+
+// lruLocked returns the least-recently-used open session with no call in
+// flight, or nil.
+func (tr *Tracker) lruLocked() *tracked {
+	var best *tracked
+	var bestUsed time.Time
+	for _, e := range tr.entries {
+		if e.s == nil {
+			continue // still opening: busy
+		}
+		used, busy := e.s.idleSince()
+		if busy {
+			continue
+		}
+		if best == nil || used.Before(bestUsed) {
+			best, bestUsed = e, used
+		}
+	}
+	return best
+}
+
+func (tr *Tracker) addLocked(e *tracked) {
+	tr.entries[trackKey{e.workflow, e.name}] = e
+	wf := tr.byWF[e.workflow]
+	if wf == nil {
+		wf = make(map[string]*tracked)
+		tr.byWF[e.workflow] = wf
+	}
+	wf[e.name] = e
+}
+
+func (tr *Tracker) removeLocked(e *tracked) {
+	k := trackKey{e.workflow, e.name}
+	if tr.entries[k] != e {
+		return
+	}
+	delete(tr.entries, k)
+	if wf := tr.byWF[e.workflow]; wf != nil {
+		delete(wf, e.name)
+		if len(wf) == 0 {
+			delete(tr.byWF, e.workflow)
+		}
+	}
+}
+
+func (tr *Tracker) forget(e *tracked) {
+	tr.mu.Lock()
+	tr.removeLocked(e)
+	tr.mu.Unlock()
+}
+
+// evict closes a victim's session and tells its workflow.
+func (tr *Tracker) evict(v *tracked, reason CloseReason, forK trackKey) {
+	tr.mu.Lock()
+	s := v.s
+	tr.mu.Unlock()
+	if s == nil {
+		return
+	}
+	tr.pool.closeSession(s, reason, nil)
+	ev := TrackerEvent{Time: time.Now(), Workflow: v.workflow, Name: v.name, SessionID: s.id, Reason: reason, ForWorkflow: forK.workflow, ForName: forK.name}
+	if f := tr.cfg.Evicted; f != nil {
+		tr.events.emit(func() { f(ev) })
+	}
+	tr.pool.log.Info("browserpool: closed the least-recently-used session to make room", "workflow", v.workflow, "name", v.name, "session", s.id, "for_workflow", forK.workflow)
+}
+
+// Lookup returns the open session name of workflow, touching it, or an
+// ErrSessionNotFound error listing the workflow's sessions.
+func (tr *Tracker) Lookup(workflow, name string) (*Session, error) {
+	tr.mu.Lock()
+	e := tr.entries[trackKey{workflow, name}]
+	var s *Session
+	if e != nil {
+		s = e.s
+	}
+	names := tr.namesLocked(workflow)
+	tr.mu.Unlock()
+	if s == nil || s.Err() != nil {
+		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its sessions: [%s]", workflow, name, strings.Join(names, ", ")))
+		er.Session, er.Workflow = name, workflow
+		er.Hint = "open it with Tracker.Open (reopening an existing name reuses it)"
+		return nil, er
+	}
+	s.Touch()
+	return s, nil
+}
+
+// Touch marks the named session used now. It reports whether it exists.
+func (tr *Tracker) Touch(workflow, name string) bool {
+	tr.mu.Lock()
+	e := tr.entries[trackKey{workflow, name}]
+	var s *Session
+	if e != nil {
+		s = e.s
+	}
+	tr.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.Touch()
+	return true
+}
+
+func (tr *Tracker) namesLocked(workflow string) []string {
+	names := make([]string, 0, len(tr.byWF[workflow]))
+	for n := range tr.byWF[workflow] {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// CloseSession closes the named session of workflow (reason explicit) and
+// forgets it. Closing a name the workflow does not hold returns nil.
+func (tr *Tracker) CloseSession(ctx context.Context, workflow, name string) error {
+	tr.mu.Lock()
+	e := tr.entries[trackKey{workflow, name}]
+	if e != nil {
+		tr.removeLocked(e)
+	}
+	tr.mu.Unlock()
+	return tr.closeEntries(ctx, []*tracked{e}, ReasonExplicit)
+}
+
+// EndWorkflow closes and forgets every session of workflow (reason
+// workflow_end). It is idempotent; calls in flight on those sessions fail
+// with ErrSessionClosed.
+func (tr *Tracker) EndWorkflow(ctx context.Context, workflow string) error {
+	tr.mu.Lock()
+	var es []*tracked
+	for _, e := range tr.byWF[workflow] {
+		es = append(es, e)
+	}
+	for _, e := range es {
+		tr.removeLocked(e)
+	}
+	tr.mu.Unlock()
+	return tr.closeEntries(ctx, es, ReasonWorkflowEnd)
+}
+
+// CloseAll closes and forgets every tracked session (reason explicit).
+func (tr *Tracker) CloseAll(ctx context.Context) error {
+	tr.mu.Lock()
+	es := make([]*tracked, 0, len(tr.entries))
+	for _, e := range tr.entries {
+		es = append(es, e)
+	}
+	clear(tr.entries)
+	clear(tr.byWF)
+	tr.mu.Unlock()
+	return tr.closeEntries(ctx, es, ReasonExplicit)
+}
+
+// closeEntries closes the sessions of es in parallel, waiting for opens
+// under way to finish first.
+func (tr *Tracker) closeEntries(ctx context.Context, es []*tracked, reason CloseReason) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(es))
+	for i, e := range es {
+		if e == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-e.opened
+			tr.mu.Lock()
+			s := e.s
+			tr.mu.Unlock()
+			if s != nil {
+				errs[i] = tr.pool.closeSession(s, reason, nil)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return errors.Join(errs...)
+	case <-ctx.Done():
+		return newError("Tracker.Close", ctx.Err(), "stopped waiting; the closes go on in the background")
+	}
+}
+
+// Close closes every tracked session (each bounded by the pool's
+// CloseTimeout), runs queued hooks and stops the tracker. It does not close
+// the pool. It is idempotent; later Opens fail with ErrPoolClosed.
+func (tr *Tracker) Close() error {
+	tr.mu.Lock()
+	if tr.closed {
+		tr.mu.Unlock()
+		return nil
+	}
+	tr.closed = true
+	tr.mu.Unlock()
+	err := tr.CloseAll(context.Background())
+	tr.events.close()
+	return err
+}
