@@ -522,4 +522,3 @@ func TestScreenshotNamesAreConfinedToTheOutputDir(t *testing.T) {
 		t.Error("a screenshot overwrote an existing file")
 	}
 }
-

@@ -561,8 +561,12 @@ func (s *session) ReadResponse(resp *rpcc.Response) error {
 }
 
 // Read and Write are never called: rpcc talks to the codec directly.
-func (s *session) Read([]byte) (int, error)  { return 0, errors.New("cdpmux: session is not a byte stream") }
-func (s *session) Write([]byte) (int, error) { return 0, errors.New("cdpmux: session is not a byte stream") }
+func (s *session) Read([]byte) (int, error) {
+	return 0, errors.New("cdpmux: session is not a byte stream")
+}
+func (s *session) Write([]byte) (int, error) {
+	return 0, errors.New("cdpmux: session is not a byte stream")
+}
 
 // Close is called by rpcc.Conn.Close: it forgets the session locally and ends
 // its reader. It does no I/O (rpcc calls it with its own lock held).
