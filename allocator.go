@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -261,20 +262,18 @@ type ComputerStats struct {
 	Sharing    int           // tasks using another task's session (no slot)
 	Leaked     int           // sessions that could not be closed and await a retry
 
-	Acquires          uint64                // acquires that returned a session (own or shared)
-	Waits             uint64                // acquires that queued
-	WaitTime          time.Duration         // total time spent in the queue, over all waits that ended
-	CancelledAcquires uint64                // acquires that left the queue or a launch: context, Finish or Close
-	QueueTimeouts     uint64                // acquires whose budget ran out
-	Rejections        uint64                // acquires refused at once: PolicyReject or a full queue
-	QueueFull         uint64                // of Rejections, those refused by MaxQueue
-	LaunchFailures    uint64                // acquires whose browser did not start
-	Reclaims          map[TaskState]uint64  // sessions closed at Finish, by terminal state
-	ShutdownReclaims  uint64                // sessions closed by Allocator.Close
-	Leaks             uint64                // sessions ever counted as leaked
-	LeaksRecovered    uint64                // leaked sessions a retry closed later
-	closesByReason    map[CloseReason]int64 // unused; keeps the struct uncomparable-safe for future fields
-	_                 struct{}
+	Acquires          uint64               // acquires that returned a session (own or shared)
+	Waits             uint64               // acquires that queued
+	WaitTime          time.Duration        // total time spent in the queue, over all waits that ended
+	CancelledAcquires uint64               // acquires that left the queue or a launch: context, Finish or Close
+	QueueTimeouts     uint64               // acquires whose budget ran out
+	Rejections        uint64               // acquires refused at once: PolicyReject or a full queue
+	QueueFull         uint64               // of Rejections, those refused by MaxQueue
+	LaunchFailures    uint64               // acquires whose browser did not start
+	Reclaims          map[TaskState]uint64 // sessions closed at Finish, by terminal state
+	ShutdownReclaims  uint64               // sessions closed by Allocator.Close
+	Leaks             uint64               // sessions ever counted as leaked
+	LeaksRecovered    uint64               // leaked sessions a retry closed later
 }
 
 // AllocatorStats is a snapshot of an Allocator: each computer's stats and
@@ -307,11 +306,11 @@ type Allocator struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // launches, reclaims and the leak retry loop
 
-	// Seams for the benchmark of the queue itself; they default to the
-	// computer's pool.
-	open  func(context.Context, *computer) (*Session, error)
-	close func(*Session, CloseReason) error
-	retry func(*Session) error
+	// How sessions are opened, closed and closed again after a leak: the
+	// computer's pool, or stubs in the benchmark of the queue itself.
+	openFn  func(context.Context, *computer) (*Session, error)
+	closeFn func(*Session, CloseReason) error
+	retryFn func(*Session) error
 
 	mu       sync.Mutex
 	tasks    map[string]*taskRec // guarded by mu; bound tasks
@@ -440,17 +439,17 @@ func NewAllocator(cfg AllocatorConfig) (*Allocator, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Allocator{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		comps:  comps,
-		order:  order,
-		ctx:    ctx,
-		cancel: cancel,
-		tasks:  make(map[string]*taskRec),
-		leaks:  make(map[*Session]*leak),
-		open:   func(ctx context.Context, c *computer) (*Session, error) { return c.pool.Open(ctx) },
-		close:  closeForTask,
-		retry:  retryClose,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		comps:   comps,
+		order:   order,
+		ctx:     ctx,
+		cancel:  cancel,
+		tasks:   make(map[string]*taskRec),
+		leaks:   make(map[*Session]*leak),
+		openFn:  func(ctx context.Context, c *computer) (*Session, error) { return c.pool.Open(ctx) },
+		closeFn: closeForTask,
+		retryFn: retryClose,
 	}
 	if cfg.Audit != nil {
 		a.events = newEventQueue(cfg.Logger)
@@ -499,7 +498,8 @@ func (a *Allocator) closedErr(op, task string) error {
 	return e
 }
 
-// computerNamesLocked lists the computers for error details.
+// computerNames lists the computers for error details (a.order never
+// changes, so it needs no lock).
 func (a *Allocator) computerNames() string {
 	names := make([]string, len(a.order))
 	for i, c := range a.order {
@@ -626,7 +626,7 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 	c := t.c
 	w := &waiter{t: t, c: c}
 	if l := t.lease; l != nil {
-		alive := l.s.Err() == nil
+		alive := l.s.Err() == nil // Session.mu is a leaf lock: never held while taking ours
 		wantOwner := task
 		if opts.ShareWith != "" {
 			wantOwner = opts.ShareWith
@@ -901,7 +901,7 @@ func (a *Allocator) launchFor(ctx context.Context, op string, w *waiter) (*Lease
 // claims it by the end, it goes to the head of the queue or is closed.
 func (a *Allocator) runLaunch(l *launchRun) {
 	defer a.wg.Done()
-	l.s, l.err = a.open(a.ctx, l.c)
+	l.s, l.err = a.openFn(a.ctx, l.c)
 	close(l.done)
 	a.mu.Lock()
 	l.finished = true
@@ -970,7 +970,7 @@ func (a *Allocator) startCloseLocked(c *computer, s *Session, task string, state
 // it to the head of the queue) and accounts for the result. It returns the
 // leak error, if any. c.closing was counted by the caller.
 func (a *Allocator) reclaim(c *computer, s *Session, task string, state TaskState, reason CloseReason) error {
-	cerr := a.close(s, reason)
+	cerr := a.closeFn(s, reason)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c.closing--
@@ -1041,7 +1041,7 @@ func (a *Allocator) retryLeaksOnce() int {
 	a.mu.Unlock()
 	slices.SortFunc(todo, func(x, y *Session) int { return strings.Compare(x.id, y.id) })
 	for _, s := range todo {
-		if err := a.retry(s); err != nil {
+		if err := a.retryFn(s); err != nil {
 			a.log.Warn("browserpool: a leaked session still cannot be closed", "session", s.id, "err", err)
 			continue
 		}
@@ -1340,7 +1340,7 @@ func retryClose(s *Session) error {
 	}
 	dir := s.info.Dir
 	if dir == "" {
-		dir = p.cfg.Root + "/sessions/" + s.id
+		dir = filepath.Join(p.cfg.Root, "sessions", s.id)
 	}
 	if err := removeDir(dir); err != nil {
 		return err

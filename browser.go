@@ -127,6 +127,7 @@ type Pool struct {
 	stats     Stats                // guarded by mu; counters (gauges are computed)
 	pendingRm map[string]time.Time // guarded by mu; profile dirs to retry removing
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried
+	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
 	reaperOn  bool                 // guarded by mu; the idle reaper is running
 }
 
@@ -154,6 +155,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		stats:     Stats{Closes: make(map[CloseReason]uint64)},
 		pendingRm: make(map[string]time.Time),
 		leaked:    make(map[*Session]bool),
+		attached:  make(map[string]*Session),
 	}
 	if p.launcher == nil {
 		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs}
@@ -329,18 +331,13 @@ func (p *Pool) Session(ctx context.Context, id string) (*Session, error) {
 		e.Hint = "pass one of the live session ids: " + strings.Join(ids, ", ")
 		return nil, e
 	}
-	var launch *launchOp
-	if p.joinable != nil {
-		launch = p.joinable
+	launch := p.joinable
+	if launch != nil {
 		launch.waiters++
-		p.mu.Unlock()
 	} else {
-		p.mu.Unlock()
-		var err error
-		if launch, err = p.startLaunch(true); err != nil {
-			return nil, err
-		}
+		launch = p.startLaunchLocked(true)
 	}
+	p.mu.Unlock()
 	return p.await(ctx, op, launch)
 }
 
@@ -363,22 +360,26 @@ type launchOp struct {
 }
 
 func (p *Pool) startLaunch(joinable bool) (*launchOp, error) {
-	id := newSessionID()
-	op := &launchOp{id: id, done: make(chan struct{}), waiters: 1}
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.closed {
-		p.mu.Unlock()
 		return nil, newError("Pool.Open", ErrPoolClosed, "")
 	}
+	return p.startLaunchLocked(joinable), nil
+}
+
+// startLaunchLocked starts a launch with one waiter. p.mu must be held and
+// the pool open.
+func (p *Pool) startLaunchLocked(joinable bool) *launchOp {
+	op := &launchOp{id: newSessionID(), done: make(chan struct{}), waiters: 1}
 	p.launches[op] = true
 	if joinable {
 		p.joinable = op
 	}
 	p.stats.Launches++
 	p.wg.Add(1)
-	p.mu.Unlock()
 	go p.runLaunch(op)
-	return op, nil
+	return op
 }
 
 // await waits for op on behalf of one caller.
@@ -574,17 +575,27 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	if p.sessions[s.id] == s {
 		delete(p.sessions, s.id)
 	}
+	if p.attached[s.id] == s {
+		delete(p.attached, s.id)
+	}
 	p.mu.Unlock()
 
+	// For a browser we did not launch, Stop only disconnects: it is never
+	// killed and its profile is never touched.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), p.cfg.CloseTimeout)
 	stopErr := s.b.Stop(ctx)
 	cancel()
 	s.mux.Close()
+	var rmErr error
 	dir := s.info.Dir
-	if dir == "" {
-		dir = filepath.Join(p.cfg.Root, "sessions", s.id)
+	if s.ours {
+		if dir == "" {
+			dir = filepath.Join(p.cfg.Root, "sessions", s.id)
+		}
+		rmErr = removeDir(dir)
+	} else {
+		stopErr = nil // a failed disconnect leaves nothing of ours behind
 	}
-	rmErr := removeDir(dir)
 
 	p.mu.Lock()
 	p.stats.Closes[reason]++
@@ -598,13 +609,11 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 		p.leaked[s] = true
 	}
 	p.mu.Unlock()
-	if rmErr == nil && stopErr == nil {
+	if s.ours && rmErr == nil && stopErr == nil {
 		p.manifest.Remove(s.id)
 	}
 	if stopErr != nil || rmErr != nil {
 		p.log.Warn("browserpool: session close left something behind; it is retried by the reaper", "session", s.id, "stop", stopErr, "remove", rmErr)
-	}
-	if stopErr != nil || rmErr != nil {
 		e := newError("Session.Close", ErrCloseFailed, "")
 		e.Session, e.Err = s.id, errors.Join(stopErr, rmErr)
 		s.closeErr = e
@@ -643,8 +652,11 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
-	live := make([]*Session, 0, len(p.sessions))
+	live := make([]*Session, 0, len(p.sessions)+len(p.attached))
 	for _, s := range p.sessions {
+		live = append(live, s)
+	}
+	for _, s := range p.attached {
 		live = append(live, s)
 	}
 	p.mu.Unlock()

@@ -65,6 +65,7 @@ type Session struct {
 	info    SpawnInfo
 	created time.Time
 	output  string
+	ours    bool          // launched by this pool; false for an attached browser (never killed)
 	done    chan struct{} // closed when the close path has finished
 
 	closeErr error // set by the close path before done is closed; read after done
@@ -92,6 +93,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		info:    info,
 		created: time.Now(),
 		output:  filepath.Join(p.cfg.OutputDir, id),
+		ours:    true,
 		done:    make(chan struct{}),
 		state:   StateLive,
 		tabs:    make(map[string]*Tab),
@@ -123,7 +125,7 @@ func (s *Session) Info() SessionInfo {
 		ID: s.id, Channel: ChannelCDP, PID: s.info.PID, PGID: s.info.PGID, Port: s.info.Port,
 		ProfileDir: s.info.Dir, OutputDir: s.output, Version: s.info.Version,
 		Created: s.created, LastUsed: time.Unix(0, s.lastUsed.Load()),
-		InFlight: int(s.inflight.Load()), State: state, Ours: true,
+		InFlight: int(s.inflight.Load()), State: state, Ours: s.ours,
 	}
 }
 

@@ -36,7 +36,15 @@ type Launcher struct {
 // browser's leak check (see [NewBrowser]) runs at tb's cleanup.
 func NewLauncher(tb testing.TB, opts ...Option) *Launcher {
 	opts = append([]Option{WithPage("about:blank")}, opts...)
-	return &Launcher{tb: tb, opts: opts}
+	l := &Launcher{tb: tb, opts: opts}
+	// One cleanup, registered now: it runs after the cleanups registered
+	// later (such as a Pool's Close), so it sees what the pool left.
+	tb.Cleanup(func() {
+		for _, b := range l.Browsers() {
+			b.cleanup()
+		}
+	})
+	return l
 }
 
 // Browsers returns every browser launched so far, in launch order.
@@ -100,7 +108,8 @@ func (l *Launcher) Launch(ctx context.Context, spec browserpool.LaunchSpec) (bro
 			return nil, err
 		}
 	}
-	b := NewBrowser(l.tb, l.opts...)
+	b := NewBrowser(nil, l.opts...)
+	b.tb = l.tb // checked by the launcher's own cleanup
 	if spec.OnSpawn != nil {
 		if err := spec.OnSpawn(browserpool.SpawnInfo{Dir: spec.Dir}); err != nil {
 			b.Exit(0)

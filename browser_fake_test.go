@@ -1,0 +1,228 @@
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
+)
+
+// newFakePool returns a pool of cdptest browsers, closed at cleanup.
+func newFakePool(t testing.TB, l *cdptest.Launcher, cfg browserpool.Config) *browserpool.Pool {
+	t.Helper()
+	cfg.Launcher = l
+	if cfg.Root == "" {
+		cfg.Root = newRoot(t)
+	}
+	p, err := browserpool.NewPool(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestConcurrentEmptyIDCallersShareOneLaunch(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	l.SetLaunchDelay(50 * time.Millisecond)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := ctxT(t)
+	var wg sync.WaitGroup
+	got := make([]*browserpool.Session, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := p.Session(ctx, "")
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = s
+		}()
+	}
+	wg.Wait()
+	for _, s := range got {
+		if s != got[0] {
+			t.Fatalf("empty-id callers got different sessions: %v and %v", s.ID(), got[0].ID())
+		}
+	}
+	if n := len(l.Browsers()); n != 1 {
+		t.Errorf("%d browsers launched for concurrent empty-id callers, want 1", n)
+	}
+}
+
+func TestALaunchWhoseCallerLeftIsHandedToTheNextWaiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		if _, err := p.Session(short, ""); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("first caller: error = %v, want DeadlineExceeded", err)
+		}
+		// A second empty-id caller joins the launch still under way.
+		s, err := p.Session(context.Background(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(l.Browsers()); n != 1 {
+			t.Errorf("%d browsers launched, want the first launch handed on", n)
+		}
+		if st := p.Stats(); st.Closes[browserpool.ReasonAbandoned] != 0 {
+			t.Errorf("the handed-on launch was closed: %v", st.Closes)
+		}
+		s.Close(context.Background())
+	})
+}
+
+func TestALaunchNobodyWaitsForAnyMoreIsClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		if _, err := p.Open(short); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Open: error = %v, want DeadlineExceeded", err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		st := p.Stats()
+		if diff := cmp.Diff(map[browserpool.CloseReason]uint64{browserpool.ReasonAbandoned: 1}, st.Closes); diff != "" {
+			t.Errorf("Stats.Closes (-want +got):\n%s", diff)
+		}
+		if len(p.Sessions()) != 0 {
+			t.Error("the abandoned session is live")
+		}
+	})
+}
+
+func TestACrashedFakeBrowserIsReclaimedWithItsExitStatus(t *testing.T) {
+	l := cdptest.NewLauncher(t, cdptest.WithoutLeakCheck())
+	var c closes
+	p := newFakePool(t, l, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
+	ctx := ctxT(t)
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.Tab(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := l.Browsers()[0].Hold("Runtime.evaluate")
+	defer gate.Release()
+	errc := make(chan error, 1)
+	go func() { errc <- tab.Evaluate(ctx, "1+1", nil) }()
+	waitFor(t, "the call in flight", func() bool { return s.Info().InFlight > 0 })
+	l.Browsers()[0].Exit(3)
+	if err := <-errc; !errors.Is(err, browserpool.ErrBrowserExited) {
+		t.Errorf("call in flight: error = %v, want ErrBrowserExited", err)
+	}
+	<-s.Done()
+	if err := s.Err(); !errors.Is(err, browserpool.ErrBrowserExited) || !strings.Contains(err.Error(), "status 3") {
+		t.Errorf("Session.Err() = %v, want ErrBrowserExited naming status 3", err)
+	}
+	waitFor(t, "the close event", func() bool { return len(c.reasons(s.ID())) == 1 })
+	if diff := cmp.Diff([]browserpool.CloseReason{browserpool.ReasonCrashed}, c.reasons(s.ID())); diff != "" {
+		t.Errorf("close reasons (-want +got):\n%s", diff)
+	}
+}
+
+func TestATabCrashOrDetachFailsItsCallWithErrTabClosed(t *testing.T) {
+	for name, fault := range map[string]func(b *cdptest.Browser, id string){
+		"crash":  (*cdptest.Browser).CrashTarget,
+		"detach": (*cdptest.Browser).DetachTarget,
+	} {
+		t.Run(name, func(t *testing.T) {
+			l := cdptest.NewLauncher(t)
+			p := newFakePool(t, l, browserpool.Config{})
+			ctx := ctxT(t)
+			s, err := p.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := s.Tab(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gate := l.Browsers()[0].Hold("Runtime.evaluate")
+			defer gate.Release()
+			errc := make(chan error, 1)
+			go func() { errc <- tab.Evaluate(ctx, "1+1", nil) }()
+			waitFor(t, "the call in flight", func() bool { return s.Info().InFlight > 0 })
+			fault(l.Browsers()[0], tab.ID())
+			if err := <-errc; !errors.Is(err, browserpool.ErrTabClosed) {
+				t.Errorf("call in flight: error = %v, want ErrTabClosed", err)
+			}
+			if s.Err() != nil {
+				t.Errorf("a tab fault ended the session: %v", s.Err())
+			}
+		})
+	}
+}
+
+func TestIdleSessionsAreReclaimedButNotMidCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		var c closes
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t), IdleTimeout: 10 * time.Minute,
+			Hooks: browserpool.Hooks{SessionClosed: c.hook}})
+		ctx := context.Background()
+		idle, err := p.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		busy, err := p.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := busy.Tab(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A 20-minute call on busy: it must never be reclaimed mid-call.
+		l.Browsers()[1].Delay("Runtime.evaluate", 20*time.Minute)
+		done := make(chan error, 1)
+		go func() { done <- tab.Evaluate(ctx, "1+1", nil) }()
+		time.Sleep(9 * time.Minute)
+		synctest.Wait()
+		if idle.Err() != nil {
+			t.Fatalf("reclaimed before its idle timeout: %v", idle.Err())
+		}
+		time.Sleep(2 * time.Minute) // past the timeout plus the reaper's lag
+		synctest.Wait()
+		if !errors.Is(idle.Err(), browserpool.ErrSessionClosed) {
+			t.Fatalf("idle session after 11 minutes: Err() = %v, want closed", idle.Err())
+		}
+		if busy.Err() != nil {
+			t.Fatalf("a session with a call in flight was reclaimed: %v", busy.Err())
+		}
+		time.Sleep(10 * time.Minute) // the call ends at minute 20
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if busy.Err() != nil {
+			t.Fatalf("reclaimed right after its call ended: %v", busy.Err())
+		}
+		time.Sleep(11 * time.Minute)
+		synctest.Wait()
+		if !errors.Is(busy.Err(), browserpool.ErrSessionClosed) {
+			t.Fatalf("busy session 11 minutes after its call: Err() = %v, want closed", busy.Err())
+		}
+		p.Close()
+		if diff := cmp.Diff([]browserpool.CloseReason{browserpool.ReasonIdle}, c.reasons(idle.ID())); diff != "" {
+			t.Errorf("close reasons (-want +got):\n%s", diff)
+		}
+	})
+}
+
