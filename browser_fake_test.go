@@ -225,4 +225,3 @@ func TestIdleSessionsAreReclaimedButNotMidCall(t *testing.T) {
 		}
 	})
 }
-
