@@ -6,7 +6,6 @@ package browserpool
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -144,12 +143,24 @@ func newError(op string, class error, detail string) *Error {
 	return &Error{Op: op, Class: class, Detail: detail, Hint: hints[class]}
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// isValidID reports whether id matches [A-Za-z0-9_-]{1,64}.
+func isValidID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ValidateID reports whether id may name a session, tab label, task or
 // workflow: 1 to 64 of [A-Za-z0-9_-]. Such ids become path parts and keys.
 func ValidateID(kind, id string) error {
-	if idPattern.MatchString(id) {
+	if isValidID(id) {
 		return nil
 	}
 	shown := id
