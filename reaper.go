@@ -56,7 +56,7 @@ func (p *Pool) reclaimIdle(now time.Time) {
 	var idle []*Session
 	for _, s := range p.Sessions() {
 		last, busy := s.idleSince()
-		if !busy && s.pins.Load() == 0 && now.Sub(last) >= p.cfg.IdleTimeout {
+		if !busy && now.Sub(last) >= p.cfg.IdleTimeout {
 			idle = append(idle, s)
 		}
 	}

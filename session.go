@@ -72,7 +72,6 @@ type Session struct {
 
 	lastUsed atomic.Int64 // unix nanos of the last call's start or end
 	inflight atomic.Int32 // calls in flight
-	pins     atomic.Int32 // holders pinning the session against idle reclaim (Identity)
 
 	mu     sync.Mutex
 	state  SessionState    // guarded by mu

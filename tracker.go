@@ -83,9 +83,10 @@ type trackKey struct{ workflow, name string }
 type tracked struct {
 	workflow, name string
 	created        time.Time
-	opened         chan struct{} // closed when the open finished
-	s              *Session      // set before opened is closed; guarded by Tracker.mu
-	err            error         // open error; set before opened is closed
+	opened         chan struct{}   // closed when the open finished
+	s              *Session        // set before opened is closed; guarded by Tracker.mu
+	err            error           // open error; set before opened is closed
+	holders        map[string]bool // guarded by Tracker.mu; identities holding it (OpenFor)
 }
 
 // NewTracker returns a tracker over cfg.Pool.
@@ -127,11 +128,45 @@ func (tr *Tracker) Config() TrackerConfig { return tr.cfg }
 // least-recently-used session with no call in flight is closed (reason
 // lru) to make room; if every session is busy, the error is ErrAllBusy.
 func (tr *Tracker) Open(ctx context.Context, workflow, name string) (*Session, error) {
-	const op = "Tracker.Open"
-	if err := ValidateID("workflow", workflow); err != nil {
+	if err := ValidateID("session name", name); err != nil {
 		return nil, err
 	}
-	if err := ValidateID("session name", name); err != nil {
+	return tr.open(ctx, workflow, name, "")
+}
+
+// OpenFor opens or reuses, for workflow, the browser that id acts on: the
+// session is named by id.BrowserKey() and id is recorded as one of its
+// holders. A parent and a child that shares its browser (Identity.Child)
+// therefore count once against the workflow's limit; an isolated child
+// (Identity.IsolatedChild) counts as a browser of its own.
+func (tr *Tracker) OpenFor(ctx context.Context, workflow string, id Identity) (*Session, error) {
+	key := id.BrowserKey()
+	if id.ToolSessionID == "" || len(key) > 200 || strings.ContainsFunc(key, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return nil, &Error{Op: "Tracker.OpenFor", Workflow: workflow, Class: ErrInvalidIdentity,
+			Detail: fmt.Sprintf("unusable identity %s", id), Hint: "build the identity with NewIdentity, Child, IsolatedChild or GroupKey"}
+	}
+	return tr.open(ctx, workflow, key, id.HolderKey())
+}
+
+// HoldersOf returns the holder keys recorded for the named session.
+func (tr *Tracker) HoldersOf(workflow, name string) []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	e := tr.entries[trackKey{workflow, name}]
+	if e == nil {
+		return nil
+	}
+	out := make([]string, 0, len(e.holders))
+	for h := range e.holders {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Session, error) {
+	const op = "Tracker.Open"
+	if err := ValidateID("workflow", workflow); err != nil {
 		return nil, err
 	}
 	k := trackKey{workflow, name}
@@ -155,6 +190,11 @@ func (tr *Tracker) Open(ctx context.Context, workflow, name string) (*Session, e
 				return nil, e.err
 			}
 			if s != nil && s.Err() == nil {
+				if holder != "" {
+					tr.mu.Lock()
+					e.holders[holder] = true
+					tr.mu.Unlock()
+				}
 				s.Touch()
 				return s, nil
 			}
@@ -184,7 +224,10 @@ func (tr *Tracker) Open(ctx context.Context, workflow, name string) (*Session, e
 			}
 			tr.removeLocked(victim)
 		}
-		e := &tracked{workflow: workflow, name: name, created: time.Now(), opened: make(chan struct{})}
+		e := &tracked{workflow: workflow, name: name, created: time.Now(), opened: make(chan struct{}), holders: map[string]bool{}}
+		if holder != "" {
+			e.holders[holder] = true
+		}
 		tr.addLocked(e)
 		tr.mu.Unlock()
 

@@ -29,7 +29,8 @@ type TrackedSession struct {
 	RSS       uint64        `json:"rss_bytes"`
 	PSS       uint64        `json:"pss_bytes"` // proportional set size, summed over the tree
 	Processes int           `json:"processes"`
-	State     string        `json:"state"` // opening, live, closing, closed
+	State     string        `json:"state"`             // opening, live, closing, closed
+	Holders   []string      `json:"holders,omitempty"` // identities holding it (Tracker.OpenFor)
 }
 
 // Sessions returns a snapshot of every tracked session, ordered by workflow
@@ -39,7 +40,11 @@ func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
 	tr.mu.Lock()
 	es := make([]tracked, 0, len(tr.entries))
 	for _, e := range tr.entries {
-		es = append(es, tracked{workflow: e.workflow, name: e.name, created: e.created, s: e.s})
+		hs := make(map[string]bool, len(e.holders))
+		for h := range e.holders {
+			hs[h] = true
+		}
+		es = append(es, tracked{workflow: e.workflow, name: e.name, created: e.created, s: e.s, holders: hs})
 	}
 	tr.mu.Unlock()
 	slices.SortFunc(es, func(a, b tracked) int {
@@ -52,6 +57,10 @@ func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
 	out := make([]TrackedSession, 0, len(es))
 	for _, e := range es {
 		ts := TrackedSession{Name: e.name, Workflow: e.workflow, Age: now.Sub(e.created), State: "opening"}
+		for h := range e.holders {
+			ts.Holders = append(ts.Holders, h)
+		}
+		slices.Sort(ts.Holders)
 		if s := e.s; s != nil {
 			info := s.Info()
 			ts.SessionID, ts.PID, ts.InFlight, ts.State = s.id, info.PID, info.InFlight, string(info.State)

@@ -1,0 +1,535 @@
+// Room: identity. Who calls (tool session) versus which browser they act on
+// (browser session); holders of shared browsers; group bindings.
+// Registry.mu guards the browser, holder and group tables; it is never held
+// while a browser opens or closes or while a CDP call runs.
+
+package browserpool
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// Identity says who is calling and which browser they act on. Tool calls
+// are routed by ToolSessionID; browser reuse is keyed by BrowserKey. The
+// zero value is invalid; build one with NewIdentity.
+type Identity struct {
+	// ToolSessionID routes tool calls (per chat or workflow agent).
+	ToolSessionID string
+	// BrowserSessionID names the browser to reuse. Empty means the tool
+	// session's own browser (BrowserKey falls back to ToolSessionID), so
+	// callers that predate the split keep working.
+	BrowserSessionID string
+	// Agent names the agent within the tool session that holds the
+	// browser (a parent is "", a child has its own name). Each agent is a
+	// separate holder with its own tabs.
+	Agent string
+}
+
+// NewIdentity returns the identity of a tool session acting on its own
+// browser.
+func NewIdentity(toolSessionID string) Identity {
+	return Identity{ToolSessionID: toolSessionID}
+}
+
+// BrowserKey returns the key of the browser this identity acts on:
+// BrowserSessionID, or ToolSessionID when that is empty.
+func (id Identity) BrowserKey() string {
+	if id.BrowserSessionID != "" {
+		return id.BrowserSessionID
+	}
+	return id.ToolSessionID
+}
+
+// HolderKey names this identity as a holder of a browser:
+// "<tool session>" or "<tool session>/<agent>".
+func (id Identity) HolderKey() string {
+	if id.Agent == "" {
+		return id.ToolSessionID
+	}
+	return id.ToolSessionID + "/" + id.Agent
+}
+
+// Child returns the identity of a child agent that shares this identity's
+// browser (the default for a parent and its sub-agents). Tool routing does
+// not move.
+func (id Identity) Child(agent string) Identity {
+	return Identity{ToolSessionID: id.ToolSessionID, BrowserSessionID: id.BrowserKey(), Agent: agent}
+}
+
+// IsolatedChild returns the identity of a child agent with a browser of its
+// own: a new browser id, the same tool session id (tool routing does not
+// move).
+func (id Identity) IsolatedChild(agent string) Identity {
+	var b [6]byte
+	rand.Read(b[:])
+	return Identity{ToolSessionID: id.ToolSessionID, BrowserSessionID: "browser-" + hex.EncodeToString(b[:]), Agent: agent}
+}
+
+func (id Identity) String() string {
+	return fmt.Sprintf("tool=%s browser=%s holder=%s", id.ToolSessionID, id.BrowserKey(), id.HolderKey())
+}
+
+// ErrInvalidIdentity: an Identity or group id is not usable (empty tool
+// session id, a display name where a canonical id is needed).
+var ErrInvalidIdentity = errors.New("invalid identity")
+
+// ErrTabNotHeld: the tab belongs to the browser but to another holder.
+var ErrTabNotHeld = errors.New("tab belongs to another holder")
+
+// GroupKey returns the browser key of a workspace's step group:
+// "browser::<workspace-hash>::<group-id>". The workspace hash is the first
+// 12 hex digits of the SHA-256 of the workspace's cleaned absolute path:
+// stable across runs, short, and not reversible to the path. groupID must
+// be the canonical group id ([A-Za-z0-9_-]{1,64}), never a display name.
+func GroupKey(workspace, groupID string) (string, error) {
+	if !isValidID(groupID) {
+		return "", &Error{Op: "GroupKey", Class: ErrInvalidIdentity,
+			Detail: fmt.Sprintf("%q is not a canonical group id", groupID),
+			Hint:   "pass the group's id (letters, digits, '-' or '_', up to 64), not its display name"}
+	}
+	if workspace == "" {
+		return "", &Error{Op: "GroupKey", Class: ErrInvalidIdentity, Detail: "empty workspace", Hint: "pass the workspace's path"}
+	}
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		abs = filepath.Clean(workspace)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return "browser::" + hex.EncodeToString(sum[:6]) + "::" + groupID, nil
+}
+
+// RegistryConfig configures a Registry.
+type RegistryConfig struct {
+	// Pool opens and closes the browsers. Required.
+	Pool *Pool
+	// Open opens the browser for a new browser key. Zero means
+	// Pool.Open. A Tracker's OpenFor or an Allocator can be plugged in
+	// so that shared browsers count once against their limits.
+	Open func(ctx context.Context, id Identity) (*Session, error)
+}
+
+// Registry maps browser keys to browsers and records their holders. A
+// browser closes (reason unpinned) only when no holder is left and no group
+// publication pins it; ending one tool session never destroys a browser
+// another holder still uses. It is safe for concurrent use; the creator
+// must call Close.
+type Registry struct {
+	pool *Pool
+	open func(ctx context.Context, id Identity) (*Session, error)
+
+	mu        sync.Mutex
+	browsers  map[string]*sharedBrowser // guarded by mu; by browser key
+	groups    map[string]string         // guarded by mu; group key -> browser key
+	lastGroup string                    // guarded by mu
+	closed    bool                      // guarded by mu
+}
+
+// sharedBrowser is one browser and its holders. Fields after opened are
+// guarded by Registry.mu.
+type sharedBrowser struct {
+	key    string
+	opened chan struct{} // closed when the open finished
+	s      *Session      // set before opened is closed
+	err    error         // set before opened is closed
+
+	holders map[string]*Holder // guarded by Registry.mu; by holder key
+	pins    int                // guarded by Registry.mu; group publications
+	owners  map[string]string  // guarded by Registry.mu; tab id -> holder key
+}
+
+// NewRegistry returns a registry over cfg.Pool.
+func NewRegistry(cfg RegistryConfig) (*Registry, error) {
+	if cfg.Pool == nil {
+		return nil, &Error{Op: "NewRegistry", Class: ErrInvalidConfig, Detail: "Pool: is required", Hint: hints[ErrInvalidConfig]}
+	}
+	r := &Registry{pool: cfg.Pool, open: cfg.Open, browsers: map[string]*sharedBrowser{}, groups: map[string]string{}}
+	if r.open == nil {
+		r.open = func(ctx context.Context, _ Identity) (*Session, error) { return cfg.Pool.Open(ctx) }
+	}
+	return r, nil
+}
+
+// Holder is one identity's hold on a browser: its own tabs in a browser
+// that other holders may share. It is safe for concurrent use.
+type Holder struct {
+	r    *Registry
+	b    *sharedBrowser
+	id   Identity
+	last string // guarded by Registry.mu; the tab opened or handed to it last
+}
+
+// Identity returns the holder's identity.
+func (h *Holder) Identity() Identity { return h.id }
+
+// Session returns the browser session the holder acts on.
+func (h *Holder) Session() *Session { return h.b.s }
+
+// Attach makes id a holder of the browser id.BrowserKey(), opening that
+// browser if no live one has the key. Attaching again with the same holder
+// key returns the same holder.
+func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
+	const op = "Registry.Attach"
+	if id.ToolSessionID == "" {
+		return nil, &Error{Op: op, Class: ErrInvalidIdentity, Detail: "empty tool session id", Hint: "build the identity with NewIdentity(toolSessionID)"}
+	}
+	key := id.BrowserKey()
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, newError(op, ErrPoolClosed, "the registry is closed")
+		}
+		b := r.browsers[key]
+		if b == nil {
+			b = &sharedBrowser{key: key, opened: make(chan struct{}), holders: map[string]*Holder{}, owners: map[string]string{}}
+			h := &Holder{r: r, b: b, id: id}
+			b.holders[id.HolderKey()] = h
+			r.browsers[key] = b
+			r.mu.Unlock()
+			s, err := r.open(ctx, id)
+			b.s, b.err = s, err
+			close(b.opened)
+			if err != nil {
+				r.mu.Lock()
+				if r.browsers[key] == b {
+					delete(r.browsers, key)
+				}
+				r.mu.Unlock()
+				return nil, err
+			}
+			return h, nil
+		}
+		h := b.holders[id.HolderKey()]
+		if h == nil {
+			h = &Holder{r: r, b: b, id: id}
+			b.holders[id.HolderKey()] = h
+		}
+		r.mu.Unlock()
+		select {
+		case <-b.opened:
+		case <-ctx.Done():
+			return nil, newError(op, ctx.Err(), "gave up waiting for the shared browser to open")
+		}
+		if b.err != nil {
+			r.forgetHolder(b, h)
+			return nil, b.err
+		}
+		if b.s.Err() != nil { // the browser ended (idle, crash): start over
+			r.mu.Lock()
+			if r.browsers[key] == b {
+				delete(r.browsers, key)
+			}
+			r.mu.Unlock()
+			continue
+		}
+		return h, nil
+	}
+}
+
+func (r *Registry) forgetHolder(b *sharedBrowser, h *Holder) {
+	r.mu.Lock()
+	if b.holders[h.id.HolderKey()] == h {
+		delete(b.holders, h.id.HolderKey())
+	}
+	r.mu.Unlock()
+}
+
+// Holders returns the holder keys of the browser key, sorted.
+func (r *Registry) Holders(browserKey string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.browsers[browserKey]
+	if b == nil {
+		return nil
+	}
+	out := make([]string, 0, len(b.holders))
+	for k := range b.holders {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// OpenTab opens a tab that belongs to this holder.
+func (h *Holder) OpenTab(ctx context.Context, url string) (*Tab, error) {
+	t, err := h.b.s.OpenTab(ctx, url)
+	if t != nil {
+		h.r.mu.Lock()
+		h.b.owners[t.id] = h.id.HolderKey()
+		h.last = t.id
+		h.r.mu.Unlock()
+	}
+	return t, err
+}
+
+// Tab returns one of this holder's tabs (its own, or one handed to it).
+// A tab of another holder does not resolve (ErrTabNotHeld). An empty id
+// means the holder's most recently opened tab.
+func (h *Holder) Tab(ctx context.Context, id string) (*Tab, error) {
+	const op = "Holder.Tab"
+	mine := h.id.HolderKey()
+	h.r.mu.Lock()
+	owner, known := h.b.owners[id]
+	if id == "" {
+		id = h.last
+		owner, known = h.b.owners[id]
+	}
+	h.r.mu.Unlock()
+	if !known || owner != mine {
+		e := newError(op, ErrTabNotHeld, "")
+		e.Session, e.Tab = h.b.s.id, id
+		if !known {
+			e.Class, e.Detail = ErrTabNotFound, fmt.Sprintf("holder %s has no tab %s", mine, id)
+			e.Hint = "open a tab of your own with OpenTab; another holder's tabs are not yours to use"
+		} else {
+			e.Detail = fmt.Sprintf("tab %s belongs to holder %s, not %s", id, owner, mine)
+			e.Hint = "open a tab of your own with OpenTab, or ask its holder to hand it over"
+		}
+		return nil, e
+	}
+	return h.b.s.Tab(ctx, id)
+}
+
+// Tabs lists this holder's tabs only.
+func (h *Holder) Tabs(ctx context.Context) ([]TabInfo, error) {
+	all, err := h.b.s.Tabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mine := h.id.HolderKey()
+	h.r.mu.Lock()
+	defer h.r.mu.Unlock()
+	out := all[:0]
+	for _, t := range all {
+		if h.b.owners[t.TabID] == mine {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// HandTab gives one of this holder's tabs to another holder of the same
+// browser.
+func (h *Holder) HandTab(tabID string, to Identity) error {
+	h.r.mu.Lock()
+	defer h.r.mu.Unlock()
+	if h.b.owners[tabID] != h.id.HolderKey() {
+		e := newError("Holder.HandTab", ErrTabNotHeld, fmt.Sprintf("tab %s is not held by %s", tabID, h.id.HolderKey()))
+		e.Session, e.Tab = h.b.s.id, tabID
+		return e
+	}
+	if h.b.holders[to.HolderKey()] == nil {
+		e := newError("Holder.HandTab", ErrInvalidIdentity, fmt.Sprintf("%s does not hold this browser", to.HolderKey()))
+		e.Hint = "attach the receiving identity to the same browser first"
+		return e
+	}
+	h.b.owners[tabID] = to.HolderKey()
+	h.b.holders[to.HolderKey()].last = tabID
+	return nil
+}
+
+// Detach ends this holder's hold. Its tabs are closed, except in a
+// published browser, where they are kept for the next holder that attaches
+// by group (AttachGroup). The browser is closed (reason unpinned) if no
+// holder is left and no publication pins it. Detaching twice is a no-op.
+func (h *Holder) Detach(ctx context.Context) error {
+	h.r.mu.Lock()
+	if h.b.holders[h.id.HolderKey()] != h {
+		h.r.mu.Unlock()
+		return nil
+	}
+	delete(h.b.holders, h.id.HolderKey())
+	var tabs []string
+	for tid, o := range h.b.owners {
+		if o != h.id.HolderKey() {
+			continue
+		}
+		if h.b.pins > 0 {
+			// A published browser keeps the run's pages for whoever
+			// attaches by group next (AttachGroup hands them over).
+			h.b.owners[tid] = ""
+			continue
+		}
+		tabs = append(tabs, tid)
+		delete(h.b.owners, tid)
+	}
+	closeIt := h.r.releasableLocked(h.b)
+	h.r.mu.Unlock()
+	if closeIt {
+		return h.b.s.closeWith(ctx, ReasonUnpinned)
+	}
+	var errs []error
+	for _, tid := range tabs {
+		if err := h.b.s.CloseTab(ctx, tid); err != nil && !errors.Is(err, ErrTabNotFound) && !errors.Is(err, ErrSessionClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// releasableLocked reports whether b has no holder and no pin left, and if
+// so removes it from the table.
+func (r *Registry) releasableLocked(b *sharedBrowser) bool {
+	if len(b.holders) > 0 || b.pins > 0 || b.s == nil {
+		return false
+	}
+	if r.browsers[b.key] == b {
+		delete(r.browsers, b.key)
+	}
+	return true
+}
+
+// EndToolSession detaches every holder of the tool session from every
+// browser it holds. Browsers other holders still use stay open.
+func (r *Registry) EndToolSession(ctx context.Context, toolSessionID string) error {
+	r.mu.Lock()
+	var hs []*Holder
+	for _, b := range r.browsers {
+		for _, h := range b.holders {
+			if h.id.ToolSessionID == toolSessionID {
+				hs = append(hs, h)
+			}
+		}
+	}
+	r.mu.Unlock()
+	var errs []error
+	for _, h := range hs {
+		errs = append(errs, h.Detach(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Publish binds groupKey to the browser this holder acts on, so that a
+// later caller (a builder inspecting a step) finds it with Lookup and
+// attaches as a new holder. A published browser is pinned: it outlives its
+// holders until it is replaced by another publication, unpublished or
+// reclaimed idle. The group becomes the last active group.
+func (h *Holder) Publish(ctx context.Context, groupKey string) error {
+	r := h.r
+	r.mu.Lock()
+	var release *sharedBrowser
+	if prev, ok := r.groups[groupKey]; ok && prev != h.b.key {
+		if pb := r.browsers[prev]; pb != nil {
+			pb.pins--
+			if r.releasableLocked(pb) {
+				release = pb
+			}
+		}
+	}
+	if r.groups[groupKey] != h.b.key {
+		h.b.pins++
+	}
+	r.groups[groupKey] = h.b.key
+	r.lastGroup = groupKey
+	r.mu.Unlock()
+	if release != nil {
+		return release.s.closeWith(ctx, ReasonUnpinned)
+	}
+	return nil
+}
+
+// Unpublish removes groupKey's binding; its browser closes if that was the
+// last thing keeping it.
+func (r *Registry) Unpublish(ctx context.Context, groupKey string) error {
+	r.mu.Lock()
+	key, ok := r.groups[groupKey]
+	delete(r.groups, groupKey)
+	if r.lastGroup == groupKey {
+		r.lastGroup = ""
+	}
+	var release *sharedBrowser
+	if b := r.browsers[key]; ok && b != nil {
+		b.pins--
+		if r.releasableLocked(b) {
+			release = b
+		}
+	}
+	r.mu.Unlock()
+	if release != nil {
+		return release.s.closeWith(ctx, ReasonUnpinned)
+	}
+	return nil
+}
+
+// Lookup returns the browser key published for groupKey. A browser that
+// has since ended (reclaimed idle, crashed) is not returned.
+func (r *Registry) Lookup(groupKey string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key, ok := r.groups[groupKey]
+	if !ok {
+		return "", false
+	}
+	if b := r.browsers[key]; b == nil || (b.s != nil && b.s.Err() != nil) {
+		return "", false
+	}
+	return key, true
+}
+
+// LastGroup returns the group published most recently, or "".
+func (r *Registry) LastGroup() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastGroup
+}
+
+// AttachGroup attaches id as a new holder of the browser published for
+// groupKey, keeping id's tool session id, and hands it the tabs the
+// publishing holders left when they detached.
+func (r *Registry) AttachGroup(ctx context.Context, groupKey string, id Identity) (*Holder, error) {
+	key, ok := r.Lookup(groupKey)
+	if !ok {
+		e := newError("Registry.AttachGroup", ErrSessionNotFound, fmt.Sprintf("no live browser is published for group %s", groupKey))
+		e.Hint = "run the group's step first (it publishes its browser), or open a browser of your own"
+		return nil, e
+	}
+	id.BrowserSessionID = key
+	h, err := r.Attach(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	// Hand over the pages the publishing holders left behind.
+	r.mu.Lock()
+	for tid, o := range h.b.owners {
+		if o == "" {
+			h.b.owners[tid] = id.HolderKey()
+			h.last = tid
+		}
+	}
+	r.mu.Unlock()
+	return h, nil
+}
+
+// Close forgets every binding and closes every browser the registry opened
+// (reason explicit). Idempotent.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	bs := make([]*sharedBrowser, 0, len(r.browsers))
+	for _, b := range r.browsers {
+		bs = append(bs, b)
+	}
+	clear(r.browsers)
+	clear(r.groups)
+	r.mu.Unlock()
+	var errs []error
+	for _, b := range bs {
+		<-b.opened
+		if b.s != nil {
+			errs = append(errs, b.s.closeWith(context.Background(), ReasonExplicit))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,240 @@
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
+)
+
+func newRegistry(t testing.TB, p *browserpool.Pool) *browserpool.Registry {
+	t.Helper()
+	r, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func TestAParentAndASharingChildActInOneBrowserEachInItsOwnTab(t *testing.T) {
+	base := serve(t, map[string]string{"/parent": "<title>parent</title>", "/child": "<title>child</title>"})
+	var c closes
+	p := newRealPool(t, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
+	r := newRegistry(t, p)
+	ctx := ctxT(t)
+	parentID := browserpool.NewIdentity("chat-1")
+	parent, err := r.Attach(ctx, parentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := r.Attach(ctx, parentID.Child("researcher"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent.Session() != child.Session() {
+		t.Fatal("a sharing child got a browser of its own")
+	}
+	pt, err := parent.OpenTab(ctx, base+"/parent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := child.OpenTab(ctx, base+"/child")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each holder sees and acts on its own tabs only.
+	if _, err := child.Tab(ctx, pt.ID()); !errors.Is(err, browserpool.ErrTabNotHeld) {
+		t.Errorf("the child reached the parent's tab: %v", err)
+	}
+	tabs, err := child.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tabs) != 1 || tabs[0].TabID != ct.ID() {
+		t.Errorf("the child's tab list: %+v, want only its own tab", tabs)
+	}
+	if diff := cmp.Diff([]string{"chat-1", "chat-1/researcher"}, r.Holders("chat-1")); diff != "" {
+		t.Errorf("holders (-want +got):\n%s", diff)
+	}
+	// The child ends; the parent's browser and tab survive.
+	if err := child.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	if err := pt.Evaluate(ctx, "document.title", &title); err != nil || title != "parent" {
+		t.Fatalf("the parent's tab after the child ended: %q, %v", title, err)
+	}
+	if parent.Session().Err() != nil {
+		t.Fatal("ending the child closed the shared browser")
+	}
+	// The last holder leaves: the browser closes, reason unpinned.
+	sid := parent.Session().ID()
+	if err := r.EndToolSession(ctx, "chat-1"); err != nil {
+		t.Fatal(err)
+	}
+	<-parent.Session().Done()
+	waitFor(t, "the close event", func() bool { return len(c.reasons(sid)) == 1 })
+	if diff := cmp.Diff([]browserpool.CloseReason{browserpool.ReasonUnpinned}, c.reasons(sid)); diff != "" {
+		t.Errorf("close reasons (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnIsolatedChildGetsItsOwnBrowserAndKeepsItsToolSession(t *testing.T) {
+	p := newRealPool(t, browserpool.Config{})
+	r := newRegistry(t, p)
+	ctx := ctxT(t)
+	parentID := browserpool.NewIdentity("chat-2")
+	parent, err := r.Attach(ctx, parentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	childID := parentID.IsolatedChild("scraper")
+	child, err := r.Attach(ctx, childID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.Session() == parent.Session() || child.Session().Info().PID == parent.Session().Info().PID {
+		t.Fatal("an isolated child shares its parent's browser")
+	}
+	if childID.ToolSessionID != parentID.ToolSessionID {
+		t.Fatalf("isolation moved tool routing: %s vs %s", childID.ToolSessionID, parentID.ToolSessionID)
+	}
+}
+
+func TestABuilderAttachesByGroupKeyToTheBrowserARunPublished(t *testing.T) {
+	base := serve(t, map[string]string{"/step": "<title>step 3 result</title>"})
+	p := newRealPool(t, browserpool.Config{})
+	r := newRegistry(t, p)
+	ctx := ctxT(t)
+	group, err := browserpool.GroupKey(t.TempDir(), "group_7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run, in its group tool session, uses a browser and publishes it.
+	run, err := r.Attach(ctx, browserpool.Identity{ToolSessionID: "group-run-1", BrowserSessionID: group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := run.OpenTab(ctx, base+"/step")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Publish(ctx, group); err != nil {
+		t.Fatal(err)
+	}
+	// The run's tool session ends; the publication pins the browser.
+	if err := r.EndToolSession(ctx, "group-run-1"); err != nil {
+		t.Fatal(err)
+	}
+	if run.Session().Err() != nil {
+		t.Fatal("ending the run closed the published browser")
+	}
+	if got := r.LastGroup(); got != group {
+		t.Errorf("LastGroup() = %q, want %q", got, group)
+	}
+	// The builder, with its own tool session, attaches by group key and is
+	// handed the run's page.
+	builder, err := r.AttachGroup(ctx, group, browserpool.NewIdentity("builder-chat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if builder.Identity().ToolSessionID != "builder-chat" || builder.Session() != run.Session() {
+		t.Fatalf("builder attached to %s as %s", builder.Session().ID(), builder.Identity())
+	}
+	tabs, err := builder.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen bool
+	for _, ti := range tabs {
+		if ti.TabID == tab.ID() && ti.Title == "step 3 result" {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Errorf("the builder does not see the run's page: %+v", tabs)
+	}
+	// Unpublishing with a holder left keeps the browser; the last detach
+	// closes it.
+	if err := r.Unpublish(ctx, group); err != nil {
+		t.Fatal(err)
+	}
+	if builder.Session().Err() != nil {
+		t.Fatal("unpublishing closed a browser the builder holds")
+	}
+	if err := builder.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-builder.Session().Done()
+}
+
+func TestAttachDetachAndCloseRaceCleanly(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	r := newRegistry(t, p)
+	ctx := ctxT(t)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := browserpool.Identity{ToolSessionID: fmt.Sprintf("tool-%d", i%4), BrowserSessionID: "shared", Agent: fmt.Sprintf("a%d", i)}
+			for range 5 {
+				h, err := r.Attach(ctx, id)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := h.OpenTab(ctx, "about:blank"); err != nil && !errors.Is(err, browserpool.ErrSessionClosed) && !errors.Is(err, browserpool.ErrBrowserExited) {
+					t.Errorf("OpenTab: %v", err)
+				}
+				if err := h.Detach(ctx); err != nil && !errors.Is(err, browserpool.ErrSessionClosed) {
+					t.Errorf("Detach: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.EndToolSession(ctx, "tool-1")
+	}()
+	wg.Wait()
+	if hs := r.Holders("shared"); len(hs) != 0 {
+		t.Errorf("holders left after every holder detached: %v", hs)
+	}
+	waitFor(t, "every browser closed", func() bool { return len(p.Sessions()) == 0 })
+	_ = context.Background
+}
+
+func TestOpenForCountsAParentAndASharingChildOnce(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	tr := newTracker(t, p, browserpool.TrackerConfig{})
+	ctx := ctxT(t)
+	parent := browserpool.NewIdentity("chat-9")
+	a, err := tr.OpenFor(ctx, "w1", parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.OpenFor(ctx, "w1", parent.Child("helper"))
+	if err != nil {
+		t.Fatalf("a sharing child broke the workflow's limit of 1: %v", err)
+	}
+	if a != b || len(l.Browsers()) != 1 {
+		t.Fatal("the sharing child got its own browser")
+	}
+	if diff := cmp.Diff([]string{"chat-9", "chat-9/helper"}, tr.HoldersOf("w1", "chat-9")); diff != "" {
+		t.Errorf("holders (-want +got):\n%s", diff)
+	}
+	if _, err := tr.OpenFor(ctx, "w1", parent.IsolatedChild("solo")); !errors.Is(err, browserpool.ErrSessionLimit) {
+		t.Errorf("an isolated child is a second browser and must hit the limit: %v", err)
+	}
+}
