@@ -126,7 +126,6 @@ type Mux struct {
 	mu       sync.Mutex
 	pending  map[uint64]route    // guarded by mu; global id -> caller
 	sessions map[string]*session // guarded by mu; by CDP session id, "" = browser
-	targets  map[string]string   // guarded by mu; target id -> session id
 	closed   bool                // guarded by mu
 	err      *EndError           // guarded by mu; set when closed
 
@@ -159,7 +158,6 @@ func New(t Transport, opts Options) (*Mux, error) {
 		cause:      opts.Cause,
 		pending:    make(map[uint64]route),
 		sessions:   make(map[string]*session),
-		targets:    make(map[string]string),
 		readerDone: make(chan struct{}),
 	}
 	if m.limit <= 0 {
@@ -335,11 +333,14 @@ func (m *Mux) dispatch(msg *message) {
 		var p struct {
 			TargetID string `json:"targetId"`
 		}
-		if json.Unmarshal(msg.Params, &p) == nil {
-			if sid, ok := m.targets[p.TargetID]; ok {
-				ended = m.unregisterLocked(sid)
-				reason = ErrTargetCrashed
+		if json.Unmarshal(msg.Params, &p) == nil && p.TargetID != "" {
+			// Every session attached to the target, not just the last.
+			for sid, cs := range m.sessions {
+				if sid != "" && cs.targetID == p.TargetID {
+					ended = append(ended, m.unregisterLocked(sid)...)
+				}
 			}
+			reason = ErrTargetCrashed
 		}
 	case "Inspector.targetCrashed":
 		if msg.SessionID != "" {
@@ -391,7 +392,6 @@ func (m *Mux) registerLocked(sessionID, targetID string) {
 	}
 	if targetID != "" {
 		s.targetID = targetID
-		m.targets[targetID] = sessionID
 	}
 }
 
@@ -403,9 +403,6 @@ func (m *Mux) unregisterLocked(sessionID string) []*session {
 		return nil
 	}
 	delete(m.sessions, sessionID)
-	if s.targetID != "" && m.targets[s.targetID] == sessionID {
-		delete(m.targets, s.targetID)
-	}
 	for id, r := range m.pending {
 		if r.s == s {
 			delete(m.pending, id)
@@ -453,10 +450,12 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 	err := m.t.WriteMessage(buf)
 	m.wmu.Unlock()
 	if err != nil {
-		m.mu.Lock()
-		delete(m.pending, gid)
-		m.mu.Unlock()
-		return fmt.Errorf("cdpmux: writing %s: %w", req.Method, err)
+		// A message transport that fails a write is dead (a broken pipe;
+		// gorilla/websocket after any write error), and the message was
+		// never processed: end the mux now rather than when the reader
+		// notices, so this and every later call report ErrConnClosed.
+		m.fail(fmt.Errorf("cdpmux: writing %s: %w", req.Method, err))
+		return errors.Join(ErrNotSent, m.Err())
 	}
 	return nil
 }

@@ -1,0 +1,604 @@
+// Room: what the fake browser answers. Built-in methods run with
+// Browser.mu held and never block; scripted handlers run without it.
+
+package cdptest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Chrome's protocol-level errors.
+var (
+	errSessionNotFound = &Error{Code: -32001, Message: "Session with given id not found."}
+	errInvalidParams   = &Error{Code: -32602, Message: "Invalid parameters"}
+	errNoTarget        = &Error{Code: -32602, Message: "No target with given id found"}
+	errNoSession       = &Error{Code: -32602, Message: "No session with given id"}
+)
+
+func errNotFound(method string) *Error {
+	return &Error{Code: -32601, Message: "'" + method + "' wasn't found"}
+}
+
+// receive handles one request written by the client.
+func (b *Browser) receive(data []byte) error {
+	var req envelope
+	decodeErr := json.Unmarshal(data, &req)
+
+	b.mu.Lock()
+	if b.connErr != nil {
+		b.mu.Unlock()
+		return io.ErrClosedPipe
+	}
+	var bad *Error
+	switch {
+	case decodeErr != nil:
+		bad = &Error{Code: -32700, Message: "Message must be a valid JSON"}
+	case req.ID == nil:
+		bad = &Error{Code: -32600, Message: "Message must have integer 'id' property"}
+	case req.Method == "":
+		bad = &Error{Code: -32600, Message: "Message must have string 'method' property"}
+	}
+	if bad != nil {
+		env := envelope{ID: req.ID, Error: bad, SessionID: req.SessionID}
+		msg, _ := json.Marshal(env) // cannot fail: plain fields
+		b.deliverLocked(&batch{msgs: [][]byte{msg}})
+		b.mu.Unlock()
+		return nil
+	}
+
+	id, method := *req.ID, req.Method
+	s := b.sessions[req.SessionID]
+	c := Call{Method: method, SessionID: req.SessionID, Params: req.Params}
+	if s != nil && s.target != nil {
+		c.TargetID = s.target.id
+	}
+	b.calls = append(b.calls, c)
+
+	// The browser process answers Browser.*, Target.* and Inspector.*
+	// itself; the rest goes to the renderer, which is gone once the target
+	// crashed.
+	browserSide := strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") ||
+		strings.HasPrefix(method, "Inspector.")
+	switch {
+	case s == nil:
+		// Chrome's dispatcher answers without a sessionId, unshaped.
+		b.deliverLocked(&batch{msgs: [][]byte{encodeReply(id, "", nil, errSessionNotFound)}})
+		b.mu.Unlock()
+		return nil
+	case s.target != nil && s.target.crashed && !browserSide:
+		b.mu.Unlock()
+		return nil // never answered
+	case b.sessionless[method]:
+		b.shapeLocked(&batch{name: method, on: s, dropOnCrash: !browserSide,
+			msgs: [][]byte{encodeReply(id, "", nil, errSessionNotFound)}})
+		b.mu.Unlock()
+		return nil
+	}
+	h := b.handlers[method]
+	if h == nil {
+		b.builtinLocked(s, id, method, req.Params, browserSide)
+		b.mu.Unlock()
+		return nil
+	}
+	b.mu.Unlock()
+
+	hc := c
+	hc.Params = slices.Clone(c.Params) // the record stays as sent
+	result, err := h(&hc)
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if errors.Is(err, ErrNotHandled) {
+		if !s.ended && (s.target == nil || !s.target.crashed || browserSide) {
+			b.builtinLocked(s, id, method, req.Params, browserSide)
+		}
+		return nil
+	}
+	var raw json.RawMessage
+	var e *Error
+	switch {
+	case err != nil && errors.As(err, &e):
+	case err != nil:
+		e = &Error{Code: -32000, Message: err.Error()}
+	case result == nil:
+		raw = json.RawMessage("{}")
+	default:
+		if raw, err = json.Marshal(result); err != nil {
+			e = &Error{Code: -32603, Message: "cdptest: encoding the handler's result for " + method + ": " + err.Error()}
+		}
+	}
+	b.shapeLocked(&batch{name: method, on: s, dropOnCrash: !browserSide,
+		msgs: [][]byte{encodeReply(id, s.id, raw, e)}})
+	return nil
+}
+
+// outcome is what a built-in method does after its effects: a reply and
+// the events that travel with it.
+type outcome struct {
+	result any
+	err    *Error
+	post   []event // sent right after the reply, in the same batch
+	self   bool    // the call ended its own session: reply anyway
+	after  func()  // runs once the reply is sent or lost with its session
+}
+
+type event struct {
+	on     *session
+	method string
+	params any
+}
+
+// builtinLocked runs the built-in behaviour of method on session s and
+// sends its reply.
+func (b *Browser) builtinLocked(s *session, id int64, method string, params json.RawMessage, browserSide bool) {
+	f := builtins[method]
+	var o outcome
+	switch {
+	case f == nil, s.target == nil && !browserSide:
+		o.err = errNotFound(method)
+	default:
+		o = f(b, s, params)
+	}
+	var raw json.RawMessage
+	if o.err == nil {
+		raw = mustMarshal(method+" result", o.result)
+		if raw == nil {
+			raw = json.RawMessage("{}")
+		}
+	}
+	msgs := [][]byte{encodeReply(id, s.id, raw, o.err)}
+	for _, ev := range o.post {
+		msgs = append(msgs, encodeEvent(ev.on.id, ev.method, ev.params))
+	}
+	bt := &batch{name: method, on: s, dropOnCrash: !browserSide, msgs: msgs, after: o.after}
+	if o.self {
+		bt.on = nil
+	}
+	b.shapeLocked(bt)
+}
+
+var builtins map[string]func(b *Browser, s *session, params json.RawMessage) outcome
+
+func init() {
+	builtins = map[string]func(*Browser, *session, json.RawMessage) outcome{
+		"Browser.getVersion": func(*Browser, *session, json.RawMessage) outcome {
+			return outcome{result: version{
+				ProtocolVersion: "1.3",
+				Product:         "HeadlessChrome/156.0.0.0",
+				Revision:        "@cdptest",
+				UserAgent:       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
+				JSVersion:       "15.6",
+			}}
+		},
+		"Browser.close": func(b *Browser, _ *session, _ json.RawMessage) outcome {
+			return outcome{after: func() { b.exitLocked(0) }}
+		},
+		"Target.setDiscoverTargets":      (*Browser).setDiscoverTargets,
+		"Target.createTarget":            (*Browser).createTarget,
+		"Target.attachToTarget":          (*Browser).attachToTarget,
+		"Target.detachFromTarget":        (*Browser).detachFromTarget,
+		"Target.closeTarget":             (*Browser).closeTarget,
+		"Target.activateTarget":          (*Browser).activateTarget,
+		"Target.getTargets":              (*Browser).getTargets,
+		"Page.enable":                    set(func(s *session) { s.page = true }),
+		"Page.disable":                   set(func(s *session) { s.page = false }),
+		"Runtime.enable":                 (*Browser).runtimeEnable,
+		"Runtime.disable":                set(func(s *session) { s.runtime = false }),
+		"Inspector.enable":               (*Browser).inspectorEnable,
+		"Inspector.disable":              set(func(*session) {}),
+		"Page.navigate":                  (*Browser).navigate,
+		"Page.getFrameTree":              (*Browser).getFrameTree,
+		"Page.setLifecycleEventsEnabled": (*Browser).setLifecycleEventsEnabled,
+		"Page.getNavigationHistory":      (*Browser).getNavigationHistory,
+		"Runtime.evaluate":               (*Browser).evaluateCall,
+	}
+}
+
+// set makes a built-in method that only changes a session's flags.
+func set(f func(*session)) func(*Browser, *session, json.RawMessage) outcome {
+	return func(_ *Browser, s *session, _ json.RawMessage) outcome {
+		f(s)
+		return outcome{}
+	}
+}
+
+// decode reads params into v; CDP treats absent params as {}.
+func decode(params json.RawMessage, v any) *Error {
+	if len(params) == 0 {
+		return nil
+	}
+	if json.Unmarshal(params, v) != nil {
+		return errInvalidParams
+	}
+	return nil
+}
+
+func (b *Browser) setDiscoverTargets(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Discover bool `json:"discover"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	if p.Discover && !s.discover {
+		for _, t := range b.targets {
+			b.emitLocked(s, "Target.targetCreated", targetEvent{TargetInfo: b.infoLocked(t)})
+		}
+	}
+	s.discover = p.Discover
+	return outcome{}
+}
+
+func (b *Browser) createTarget(_ *session, params json.RawMessage) outcome {
+	var p struct {
+		URL string `json:"url"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	t := b.newTargetLocked(p.URL)
+	return outcome{result: targetIDParams{TargetID: t.id}}
+}
+
+func (b *Browser) attachToTarget(s *session, params json.RawMessage) outcome {
+	var p struct {
+		TargetID string `json:"targetId"`
+		Flatten  bool   `json:"flatten"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	t := b.targetLocked(p.TargetID)
+	switch {
+	case t == nil:
+		return outcome{err: errNoTarget}
+	case !p.Flatten:
+		return outcome{err: &Error{Code: -32000, Message: "cdptest: only flattened sessions are supported: set flatten to true"}}
+	}
+	ns := b.attachLocked(s, t)
+	return outcome{result: struct {
+		SessionID string `json:"sessionId"`
+	}{ns.id}}
+}
+
+func (b *Browser) detachFromTarget(s *session, params json.RawMessage) outcome {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		TargetID  string `json:"targetId"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	ds := b.sessions[p.SessionID]
+	if p.SessionID == "" {
+		ds = nil
+		if t := b.targetLocked(p.TargetID); t != nil && len(t.sessions) > 0 {
+			ds = t.sessions[0]
+		}
+	}
+	if ds == nil || ds.target == nil {
+		return outcome{err: errNoSession}
+	}
+	b.detachLocked(ds)
+	return outcome{self: ds == s}
+}
+
+func (b *Browser) closeTarget(s *session, params json.RawMessage) outcome {
+	var p targetIDParams
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	t := b.targetLocked(p.TargetID)
+	if t == nil {
+		return outcome{err: errNoTarget}
+	}
+	// Chrome answers first and closes the target after.
+	return outcome{
+		result: struct {
+			Success bool `json:"success"`
+		}{true},
+		self: s.target == t,
+		after: func() {
+			if b.targetLocked(t.id) == t {
+				b.closeTargetLocked(t)
+			}
+		},
+	}
+}
+
+func (b *Browser) activateTarget(_ *session, params json.RawMessage) outcome {
+	var p targetIDParams
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	if b.targetLocked(p.TargetID) == nil {
+		return outcome{err: errNoTarget}
+	}
+	return outcome{}
+}
+
+func (b *Browser) getTargets(*session, json.RawMessage) outcome {
+	infos := []targetInfo{}
+	for _, t := range b.targets {
+		infos = append(infos, b.infoLocked(t))
+	}
+	return outcome{result: struct {
+		TargetInfos []targetInfo `json:"targetInfos"`
+	}{infos}}
+}
+
+func (b *Browser) runtimeEnable(s *session, _ json.RawMessage) outcome {
+	if !s.runtime {
+		// Chrome reports the existing contexts before it answers.
+		b.emitLocked(s, "Runtime.executionContextCreated", contextEvent{Context: b.contextLocked(s.target)})
+	}
+	s.runtime = true
+	return outcome{}
+}
+
+func (b *Browser) inspectorEnable(s *session, _ json.RawMessage) outcome {
+	if s.target.crashed {
+		// Chrome repeats the news to a session that enables late.
+		b.emitLocked(s, "Inspector.targetCrashed", struct{}{})
+	}
+	return outcome{}
+}
+
+// loadedPhases are the lifecycle events of a page that has finished
+// loading, in Chrome's order.
+var loadedPhases = []string{"commit", "DOMContentLoaded", "load", "networkAlmostIdle", "networkIdle"}
+
+func (b *Browser) setLifecycleEventsEnabled(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Enabled bool `json:"enabled"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	s.lifecycle = p.Enabled
+	if p.Enabled {
+		// Chrome replays the phases the current document has reached
+		// (all of them, here) before it answers.
+		t := s.target
+		for _, name := range loadedPhases {
+			b.emitLocked(s, "Page.lifecycleEvent", b.lifecycleLocked(t, name))
+		}
+	}
+	return outcome{}
+}
+
+func (b *Browser) lifecycleLocked(t *target, name string) lifecycleEvent {
+	return lifecycleEvent{FrameID: t.id, LoaderID: t.loaderID, Name: name, Timestamp: time.Since(b.start).Seconds()}
+}
+
+func (b *Browser) navigate(s *session, params json.RawMessage) outcome {
+	var p struct {
+		URL string `json:"url"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	if p.URL == "" {
+		return outcome{err: errInvalidParams}
+	}
+	t := s.target
+	t.url, t.title = p.URL, p.URL
+	t.history = append(t.history, p.URL)
+	t.loaderID = b.nextIDLocked("LOADER")
+	t.context = b.nextLocked("context")
+
+	res := navigateResult{FrameID: t.id, LoaderID: t.loaderID}
+	if u, err := url.Parse(p.URL); err == nil && u.Hostname() == "fail.invalid" {
+		res.ErrorText = "net::ERR_NAME_NOT_RESOLVED"
+	}
+	var post []event
+	each := func(enabled func(*session) bool, method string, params any) {
+		for _, ts := range t.sessions {
+			if enabled(ts) {
+				post = append(post, event{ts, method, params})
+			}
+		}
+	}
+	page := func(x *session) bool { return x.page }
+	lifecycle := func(x *session) bool { return x.page && x.lifecycle }
+	runtime := func(x *session) bool { return x.runtime }
+	phase := func(name string) { each(lifecycle, "Page.lifecycleEvent", b.lifecycleLocked(t, name)) }
+	frameID := frameIDParams{FrameID: t.id}
+	each(page, "Page.frameStartedLoading", frameID)
+	phase("init")
+	each(runtime, "Runtime.executionContextsCleared", struct{}{})
+	each(page, "Page.frameNavigated", frameNavigated{Frame: b.frameLocked(t), Type: "Navigation"})
+	phase("commit")
+	each(runtime, "Runtime.executionContextCreated", contextEvent{Context: b.contextLocked(t)})
+	ts := timestamp{Timestamp: time.Since(b.start).Seconds()}
+	each(page, "Page.domContentEventFired", ts)
+	phase("DOMContentLoaded")
+	each(page, "Page.loadEventFired", ts)
+	phase("load")
+	each(page, "Page.frameStoppedLoading", frameID)
+	phase("networkAlmostIdle")
+	phase("networkIdle")
+	for _, ds := range b.liveSessionsLocked() {
+		if ds.discover {
+			post = append(post, event{ds, "Target.targetInfoChanged", targetEvent{TargetInfo: b.infoLocked(t)}})
+		}
+	}
+	return outcome{result: res, post: post}
+}
+
+func (b *Browser) getFrameTree(s *session, _ json.RawMessage) outcome {
+	return outcome{result: struct {
+		FrameTree struct {
+			Frame frame `json:"frame"`
+		} `json:"frameTree"`
+	}{struct {
+		Frame frame `json:"frame"`
+	}{b.frameLocked(s.target)}}}
+}
+
+func (b *Browser) getNavigationHistory(s *session, _ json.RawMessage) outcome {
+	t := s.target
+	type entry struct {
+		ID             int    `json:"id"`
+		URL            string `json:"url"`
+		UserTypedURL   string `json:"userTypedURL"`
+		Title          string `json:"title"`
+		TransitionType string `json:"transitionType"`
+	}
+	entries := make([]entry, len(t.history))
+	for i, u := range t.history {
+		entries[i] = entry{ID: i + 1, URL: u, UserTypedURL: u, Title: u, TransitionType: "typed"}
+	}
+	entries[len(entries)-1].Title = t.title
+	return outcome{result: struct {
+		CurrentIndex int     `json:"currentIndex"`
+		Entries      []entry `json:"entries"`
+	}{len(entries) - 1, entries}}
+}
+
+func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Expression string `json:"expression"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	return outcome{result: struct {
+		Result remoteObject `json:"result"`
+	}{evaluate(p.Expression, s.target.title, s.target.url)}}
+}
+
+func (b *Browser) frameLocked(t *target) frame {
+	return frame{
+		ID:                             t.id,
+		LoaderID:                       t.loaderID,
+		URL:                            t.url,
+		DomainAndRegistry:              "",
+		SecurityOrigin:                 origin(t.url),
+		MimeType:                       "text/html",
+		SecureContextType:              "InsecureScheme",
+		CrossOriginIsolatedContextType: "NotIsolated",
+		GatedAPIFeatures:               []string{},
+	}
+}
+
+func (b *Browser) contextLocked(t *target) executionContext {
+	c := executionContext{ID: t.context, Origin: origin(t.url), UniqueID: t.loaderID + "." + t.id}
+	c.AuxData.IsDefault = true
+	c.AuxData.Type = "default"
+	c.AuxData.FrameID = t.id
+	return c
+}
+
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "://"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// Wire types, in Chrome's field order.
+
+type version struct {
+	ProtocolVersion string `json:"protocolVersion"`
+	Product         string `json:"product"`
+	Revision        string `json:"revision"`
+	UserAgent       string `json:"userAgent"`
+	JSVersion       string `json:"jsVersion"`
+}
+
+type targetInfo struct {
+	TargetID         string `json:"targetId"`
+	Type             string `json:"type"`
+	Title            string `json:"title"`
+	URL              string `json:"url"`
+	Attached         bool   `json:"attached"`
+	CanAccessOpener  bool   `json:"canAccessOpener"`
+	BrowserContextID string `json:"browserContextId"`
+}
+
+type targetEvent struct {
+	TargetInfo targetInfo `json:"targetInfo"`
+}
+
+type targetIDParams struct {
+	TargetID string `json:"targetId"`
+}
+
+type targetCrashed struct {
+	TargetID  string `json:"targetId"`
+	Status    string `json:"status"`
+	ErrorCode int    `json:"errorCode"`
+}
+
+type attachedToTarget struct {
+	SessionID          string     `json:"sessionId"`
+	TargetInfo         targetInfo `json:"targetInfo"`
+	WaitingForDebugger bool       `json:"waitingForDebugger"`
+}
+
+type detachedFromTarget struct {
+	SessionID string `json:"sessionId"`
+	TargetID  string `json:"targetId"`
+}
+
+type navigateResult struct {
+	FrameID   string `json:"frameId"`
+	LoaderID  string `json:"loaderId"`
+	ErrorText string `json:"errorText,omitempty"`
+}
+
+type lifecycleEvent struct {
+	FrameID   string  `json:"frameId"`
+	LoaderID  string  `json:"loaderId"`
+	Name      string  `json:"name"`
+	Timestamp float64 `json:"timestamp"`
+}
+
+type frameIDParams struct {
+	FrameID string `json:"frameId"`
+}
+
+type timestamp struct {
+	Timestamp float64 `json:"timestamp"`
+}
+
+type frame struct {
+	ID                             string   `json:"id"`
+	LoaderID                       string   `json:"loaderId"`
+	URL                            string   `json:"url"`
+	DomainAndRegistry              string   `json:"domainAndRegistry"`
+	SecurityOrigin                 string   `json:"securityOrigin"`
+	MimeType                       string   `json:"mimeType"`
+	SecureContextType              string   `json:"secureContextType"`
+	CrossOriginIsolatedContextType string   `json:"crossOriginIsolatedContextType"`
+	GatedAPIFeatures               []string `json:"gatedAPIFeatures"`
+}
+
+type frameNavigated struct {
+	Frame frame  `json:"frame"`
+	Type  string `json:"type"`
+}
+
+type executionContext struct {
+	ID       int    `json:"id"`
+	Origin   string `json:"origin"`
+	Name     string `json:"name"`
+	UniqueID string `json:"uniqueId"`
+	AuxData  struct {
+		IsDefault bool   `json:"isDefault"`
+		Type      string `json:"type"`
+		FrameID   string `json:"frameId"`
+	} `json:"auxData"`
+}
+
+type contextEvent struct {
+	Context executionContext `json:"context"`
+}
