@@ -308,6 +308,9 @@ func (p *Pool) Session(ctx context.Context, id string) (*Session, error) {
 	}
 	if id != "" {
 		s := p.sessions[id]
+		if s == nil {
+			s = p.attached[id]
+		}
 		ids := p.liveIDsLocked()
 		p.mu.Unlock()
 		if s == nil {
@@ -545,6 +548,9 @@ func (p *Pool) watch(s *Session) {
 func (p *Pool) CloseSession(ctx context.Context, id string) error {
 	p.mu.Lock()
 	s := p.sessions[id]
+	if s == nil {
+		s = p.attached[id]
+	}
 	ids := p.liveIDsLocked()
 	p.mu.Unlock()
 	if s == nil {

@@ -63,6 +63,18 @@
 // later hooks and a panicking one is recovered. [Pool.Stats] returns a plain
 // value: gauges now and counters since the start.
 //
+// # Attaching to the user's browser
+//
+// [CheckCDP] tells, in words a user can act on, whether a Chrome started
+// with --remote-debugging-port answers (refused, not DevTools, timeout, or
+// the "Allow remote debugging?" prompt still pending — never raising a
+// second prompt). [Pool.Attach] connects to it: all workflows share one
+// session per port (shared-cdp-<port>), closing it only disconnects, and
+// the user's browser and tabs are never closed. Through
+// [Session.ForWorkflow] each workflow names the tab of every page action
+// ([AttachedView.Do]) and has its own selected tab; actions on one port are
+// serialized. Acting on a visible browser may bring it to the foreground.
+//
 // # Testing with cdptest
 //
 // Package cdptest is an in-memory fake browser, like net/http/httptest: set

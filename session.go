@@ -144,6 +144,9 @@ func (s *Session) endErrLocked(op, tab string) error {
 	if s.reason == ReasonCrashed {
 		e := newError(op, ErrBrowserExited, "")
 		e.Session, e.Tab, e.Err = s.id, tab, s.cause
+		if !s.ours {
+			e.Hint = "the user's browser quit or stopped remote debugging; check it with CheckCDP, then attach again with Pool.Attach"
+		}
 		return e
 	}
 	e := newError(op, ErrSessionClosed, fmt.Sprintf("closed (reason %s)", s.reason))
@@ -202,8 +205,10 @@ func (s *Session) finishClose() {
 
 // Close closes the session through the pool's one close path (reason
 // explicit): the browser is shut down (bounded), its process group killed
-// and reaped, and its profile dir deleted. ctx bounds the wait; the close
-// itself completes regardless. Closing a closed session returns nil.
+// and reaped, and its profile dir deleted. For an attached session
+// (Info().Ours false) it only disconnects: the user's browser and tabs stay.
+// ctx bounds the wait; the close itself completes regardless. Closing a
+// closed session returns nil.
 func (s *Session) Close(ctx context.Context) error {
 	return s.closeWith(ctx, ReasonExplicit)
 }
@@ -355,6 +360,12 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 }
 
 func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
+	if id == "" && !s.ours {
+		e := newError(op, ErrTabRequired, "an attached browser is shared: name the tab")
+		e.Session = s.id
+		e.Hint = "use Session.ForWorkflow(workflow) and name the tab by id or label; AttachedView.Tabs lists them"
+		return nil, e
+	}
 	s.mu.Lock()
 	if id != "" {
 		if t := s.tabs[id]; t != nil {
