@@ -2,7 +2,7 @@
 // DevTools websocket). attachedBrowser.mu guards its workflows' labels and
 // selected tabs; attachedBrowser.port (a semaphore, not a field guard) is the
 // port lock that serializes page actions on the browser and is held across
-// their CDP calls by design; attachOps.mu guards the attaches under way. No
+// their CDP calls by design; Pool.mu guards Pool.attaching, the attaches under way. No
 // mutex is held across a dial, a CDP call or a close, and none is taken while
 // waiting for the port lock.
 
@@ -145,18 +145,6 @@ func (p *Pool) sameBrowser(ctx context.Context, op string, s *Session, ep cdpEnd
 	return e
 }
 
-// attachOps holds the attaches under way, one per pool and port. Lock order:
-// attachOps.mu before Pool.mu.
-var attachOps = struct {
-	mu sync.Mutex
-	m  map[attachKey]*attachOp // guarded by mu
-}{m: map[attachKey]*attachOp{}}
-
-type attachKey struct {
-	p    *Pool
-	port int
-}
-
 // attachOp is one attach under way. s and err are set before done is
 // closed; tg is set once the endpoint has answered.
 type attachOp struct {
@@ -170,33 +158,27 @@ type attachOp struct {
 // joinAttach returns the attach under way for ep's port, starting one on a
 // goroutine of the pool's if there is none.
 func (p *Pool) joinAttach(op string, ep cdpEndpoint) (*attachOp, error) {
-	key := attachKey{p, ep.port}
-	attachOps.mu.Lock()
-	defer attachOps.mu.Unlock()
-	if o := attachOps.m[key]; o != nil {
-		return o, nil
-	}
 	p.mu.Lock()
-	closed := p.closed
-	if !closed {
-		p.wg.Add(1)
-	}
-	p.mu.Unlock()
-	if closed {
+	defer p.mu.Unlock()
+	if p.closed {
 		return nil, newError(op, ErrPoolClosed, "")
 	}
+	if o := p.attaching[ep.port]; o != nil {
+		return o, nil
+	}
 	o := &attachOp{ep: ep, done: make(chan struct{})}
-	attachOps.m[key] = o
-	go p.runAttach(key, o)
+	p.attaching[ep.port] = o
+	p.wg.Add(1)
+	go p.runAttach(o)
 	return o, nil
 }
 
-func (p *Pool) runAttach(key attachKey, o *attachOp) {
+func (p *Pool) runAttach(o *attachOp) {
 	defer p.wg.Done()
 	s, err := p.attach(o)
-	attachOps.mu.Lock()
-	delete(attachOps.m, key)
-	attachOps.mu.Unlock()
+	p.mu.Lock()
+	delete(p.attaching, o.ep.port)
+	p.mu.Unlock()
 	o.s, o.err = s, err
 	close(o.done)
 }

@@ -128,6 +128,7 @@ type Pool struct {
 	pendingRm map[string]time.Time // guarded by mu; profile dirs to retry removing
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
+	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
 	reaperOn  bool                 // guarded by mu; the idle reaper is running
 }
 
@@ -156,6 +157,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		pendingRm: make(map[string]time.Time),
 		leaked:    make(map[*Session]bool),
 		attached:  make(map[string]*Session),
+		attaching: make(map[int]*attachOp),
 	}
 	if p.launcher == nil {
 		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs}
