@@ -367,18 +367,22 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 		return nil, e
 	}
 	s.mu.Lock()
-	if id != "" {
-		if t := s.tabs[id]; t != nil {
-			s.mu.Unlock()
-			return t, nil
-		}
-	} else if s.active != "" {
-		if t := s.tabs[s.active]; t != nil {
-			s.mu.Unlock()
-			return t, nil
-		}
+	known := s.tabs[id]
+	if id == "" && s.active != "" {
+		known = s.tabs[s.active]
 	}
 	s.mu.Unlock()
+	if known != nil {
+		// It may still be connecting (another caller's first use).
+		select {
+		case <-known.ready:
+		case <-ctx.Done():
+			return nil, s.wrap(op, known.id, ctx.Err())
+		}
+		if known.readyErr == nil {
+			return known, nil
+		}
+	}
 
 	infos, err := s.pageTargets(ctx)
 	if err != nil {
