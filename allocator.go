@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -214,7 +213,9 @@ type AcquireOptions struct {
 	// getting its own: the explicit share strategy. That task must hold a
 	// live session of its own on this task's computer (a task not bound yet
 	// is bound to that computer). Sharing takes no slot and never queues.
-	// Without ShareWith a task never gets another task's session.
+	// The session stays its owner's: it closes when the owner finishes,
+	// and the sharer's Finish leaves it open. Without ShareWith a task never
+	// gets another task's session.
 	ShareWith string
 	// Budget overrides AllocatorConfig.Budget for this call. Zero means the
 	// configured budget; negative means no budget.
@@ -304,7 +305,7 @@ type Allocator struct {
 
 	ctx    context.Context // the allocator's lifetime; launches run on it
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // launches, reclaims and the leak retry loop
+	wg     sync.WaitGroup // launches, closes, the budget sweeper and the leak retry loop
 
 	// How sessions are opened, closed and closed again after a leak: the
 	// computer's pool, or stubs in the benchmark of the queue itself.
@@ -312,10 +313,14 @@ type Allocator struct {
 	closeFn func(*Session, CloseReason) error
 	retryFn func(*Session) error
 
+	sweepKick chan struct{} // buffered 1: a deadline earlier than sweepAt arrived
+
 	mu       sync.Mutex
 	tasks    map[string]*taskRec // guarded by mu; bound tasks
 	leaks    map[*Session]*leak  // guarded by mu; sessions whose close failed
 	retrying bool                // guarded by mu; the leak retry loop is running
+	sweeping bool                // guarded by mu; the budget sweeper is running
+	sweepAt  time.Time           // guarded by mu; when the sweeper wakes next
 	closed   bool                // guarded by mu
 }
 
@@ -339,6 +344,7 @@ type computer struct {
 	leaked     int           // guarded by Allocator.mu
 	head, tail *waiter       // guarded by Allocator.mu; the FIFO queue
 	nwait      int           // guarded by Allocator.mu; queue length
+	sorted     bool          // guarded by Allocator.mu; queued deadlines are in queue order (no deadline last)
 	orphans    []*launchRun  // guarded by Allocator.mu; launches whose waiter left, none waiting for them
 	st         ComputerStats // guarded by Allocator.mu; counters
 }
@@ -349,36 +355,53 @@ type taskRec struct {
 	c     *computer
 	lease *Lease  // the session the task holds, or nil
 	w     *waiter // the acquire in progress, or nil
+
+	// The first acquire's waiter comes with the record (one allocation
+	// less on the common bind, acquire, finish path); later ones are new.
+	first     waiter
+	firstUsed bool
 }
 
 // waiter is one acquire in progress, from joining the queue (or taking a
-// free slot) until it returns. ready is closed once, when a slot is granted;
-// leave is closed once, when Finish or Close ends the acquire. Every other
-// field is guarded by Allocator.mu.
+// free slot) until it returns. wake (buffered, capacity 1) is signalled
+// under Allocator.mu whenever its state changes: granted a slot, handed a
+// launch, done. Every other field but the fixed ones is guarded by
+// Allocator.mu.
 type waiter struct {
-	t          *taskRec
-	c          *computer
-	enq        time.Time // when it queued (zero if it never queued)
-	ahead      int       // tasks ahead when it queued
-	ready      chan struct{}
-	leave      chan struct{}
-	prev, next *waiter
-	queued     bool       // in c's queue
-	granted    bool       // holds a slot
-	launch     *launchRun // the launch its slot carries, if any
-	waited     time.Duration
-	kickErr    error // set with leave
+	t        *taskRec
+	c        *computer
+	enq      time.Time // when it queued (zero if it never queued)
+	deadline time.Time // when its budget runs out (zero: no budget)
+	ahead    int       // tasks ahead when it queued
+	wake     chan struct{}
+
+	prev, next *waiter       // guarded by Allocator.mu; c's queue
+	queued     bool          // guarded by Allocator.mu; in c's queue
+	granted    bool          // guarded by Allocator.mu; holds a slot
+	launch     *launchRun    // guarded by Allocator.mu; the launch its slot carries, if any
+	waited     time.Duration // guarded by Allocator.mu; time spent in the queue
+	done       bool          // guarded by Allocator.mu; lease or err is the answer
+	lease      *Lease        // guarded by Allocator.mu
+	err        error         // guarded by Allocator.mu
 }
 
-// launchRun is one browser launch for a slot. s and err are set before done
-// is closed; claim and finished are guarded by Allocator.mu.
+// signalLocked wakes w's Acquire if it is not already due to wake.
+func (w *waiter) signalLocked() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// launchRun is one browser launch for a slot. c is fixed; every other field
+// is guarded by Allocator.mu.
 type launchRun struct {
 	c        *computer
-	done     chan struct{}
-	s        *Session
-	err      error
-	claim    *waiter // who gets the session; nil once orphaned
-	finished bool
+	claim    *waiter  // guarded by Allocator.mu; who gets the session; nil once orphaned
+	finished bool     // guarded by Allocator.mu; s and err are set
+	s        *Session // guarded by Allocator.mu
+	err      error    // guarded by Allocator.mu
+	lease    Lease    // guarded by Allocator.mu; the lease made of it (one allocation with the launch)
 }
 
 // leak is a session whose close failed.
@@ -417,7 +440,7 @@ func NewAllocator(cfg AllocatorConfig) (*Allocator, error) {
 		c := &cfg.Computers[i]
 		field := fmt.Sprintf("Computers[%d]", i)
 		switch {
-		case !validID(c.Name):
+		case !isValidID(c.Name):
 			return nil, bad(field+".Name", fmt.Sprintf("%q is not 1 to 64 letters, digits, '-' or '_'", c.Name))
 		case comps[c.Name] != nil:
 			return nil, bad(field+".Name", fmt.Sprintf("%q names two computers", c.Name))
@@ -432,24 +455,25 @@ func NewAllocator(cfg AllocatorConfig) (*Allocator, error) {
 			c.Cap = DefaultComputerCap
 		}
 		pools[c.Pool] = c.Name
-		cc := &computer{name: c.Name, pool: c.Pool, cap: c.Cap}
+		cc := &computer{name: c.Name, pool: c.Pool, cap: c.Cap, sorted: true}
 		cc.st.Reclaims = make(map[TaskState]uint64)
 		comps[c.Name] = cc
 		order = append(order, cc)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Allocator{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		comps:   comps,
-		order:   order,
-		ctx:     ctx,
-		cancel:  cancel,
-		tasks:   make(map[string]*taskRec),
-		leaks:   make(map[*Session]*leak),
-		openFn:  func(ctx context.Context, c *computer) (*Session, error) { return c.pool.Open(ctx) },
-		closeFn: closeForTask,
-		retryFn: retryClose,
+		cfg:       cfg,
+		log:       cfg.Logger,
+		comps:     comps,
+		order:     order,
+		ctx:       ctx,
+		cancel:    cancel,
+		tasks:     make(map[string]*taskRec),
+		leaks:     make(map[*Session]*leak),
+		sweepKick: make(chan struct{}, 1),
+		openFn:    func(ctx context.Context, c *computer) (*Session, error) { return c.pool.Open(ctx) },
+		closeFn:   closeForTask,
+		retryFn:   retryClose,
 	}
 	if cfg.Audit != nil {
 		a.events = newEventQueue(cfg.Logger)
@@ -457,23 +481,8 @@ func NewAllocator(cfg AllocatorConfig) (*Allocator, error) {
 	return a, nil
 }
 
-// validID is ValidateID's rule without the regexp, for the hot path.
-func validID(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 func checkTaskID(op, kind, id string) error {
-	if validID(id) {
+	if isValidID(id) {
 		return nil
 	}
 	err := ValidateID(kind, id)
@@ -511,7 +520,8 @@ func (a *Allocator) computerNames() string {
 // Bind binds task to the named computer: every session the task acquires
 // runs there. Binding a task again to the same computer does nothing;
 // binding it to another fails with ErrWrongComputer until the task is
-// finished (Finish forgets the task and its binding).
+// finished. A task bound here or by Acquire stays known until Finish, which
+// forgets it and its binding; so every task must end with Finish.
 func (a *Allocator) Bind(task, computer string) error {
 	const op = "Allocator.Bind"
 	if err := checkTaskID(op, "task", task); err != nil {
@@ -572,7 +582,10 @@ func (a *Allocator) wrongComputer(op, task, bound, asked string) *Error {
 //
 // On failure Acquire returns an *Error and the task holds no slot: a slot
 // handed to it as it left goes to the next waiter, and a browser launching
-// for it goes to the next waiter or is closed. ctx bounds the wait only.
+// for it goes to the next waiter or is closed; no browser is launched for a
+// waiter that has left. ctx bounds the wait only (a session that arrives
+// as ctx ends may still be returned). Launches run on the allocator's own
+// context, bounded by the pool's LaunchTimeout.
 func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOptions) (*Lease, error) {
 	const op = "Allocator.Acquire"
 	if err := checkTaskID(op, "task", task); err != nil {
@@ -624,7 +637,7 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 		return nil, allocError(op, task, ErrTaskBusy, fmt.Sprintf("task %s already has an acquire in progress on computer %q", task, t.c.name))
 	}
 	c := t.c
-	w := &waiter{t: t, c: c}
+	relaunch := false
 	if l := t.lease; l != nil {
 		alive := l.s.Err() == nil // Session.mu is a leaf lock: never held while taking ours
 		wantOwner := task
@@ -643,17 +656,21 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 			}
 			return nil, allocError(op, task, ErrTaskBusy, fmt.Sprintf("task %s already holds %s", task, what))
 		case l.Shared():
+			// The owner's session ended under it: the share is over.
 			t.lease = nil
 			c.sharing--
+			a.emitLocked(AuditEvent{Kind: AuditReleased, Task: task, Computer: c.name, Session: l.s.id, Owner: l.owner})
 		default:
-			// Its session ended on its own; the slot is still the task's.
+			// Its session ended on its own (crash, idle reclaim); the slot
+			// is still the task's.
 			t.lease = nil
 			c.leased--
+			a.emitLocked(AuditEvent{Kind: AuditReclaimed, Task: task, Computer: c.name, Session: l.s.id, Reason: l.s.closeReason()})
 			if opts.ShareWith != "" {
 				a.releaseLocked(c)
 				break
 			}
-			w.granted = true
+			relaunch = true
 		}
 	}
 	if opts.ShareWith != "" {
@@ -661,9 +678,15 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 		a.mu.Unlock()
 		return lease, err
 	}
+	w := &t.first
+	if t.firstUsed {
+		w = new(waiter)
+	}
+	t.firstUsed = true
+	w.t, w.c = t, c
 	switch {
-	case w.granted:
-		// relaunch in the task's own slot
+	case relaunch:
+		w.granted = true // in the task's own slot
 	case len(c.orphans) > 0:
 		// A launch whose waiter left and that nobody claimed yet: take it
 		// over instead of starting another browser. (Orphans exist only
@@ -693,21 +716,28 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 	default:
 		w.enq = time.Now()
 		w.ahead = c.nwait
-		w.ready = make(chan struct{})
+		if budget > 0 {
+			w.deadline = w.enq.Add(budget)
+			a.watchDeadlineLocked(w.deadline)
+		}
 		c.pushLocked(w)
 		c.st.Waits++
 		a.emitLocked(AuditEvent{Time: w.enq, Kind: AuditQueued, Task: task, Computer: c.name, Ahead: w.ahead})
 	}
-	w.leave = make(chan struct{})
+	w.wake = make(chan struct{}, 1)
 	t.w = w
+	var inline *launchRun
+	queued := w.queued
+	if !queued {
+		inline = a.startLaunchLocked(ctx, w)
+	}
 	a.mu.Unlock()
-
-	if !w.granted {
-		if err := a.wait(ctx, op, w, budget); err != nil {
-			return nil, err
+	if inline != nil {
+		if lease, err, ok := a.runLaunch(inline, w); ok {
+			return lease, err
 		}
 	}
-	return a.launchFor(ctx, op, w)
+	return a.await(ctx, op, w)
 }
 
 // shareLocked gives t a lease on the session of the task named owner.
@@ -729,73 +759,195 @@ func (a *Allocator) shareLocked(op string, t *taskRec, owner string) (*Lease, er
 	return l, nil
 }
 
-// wait waits in the queue until w is granted a slot. On failure w has left
-// the queue and holds no slot.
-func (a *Allocator) wait(ctx context.Context, op string, w *waiter, budget time.Duration) error {
-	var expired <-chan time.Time
-	if budget > 0 {
-		tm := time.NewTimer(budget)
-		defer tm.Stop()
-		expired = tm.C
-	}
-	select {
-	case <-w.ready:
+// startLaunchLocked starts the launch of w's slot unless its slot already
+// carries one. It returns the launch when the caller must run it on its own
+// goroutine: a caller whose context cannot end can only be taken away by
+// Finish or Close, which hand the launch on themselves, so it needs no
+// goroutine of ours.
+func (a *Allocator) startLaunchLocked(ctx context.Context, w *waiter) *launchRun {
+	if w.launch != nil {
 		return nil
-	case <-w.leave:
-		return w.kickErr // Finish or Close took it out of the queue
-	case <-ctx.Done():
-		return a.leave(ctx, op, w, false)
-	case <-expired:
-		return a.leave(ctx, op, w, true)
+	}
+	l := &launchRun{c: w.c, claim: w}
+	w.launch = l
+	w.c.starting++
+	a.wg.Add(1)
+	if ctx.Done() == nil {
+		return l
+	}
+	go a.runLaunch(l, nil)
+	return nil
+}
+
+// await waits until w is answered (a lease or an error), starting the
+// launch of a slot handed to it from the queue. ctx bounds the wait; the
+// budget sweeper ends it if its budget runs out in the queue. On failure w
+// holds no slot.
+func (a *Allocator) await(ctx context.Context, op string, w *waiter) (*Lease, error) {
+	for {
+		select {
+		case <-w.wake:
+		case <-ctx.Done():
+			return a.leave(ctx, op, w)
+		}
+		a.mu.Lock()
+		if w.done {
+			lease, err := w.lease, w.err
+			a.mu.Unlock()
+			return lease, err
+		}
+		if !w.granted {
+			a.mu.Unlock()
+			continue
+		}
+		if ctx.Err() != nil {
+			// Never launch for a waiter that has left.
+			a.mu.Unlock()
+			return a.leave(ctx, op, w)
+		}
+		inline := a.startLaunchLocked(ctx, w)
+		a.mu.Unlock()
+		if inline != nil {
+			if lease, err, ok := a.runLaunch(inline, w); ok {
+				return lease, err
+			}
+		}
 	}
 }
 
-// leave takes w out after its context ended or its budget ran out. A slot
-// handed to it meanwhile goes to the next waiter (or back to the computer);
-// so does a launch the slot carries.
-func (a *Allocator) leave(ctx context.Context, op string, w *waiter, timedOut bool) error {
+// leave takes w out after its context ended. A slot handed to it meanwhile
+// goes to the next waiter (or back to the computer); so does a launch the
+// slot carries. An answer that came first wins.
+func (a *Allocator) leave(ctx context.Context, op string, w *waiter) (*Lease, error) {
 	c, task := w.c, w.t.name
 	a.mu.Lock()
-	if w.kickErr != nil {
-		a.mu.Unlock()
-		return w.kickErr
+	defer a.mu.Unlock()
+	if w.done {
+		return w.lease, w.err
 	}
-	if timedOut && w.granted {
-		// The slot came as the budget ran out: the wait succeeded.
-		a.mu.Unlock()
-		return nil
+	waited := a.dropLocked(w)
+	c.st.CancelledAcquires++
+	err := a.ctxErr(op, task, ctx, waited, c)
+	a.emitLocked(AuditEvent{Kind: AuditCancelled, Task: task, Computer: c.name, Wait: waited, Err: err})
+	return nil, err
+}
+
+// watchDeadlineLocked makes sure the budget sweeper wakes by d.
+func (a *Allocator) watchDeadlineLocked(d time.Time) {
+	if !a.sweeping {
+		a.sweeping, a.sweepAt = true, d
+		a.wg.Add(1)
+		go a.sweepBudgets()
+		return
 	}
-	still := 0
-	if w.queued {
-		for x := w.prev; x != nil; x = x.prev {
-			still++
+	if d.Before(a.sweepAt) {
+		a.sweepAt = d
+		select {
+		case a.sweepKick <- struct{}{}:
+		default:
 		}
 	}
-	var toClose *Session
-	waited := w.waited
+}
+
+// sweepBudgets ends the queued acquires whose budget ran out, sleeping
+// until the earliest deadline left, and exits when no queued acquire has
+// one. One goroutine and one timer serve every waiter: a timer per waiter
+// costs more than the rest of an acquire under contention.
+func (a *Allocator) sweepBudgets() {
+	defer a.wg.Done()
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	for {
+		a.mu.Lock()
+		now := time.Now()
+		var next time.Time
+		for _, c := range a.order {
+			if d := a.expireLocked(c, now); !d.IsZero() && (next.IsZero() || d.Before(next)) {
+				next = d
+			}
+		}
+		if next.IsZero() || a.closed {
+			a.sweeping = false
+			a.mu.Unlock()
+			return
+		}
+		a.sweepAt = next
+		a.mu.Unlock()
+		tm.Reset(next.Sub(now))
+		select {
+		case <-tm.C:
+		case <-a.sweepKick:
+			tm.Stop()
+		case <-a.ctx.Done():
+			tm.Stop()
+			a.mu.Lock()
+			a.sweeping = false
+			a.mu.Unlock()
+			return
+		}
+	}
+}
+
+// expireLocked ends c's queued acquires whose deadline is not after now and
+// returns the earliest deadline left (zero if none). While c's deadlines
+// are in queue order (every acquire with the same budget) it stops at the
+// first one not yet due.
+func (a *Allocator) expireLocked(c *computer, now time.Time) time.Time {
+	var next time.Time
+	for w := c.head; w != nil; {
+		after := w.next
+		switch {
+		case w.deadline.IsZero():
+			if c.sorted {
+				return next // in order, no deadline here means none behind
+			}
+		case !w.deadline.After(now):
+			a.timeoutLocked(w)
+		default:
+			if next.IsZero() || w.deadline.Before(next) {
+				next = w.deadline
+			}
+			if c.sorted {
+				return next
+			}
+		}
+		w = after
+	}
+	return next
+}
+
+// timeoutLocked ends w's acquire with ErrQueueTimeout.
+func (a *Allocator) timeoutLocked(w *waiter) {
+	c, task := w.c, w.t.name
+	still := 0
+	for x := w.prev; x != nil; x = x.prev {
+		still++
+	}
+	waited := a.dropLocked(w)
+	c.st.QueueTimeouts++
+	e := allocError("Allocator.Acquire", task, ErrQueueTimeout, fmt.Sprintf("waited %v for a free slot on computer %q (cap %d, all in use); %d %s ahead when it queued, %d still ahead",
+		roundWait(waited), c.name, c.cap, w.ahead, plural(w.ahead, "task was", "tasks were"), still))
+	w.err = e
+	w.signalLocked()
+	a.emitLocked(AuditEvent{Kind: AuditQueueTimeout, Task: task, Computer: c.name, Wait: waited, Ahead: still, Err: e})
+}
+
+// dropLocked ends w's acquire without an answer for it: w leaves the queue,
+// or the slot it holds (with any launch) is handed on. It returns the time
+// w spent in the queue.
+func (a *Allocator) dropLocked(w *waiter) time.Duration {
+	c := w.c
+	w.done = true
+	w.t.w = nil
 	if w.queued {
 		c.removeLocked(w)
-		waited = time.Since(w.enq)
-		c.st.WaitTime += waited
+		w.waited = time.Since(w.enq)
+		c.st.WaitTime += w.waited
 	} else if w.granted {
-		toClose = a.passOnLocked(c, w.launch)
+		s := a.passOnLocked(c, w.launch)
+		a.startCloseLocked(c, s, "", "", ReasonAbandoned)
 	}
-	w.t.w = nil
-	var err error
-	if timedOut {
-		c.st.QueueTimeouts++
-		e := allocError(op, task, ErrQueueTimeout, fmt.Sprintf("waited %v for one of the %d sessions of computer %q; %d %s ahead when it queued, %d still ahead",
-			roundWait(waited), c.cap, c.name, w.ahead, plural(w.ahead, "task was", "tasks were"), still))
-		err = e
-		a.emitLocked(AuditEvent{Kind: AuditQueueTimeout, Task: task, Computer: c.name, Wait: waited, Ahead: still, Err: e})
-	} else {
-		c.st.CancelledAcquires++
-		err = a.ctxErr(op, task, ctx, waited, c)
-		a.emitLocked(AuditEvent{Kind: AuditCancelled, Task: task, Computer: c.name, Wait: waited, Err: err})
-	}
-	a.startCloseLocked(c, toClose, "", "", ReasonAbandoned)
-	a.mu.Unlock()
-	return err
+	return w.waited
 }
 
 func plural(n int, one, many string) string {
@@ -827,93 +979,59 @@ func (a *Allocator) ctxErr(op, task string, ctx context.Context, waited time.Dur
 	return e
 }
 
-// launchFor runs the launch of w's slot (or waits for the one it carries)
-// and turns its session into the task's lease.
-func (a *Allocator) launchFor(ctx context.Context, op string, w *waiter) (*Lease, error) {
-	c, t := w.c, w.t
+// runLaunch opens one session on the allocator's own context, so a caller
+// who leaves does not kill a browser the next waiter can use. The session
+// goes to the launch's claimant; if nobody claims it, to the head of the
+// queue, or it is closed. When self (the caller running the launch on its
+// own goroutine) is the claimant, its answer is returned with ok.
+func (a *Allocator) runLaunch(l *launchRun, self *waiter) (lease *Lease, err error, ok bool) {
+	defer a.wg.Done()
+	s, oerr := a.openFn(a.ctx, l.c)
 	a.mu.Lock()
-	if w.kickErr != nil {
-		a.mu.Unlock()
-		return nil, w.kickErr
-	}
-	if ctx.Err() != nil {
-		// Never launch for a waiter that has left.
-		a.mu.Unlock()
-		return nil, a.leave(ctx, op, w, false)
-	}
-	l := w.launch
-	inline := false
-	if l == nil {
-		l = &launchRun{c: c, done: make(chan struct{}), claim: w}
-		w.launch = l
-		c.starting++
-		a.wg.Add(1)
-		// A caller whose context cannot end can only be taken away by
-		// Finish or Close, which hand the launch on themselves: it may run
-		// the launch on its own goroutine.
-		inline = ctx.Done() == nil
-		if !inline {
-			go a.runLaunch(l)
+	defer a.mu.Unlock()
+	l.s, l.err, l.finished = s, oerr, true
+	l.c.starting--
+	if w := l.claim; w != nil {
+		a.deliverLocked(w, l)
+		if w == self {
+			return w.lease, w.err, true
 		}
+		return nil, nil, false
 	}
-	a.mu.Unlock()
-	if inline {
-		a.runLaunch(l)
+	if i := slices.Index(l.c.orphans, l); i >= 0 {
+		l.c.orphans = slices.Delete(l.c.orphans, i, i+1)
 	}
+	s = a.passOnLocked(l.c, l)
+	a.startCloseLocked(l.c, s, "", "", ReasonAbandoned)
+	return nil, nil, false
+}
 
-	select {
-	case <-l.done:
-	case <-w.leave:
-		return nil, w.kickErr
-	case <-ctx.Done():
-		return nil, a.leave(ctx, op, w, false)
-	}
-	a.mu.Lock()
-	if w.kickErr != nil {
-		a.mu.Unlock()
-		return nil, w.kickErr
-	}
+// deliverLocked answers w with the finished launch l: a lease on its
+// session, or its error (giving the slot back).
+func (a *Allocator) deliverLocked(w *waiter, l *launchRun) {
+	c, t := w.c, w.t
+	w.done = true
 	t.w = nil
 	if l.err != nil {
 		c.st.LaunchFailures++
 		a.releaseLocked(c)
 		a.emitLocked(AuditEvent{Kind: AuditLaunchFailed, Task: t.name, Computer: c.name, Wait: w.waited, Err: l.err})
-		a.mu.Unlock()
+		w.err = l.err
 		var e *Error
 		if errors.As(l.err, &e) {
 			cp := *e
 			cp.Task = t.name
-			return nil, &cp
+			w.err = &cp
 		}
-		return nil, l.err
+	} else {
+		l.lease = Lease{task: t.name, computer: c.name, owner: t.name, s: l.s, waited: w.waited}
+		w.lease = &l.lease
+		t.lease = w.lease
+		c.leased++
+		c.st.Acquires++
+		a.emitLocked(AuditEvent{Kind: AuditAllocated, Task: t.name, Computer: c.name, Session: l.s.id, Wait: w.waited})
 	}
-	lease := &Lease{task: t.name, computer: c.name, owner: t.name, s: l.s, waited: w.waited}
-	t.lease = lease
-	c.leased++
-	c.st.Acquires++
-	a.emitLocked(AuditEvent{Kind: AuditAllocated, Task: t.name, Computer: c.name, Session: l.s.id, Wait: w.waited})
-	a.mu.Unlock()
-	return lease, nil
-}
-
-// runLaunch opens one session on the allocator's own context, so a caller
-// who leaves does not kill a browser the next waiter can use. If nobody
-// claims it by the end, it goes to the head of the queue or is closed.
-func (a *Allocator) runLaunch(l *launchRun) {
-	defer a.wg.Done()
-	l.s, l.err = a.openFn(a.ctx, l.c)
-	close(l.done)
-	a.mu.Lock()
-	l.finished = true
-	l.c.starting--
-	if l.claim == nil {
-		if i := slices.Index(l.c.orphans, l); i >= 0 {
-			l.c.orphans = slices.Delete(l.c.orphans, i, i+1)
-		}
-		s := a.passOnLocked(l.c, l)
-		a.startCloseLocked(l.c, s, "", "", ReasonAbandoned)
-	}
-	a.mu.Unlock()
+	w.signalLocked()
 }
 
 // releaseLocked frees one slot of c: it goes to the head of the queue if
@@ -923,19 +1041,28 @@ func (a *Allocator) releaseLocked(c *computer) { a.passOnLocked(c, nil) }
 // passOnLocked hands a slot, with the launch l it carries (nil for a bare
 // slot), to the head of c's queue, x/sync/semaphore style: the slot never
 // becomes free in between, so an arrival cannot barge ahead of the queue.
-// Without waiters a bare slot is freed, a launch under way is orphaned (the
-// next arrival or its own end takes care of it), a failed launch frees its
-// slot, and a launched session is returned for the caller to close (its
-// slot frees when the close ends).
+// Without waiters a bare slot (or a failed launch's) is freed, a launch
+// under way is orphaned (the next arrival or its own end takes care of it),
+// and a launched session is returned for the caller to close (its slot
+// frees when the close ends).
 func (a *Allocator) passOnLocked(c *computer, l *launchRun) *Session {
+	if l != nil && l.finished && l.err != nil {
+		l = nil // a failed launch passes on as a bare slot: nobody inherits its error
+	}
 	if w := c.popLocked(); w != nil {
 		w.granted, w.launch = true, l
-		if l != nil {
-			l.claim = w
-		}
 		w.waited = time.Since(w.enq)
 		c.st.WaitTime += w.waited
-		close(w.ready)
+		if l == nil {
+			w.signalLocked() // it starts the launch itself, unless it has left
+			return nil
+		}
+		l.claim = w
+		if l.finished {
+			a.deliverLocked(w, l)
+		} else {
+			w.signalLocked()
+		}
 		return nil
 	}
 	switch {
@@ -944,8 +1071,6 @@ func (a *Allocator) passOnLocked(c *computer, l *launchRun) *Session {
 	case !l.finished:
 		l.claim = nil
 		c.orphans = append(c.orphans, l)
-	case l.err != nil:
-		c.used--
 	default:
 		return l.s
 	}
@@ -1116,16 +1241,15 @@ func (a *Allocator) Finish(ctx context.Context, task string, state TaskState) er
 	a.wg.Add(1)
 	a.mu.Unlock()
 
+	if ctx.Done() == nil {
+		defer a.wg.Done()
+		return a.reclaim(c, l.s, task, state, ReasonTaskEnd)
+	}
 	done := make(chan error, 1)
-	run := func() {
+	go func() {
 		defer a.wg.Done()
 		done <- a.reclaim(c, l.s, task, state, ReasonTaskEnd)
-	}
-	if ctx.Done() == nil {
-		run()
-	} else {
-		go run()
-	}
+	}()
 	select {
 	case err := <-done:
 		return err
@@ -1137,25 +1261,14 @@ func (a *Allocator) Finish(ctx context.Context, task string, state TaskState) er
 	}
 }
 
-// kickLocked ends w's acquire for Finish or Close: it leaves the queue, or
-// hands on the slot (and launch) it holds. It returns nothing to close
-// itself; a finished launch nobody takes is closed on a goroutine.
+// kickLocked ends w's acquire for Finish or Close with err: it leaves the
+// queue, or hands on the slot (and launch) it holds.
 func (a *Allocator) kickLocked(w *waiter, err error) {
-	c := w.c
-	w.kickErr = err
-	close(w.leave)
-	waited := w.waited
-	if w.queued {
-		c.removeLocked(w)
-		waited = time.Since(w.enq)
-		c.st.WaitTime += waited
-	} else if w.granted {
-		s := a.passOnLocked(c, w.launch)
-		a.startCloseLocked(c, s, "", "", ReasonAbandoned)
-	}
-	w.t.w = nil
-	c.st.CancelledAcquires++
-	a.emitLocked(AuditEvent{Kind: AuditCancelled, Task: w.t.name, Computer: c.name, Wait: waited, Err: err})
+	waited := a.dropLocked(w)
+	w.err = err
+	w.signalLocked()
+	w.c.st.CancelledAcquires++
+	a.emitLocked(AuditEvent{Kind: AuditCancelled, Task: w.t.name, Computer: w.c.name, Wait: waited, Err: err})
 }
 
 // Stats returns a snapshot of every computer's slots and counters, and
@@ -1256,9 +1369,15 @@ func (a *Allocator) Close() error {
 // emitLocked queues ev for the Audit hook. Queueing under a.mu keeps events
 // in transition order; the hook itself runs later, without the lock.
 func (a *Allocator) emitLocked(ev AuditEvent) {
-	if a.events == nil {
-		return
+	if a.events != nil {
+		a.queueLocked(&ev)
 	}
+}
+
+// queueLocked copies ev into the event queue. It is apart from emitLocked
+// so that without an Audit hook no event reaches the heap.
+func (a *Allocator) queueLocked(p *AuditEvent) {
+	ev := *p
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
@@ -1268,6 +1387,9 @@ func (a *Allocator) emitLocked(ev AuditEvent) {
 
 // pushLocked appends w to c's queue.
 func (c *computer) pushLocked(w *waiter) {
+	if t := c.tail; t != nil && !w.deadline.IsZero() && (t.deadline.IsZero() || w.deadline.Before(t.deadline)) {
+		c.sorted = false
+	}
 	w.prev, w.next = c.tail, nil
 	if c.tail != nil {
 		c.tail.next = w
@@ -1293,6 +1415,9 @@ func (c *computer) removeLocked(w *waiter) {
 	}
 	w.prev, w.next, w.queued = nil, nil, false
 	c.nwait--
+	if c.nwait == 0 {
+		c.sorted = true
+	}
 }
 
 // popLocked takes the head of c's queue, or returns nil.
@@ -1304,46 +1429,9 @@ func (c *computer) popLocked() *waiter {
 	return w
 }
 
-// closeForTask closes s through its pool's one close path and reports
-// whether it left something behind (the pool keeps the manifest entry of a
-// session whose browser could not be stopped or whose dir could not be
-// removed).
-//
-// Until Pool.closeSession returns its error, the manifest is the only
-// place that tells; this costs one manifest read per reclaim.
-func closeForTask(s *Session, reason CloseReason) error {
-	p := s.p
-	p.closeSession(s, reason, nil)
-	entries, err := p.manifest.Entries()
-	if err != nil {
-		return nil // cannot tell; the pool's own retry covers the dir
-	}
-	for _, e := range entries {
-		if e.Session == s.id {
-			return fmt.Errorf("the pool could not stop the browser or remove %s; its manifest entry remains", e.Dir)
-		}
-	}
-	return nil
-}
+// closeForTask closes s through its pool's one close path; the error says
+// what the close left behind (then the session counts as leaked).
+func closeForTask(s *Session, reason CloseReason) error { return s.p.closeSession(s, reason, nil) }
 
-// retryClose tries again to stop a leaked session's browser and remove its
-// dir, then drops its manifest entry. It is the pool's work, kept here
-// until the pool offers it; the pool's own retry of pending dirs finds
-// them gone.
-func retryClose(s *Session) error {
-	p := s.p
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), p.cfg.CloseTimeout)
-	err := s.b.Stop(ctx)
-	cancel()
-	if err != nil {
-		return err
-	}
-	dir := s.info.Dir
-	if dir == "" {
-		dir = filepath.Join(p.cfg.Root, "sessions", s.id)
-	}
-	if err := removeDir(dir); err != nil {
-		return err
-	}
-	return p.manifest.Remove(s.id)
-}
+// retryClose retries a leaked session's cleanup through its pool.
+func retryClose(s *Session) error { return s.p.retryClose(s) }

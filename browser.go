@@ -685,6 +685,40 @@ func (p *Pool) Close() error {
 	return nil
 }
 
+// retryClose tries again to clean up a closed session whose close left
+// something behind: stop its browser (bounded by CloseTimeout), remove its
+// dir, and drop its manifest entry. It returns nil once nothing is left.
+func (p *Pool) retryClose(s *Session) error {
+	p.mu.Lock()
+	leaked := p.leaked[s]
+	p.mu.Unlock()
+	if leaked {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), p.cfg.CloseTimeout)
+		err := s.b.Stop(ctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+		p.mu.Lock()
+		delete(p.leaked, s)
+		p.mu.Unlock()
+	}
+	if !s.ours {
+		return nil
+	}
+	dir := s.info.Dir
+	if dir == "" {
+		dir = filepath.Join(p.cfg.Root, "sessions", s.id)
+	}
+	if err := removeDir(dir); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	delete(p.pendingRm, dir)
+	p.mu.Unlock()
+	return p.manifest.Remove(s.id)
+}
+
 // retryPendingRemovals tries again to stop browsers and remove profile dirs
 // a close could not.
 func (p *Pool) retryPendingRemovals() {
@@ -695,17 +729,7 @@ func (p *Pool) retryPendingRemovals() {
 	}
 	p.mu.Unlock()
 	for _, s := range leaked {
-		ctx, cancel := context.WithTimeout(context.Background(), p.cfg.CloseTimeout)
-		err := s.b.Stop(ctx)
-		cancel()
-		if err == nil {
-			p.mu.Lock()
-			delete(p.leaked, s)
-			p.mu.Unlock()
-			if removeDir(s.info.Dir) == nil {
-				p.manifest.Remove(s.id)
-			}
-		}
+		p.retryClose(s)
 	}
 	p.mu.Lock()
 	dirs := make([]string, 0, len(p.pendingRm))

@@ -55,6 +55,10 @@ var (
 	// ErrCloseFailed: a session's browser could not be stopped or its
 	// profile dir removed; the pool retries the removal and counts it.
 	ErrCloseFailed = errors.New("session close left something behind")
+	// ErrInvalidArgument: an argument is not usable (an existing artifact
+	// name, an empty selector, a session id given with NewInstance, ...).
+	// The detail says which.
+	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrInvalidConfig: a Config field has a value NewPool cannot use.
 	ErrInvalidConfig = errors.New("invalid config")
 )

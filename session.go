@@ -182,6 +182,14 @@ func (s *Session) begin(op, tab string) (func(), error) {
 	}, nil
 }
 
+// closeReason returns why s ended (empty while it is live). Session.mu is
+// a leaf lock: callers may hold their own.
+func (s *Session) closeReason() CloseReason {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reason
+}
+
 // beginClose moves the session to closing; false if it already was.
 func (s *Session) beginClose(reason CloseReason, cause error) bool {
 	s.mu.Lock()

@@ -78,10 +78,6 @@ func (s *Session) createArtifact(op, name, prefix, ext string) (*os.File, string
 
 const syscallNoFollow = syscall.O_NOFOLLOW
 
-// ErrInvalidArgument: an argument is not usable (an existing artifact name,
-// an empty selector, ...). The detail says which.
-var ErrInvalidArgument = errors.New("invalid argument")
-
 func (s *Session) artifactErr(op, name string, err error) error {
 	e := newError(op, ErrInvalidConfig, "cannot write "+name+" in the output dir")
 	e.Session, e.Err = s.id, err
