@@ -44,6 +44,35 @@
 // closed with reason idle. A call in flight keeps a session alive however
 // long it runs; events a page sends do not count as use.
 //
+// # Limits and queues
+//
+// A [Tracker] hands out named sessions owned by workflows (chats): at most
+// [TrackerConfig.PerWorkflow] per workflow (1 by default; over it, an
+// [ErrSessionLimit] error names the session asked for, the limit and the
+// workflow's active sessions) and [TrackerConfig.Global] in all (8 by
+// default; at it, the least-recently-used session with no call in flight is
+// closed with reason lru, or [ErrAllBusy] if all are busy). Reopening a held
+// name is a reuse. [Tracker.EndWorkflow] closes a workflow's sessions, and
+// [Tracker.Handler] serves a JSON view for an admin page.
+//
+// An [Allocator] binds tasks to computers (each a Pool with a cap of
+// concurrent sessions, 4 by default) and gives each task its own session.
+// At the cap a task waits in a strict FIFO queue (30 s budget, then
+// [ErrQueueTimeout]) or is rejected at once ([ErrRejected]), as it asks; a
+// freed slot goes to the head of the queue, never to a newcomer. A task that
+// finishes has its session reclaimed; a close that fails is counted as
+// leaked and retried.
+//
+// # Identities
+//
+// An [Identity] separates who calls (the tool session, which routes tool
+// calls) from which browser they act on (the browser session). A child
+// agent shares its parent's browser by default ([Identity.Child]) or gets
+// its own ([Identity.IsolatedChild]) without moving tool routing. A
+// [Registry] records the holders of each browser: each holder has its own
+// tabs, and a browser closes only when no holder is left and no group
+// publication ([Holder.Publish], [GroupKey]) pins it.
+//
 // # Errors
 //
 // Every error is an [*Error] with the operation, session and tab, a class

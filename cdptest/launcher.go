@@ -33,17 +33,22 @@ type Launcher struct {
 }
 
 // NewLauncher returns a launcher of fake browsers made with opts. Each
-// browser's leak check (see [NewBrowser]) runs at tb's cleanup.
+// browser's leak check (see [NewBrowser]) runs at tb's cleanup. With a nil
+// tb (as in an example) there is no check; close the pool to end the
+// browsers.
 func NewLauncher(tb testing.TB, opts ...Option) *Launcher {
 	opts = append([]Option{WithPage("about:blank")}, opts...)
 	l := &Launcher{tb: tb, opts: opts}
-	// One cleanup, registered now: it runs after the cleanups registered
-	// later (such as a Pool's Close), so it sees what the pool left.
-	tb.Cleanup(func() {
-		for _, b := range l.Browsers() {
-			b.cleanup()
-		}
-	})
+	if tb != nil {
+		// One cleanup, registered now: it runs after the cleanups
+		// registered later (such as a Pool's Close), so it sees what the
+		// pool left.
+		tb.Cleanup(func() {
+			for _, b := range l.Browsers() {
+				b.cleanup()
+			}
+		})
+	}
 	return l
 }
 
@@ -161,4 +166,5 @@ func (lb *launched) Stop(ctx context.Context) error {
 // ExitError says how a fake browser ended.
 type ExitError struct{ Status int }
 
+// Error says "browser exited with status N", as a real browser's exit would.
 func (e *ExitError) Error() string { return fmt.Sprintf("browser exited with status %d", e.Status) }
