@@ -128,8 +128,14 @@ func (p *Pool) sweep() {
 		if dir == "" || keptDirs[dir] {
 			continue
 		}
-		marker, _, _ := proc.Environ(st.PID, "BROWSERPOOL_SESSION")
-		if marker == "" || marker != filepath.Base(dir) || ownerMarkerAlive(st.PID, boot) {
+		// Only the browser's main process and its crashpad handlers keep
+		// a readable environment (the zygote's children overwrite it), so
+		// ask the process and its group leader whose it is: a live owner's
+		// browser is left alone even if the manifest lost its entry.
+		if m, ok, _ := proc.Environ(st.PID, "BROWSERPOOL_SESSION"); ok && m != filepath.Base(dir) {
+			continue
+		}
+		if ownerMarkerAlive(st.PID, boot) || ownerMarkerAlive(st.PGID, boot) {
 			continue
 		}
 		syscall.Kill(st.PID, syscall.SIGKILL)

@@ -98,9 +98,10 @@ type Options struct {
 	// EventQueueLimit bounds each session's undelivered events. Zero means
 	// DefaultEventQueueLimit.
 	EventQueueLimit int
-	// Cause, if set, turns the transport's read error into the cause
-	// reported to every pending call (for a local browser: its exit
-	// status). It runs on the reader goroutine and may block briefly.
+	// Cause, if set, turns the transport's read or write error into the
+	// cause reported to every pending call (for a local browser: its exit
+	// status). It runs on the reader goroutine or on a writer's, possibly
+	// more than once, and may block briefly.
 	Cause func(readErr error) error
 }
 
@@ -419,10 +420,10 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 	buf = strconv.AppendUint(buf, gid, 10)
 	if s.id != "" {
 		buf = append(buf, `,"sessionId":`...)
-		buf = strconv.AppendQuote(buf, s.id)
+		buf = appendJSONString(buf, s.id)
 	}
 	buf = append(buf, `,"method":`...)
-	buf = strconv.AppendQuote(buf, req.Method)
+	buf = appendJSONString(buf, req.Method)
 	if req.Args != nil {
 		params, err := json.Marshal(req.Args)
 		if err != nil {
@@ -454,7 +455,11 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 		// gorilla/websocket after any write error), and the message was
 		// never processed: end the mux now rather than when the reader
 		// notices, so this and every later call report ErrConnClosed.
-		m.fail(fmt.Errorf("cdpmux: writing %s: %w", req.Method, err))
+		var cause error = fmt.Errorf("cdpmux: writing %s: %w", req.Method, err)
+		if m.cause != nil {
+			cause = m.cause(cause) // for a local browser: its exit status
+		}
+		m.fail(cause)
 		return errors.Join(ErrNotSent, m.Err())
 	}
 	return nil
@@ -577,4 +582,18 @@ func (s *session) Close() error {
 	s.m.mu.Unlock()
 	s.end(&EndError{SessionID: s.id, Reason: ErrDetached})
 	return nil
+}
+
+// appendJSONString appends s as a JSON string. Method names and session ids
+// are plain ASCII; anything else goes through encoding/json.
+func appendJSONString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			b, _ := json.Marshal(s)
+			return append(buf, b...)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
 }

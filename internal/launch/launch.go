@@ -1,0 +1,322 @@
+// Package launch starts and stops one local Chromium-family browser: its
+// flags, its session directory, its process group, its DevTools pipe and
+// port, and a shutdown that leaves no process and no file behind.
+//
+// Room: starting one local browser. The locks are Process's (see
+// process.go); Start holds none of them while it does I/O.
+//
+// A browser is started with --remote-debugging-pipe (fds 3 and 4) as its
+// control channel and --remote-debugging-port=0 on 127.0.0.1 as the
+// session's DevTools endpoint for other clients. It runs in its own process
+// group with a parent-death signal, so a host killed even by SIGKILL takes
+// its browsers down: the kernel signals the browser when the host's thread
+// that forked it dies, and the pipe reaches EOF.
+//
+// Every process of the browser inherits BROWSERPOOL_SESSION=<id> and
+// XDG_CONFIG_HOME/XDG_CACHE_HOME inside the session directory, so /proc
+// proves which processes are ours. Measured with Chromium 156: the zygote and
+// every process it forks rewrite their title over the memory
+// /proc/PID/environ shows, so there only the main process and the two
+// crashpad handlers still show the marker; the others carry
+// --user-data-dir=<SessionDir>/user-data in their command line instead. The
+// crashpad handlers leave the process group (a group kill misses them) and
+// name the session directory only through their --database flag under
+// XDG_CONFIG_HOME; they exit by themselves shortly after the browser.
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/browserpool/browserpool/internal/proc"
+)
+
+// SessionEnv is the environment variable that carries the session id into
+// the browser and every process it spawns.
+const SessionEnv = "BROWSERPOOL_SESSION"
+
+// Names of the directories Start makes inside Options.SessionDir.
+const (
+	UserDataDirName = "user-data"  // --user-data-dir
+	XDGConfigName   = "xdg-config" // XDG_CONFIG_HOME (crashpad's reports land here)
+	XDGCacheName    = "xdg-cache"  // XDG_CACHE_HOME
+)
+
+// ActivePortFile is the file, inside the user data directory, where the
+// browser writes its DevTools port and browser websocket path.
+const ActivePortFile = "DevToolsActivePort"
+
+// Bounds of the waits inside Start and Stop.
+const (
+	// CauseWait bounds how long a connection that reached EOF waits for the
+	// browser's exit status to name as the cause.
+	CauseWait = 2 * time.Second
+	// CloseTimeout bounds Stop's graceful Browser.close and the wait for
+	// the browser to exit after it.
+	CloseTimeout = 2 * time.Second
+	// ReapTimeout bounds the wait for the main process to die after
+	// SIGKILL.
+	ReapTimeout = 10 * time.Second
+	// OutputGrace bounds each wait for the output pipe's EOF (every
+	// process that held it has exited): once before and once after Stop
+	// kills strays it can prove are ours.
+	OutputGrace = time.Second
+)
+
+// Options says which browser to start and where. The zero value is not
+// usable: SessionDir is required.
+type Options struct {
+	// Executable is the browser to run, as for Find. "" means Find("").
+	Executable string
+	// SessionDir is the directory of this browser's files, chosen by the
+	// caller: Start creates it (0700) if it is missing, with user-data
+	// (the profile), xdg-config and xdg-cache inside. Stop removes it
+	// whole. A relative path is made absolute.
+	SessionDir string
+	// SessionID is exported to the browser's environment as
+	// BROWSERPOOL_SESSION=<id>. "" means the base name of SessionDir. It
+	// must match [A-Za-z0-9_-]{1,64}.
+	SessionID string
+	// ExtraArgs are added after the standard flags, before the initial URL
+	// about:blank. With the Debian wrapper /usr/bin/chromium, do not pass
+	// its own options (-g, --debug, --temp-profile, --): it consumes them.
+	ExtraArgs []string
+	// Env is added to the host's environment (os.Environ()) for the
+	// browser. XDG_CONFIG_HOME, XDG_CACHE_HOME and BROWSERPOOL_SESSION are
+	// always set by Start, after Env.
+	Env []string
+	// NoPipe starts the browser without --remote-debugging-pipe and without
+	// a parent-death signal, and connects over the websocket named in
+	// DevToolsActivePort instead: the browser survives its host. For tests
+	// of orphan sweeps; a pool never uses it.
+	NoPipe bool
+	// OnSpawn, if set, is called once the process exists and before Start
+	// waits for it to become ready: the caller writes its durable record of
+	// the spawn there. If it returns an error, Start kills the browser,
+	// cleans up and returns a *StartError wrapping that error.
+	OnSpawn func(Spawn) error
+}
+
+// Spawn identifies a browser process the moment it exists, for a durable
+// record (boot id + pid + start time name it across pid reuse).
+type Spawn struct {
+	PID        int
+	PGID       int    // the browser's own process group (equal to PID)
+	StartTime  uint64 // /proc/PID/stat field 22, clock ticks since boot
+	BootID     string
+	SessionDir string
+	Executable string // as started (possibly a wrapper script)
+}
+
+// Start starts a browser and returns it once it answered Browser.getVersion
+// and wrote its DevTools port. ctx bounds the start only; the browser lives
+// until Stop (or its own death).
+//
+// The browser runs with --remote-debugging-pipe (unless Options.NoPipe),
+// --remote-debugging-port=0 --remote-debugging-address=127.0.0.1 --headless
+// --no-sandbox --disable-gpu --disable-quic --no-first-run
+// --disable-background-networking --disable-component-update --disable-sync
+// --no-default-browser-check --user-data-dir=<SessionDir>/user-data, then
+// Options.ExtraArgs, then about:blank.
+//
+// On failure Start kills the process group, reaps the browser, removes what
+// it created (SessionDir if it made it, else the directories it made inside)
+// and returns a *StartError carrying the browser's exit status and the tail
+// of its output. A missing executable is a *NotFoundError; invalid options
+// are reported before anything is created.
+func Start(ctx context.Context, opts Options) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("launch: start: %w", err)
+	}
+	exe, err := Find(opts.Executable)
+	if err != nil {
+		return nil, err
+	}
+	dir, id, err := opts.validate()
+	if err != nil {
+		return nil, err
+	}
+	p := newProcess(exe, dir, id)
+	created, err := prepare(dir)
+	if err != nil {
+		return nil, &StartError{Executable: exe, Stage: "preparing the session directory", Err: err}
+	}
+	if err := p.spawn(opts); err != nil {
+		removeAll(created)
+		return nil, &StartError{Executable: exe, Stage: "spawning", Err: err}
+	}
+	if opts.OnSpawn != nil {
+		boot, err := proc.BootID()
+		if err != nil {
+			return nil, p.abort("reading the boot id", err, created)
+		}
+		sp := Spawn{PID: p.pid, PGID: p.pgid, StartTime: p.startTime, BootID: boot, SessionDir: dir, Executable: exe}
+		if err := opts.OnSpawn(sp); err != nil {
+			return nil, p.abort("OnSpawn", err, created)
+		}
+	}
+	if stage, err := p.connect(ctx, opts.NoPipe); err != nil {
+		return nil, p.abort(stage, err, created)
+	}
+	return p, nil
+}
+
+// validate returns the absolute session directory and the session id.
+func (o *Options) validate() (dir, id string, err error) {
+	if o.SessionDir == "" {
+		return "", "", errors.New("launch: Options.SessionDir is empty: give each browser its own directory")
+	}
+	dir, err = filepath.Abs(o.SessionDir)
+	if err != nil {
+		return "", "", fmt.Errorf("launch: Options.SessionDir %q: %w", o.SessionDir, err)
+	}
+	id = o.SessionID
+	field := "Options.SessionID"
+	if id == "" {
+		id, field = filepath.Base(dir), "Options.SessionID (defaulted to the base name of SessionDir)"
+	}
+	if !validID(id) {
+		return "", "", fmt.Errorf("launch: %s %q is invalid: use 1 to 64 of A-Z a-z 0-9 _ -", field, id)
+	}
+	return dir, id, nil
+}
+
+func validID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// args returns the browser's command line after the executable.
+func args(userDataDir string, pipe bool, extra []string) []string {
+	var a []string
+	if pipe {
+		a = append(a, "--remote-debugging-pipe")
+	}
+	a = append(a,
+		"--remote-debugging-port=0",
+		"--remote-debugging-address=127.0.0.1",
+		"--headless",
+		"--no-sandbox",
+		"--disable-gpu",
+		"--disable-quic",
+		"--no-first-run",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--no-default-browser-check",
+		"--user-data-dir="+userDataDir,
+	)
+	a = append(a, extra...)
+	return append(a, "about:blank")
+}
+
+// environ returns the browser's environment.
+func environ(dir, id string, extra []string) []string {
+	env := append(os.Environ(), extra...)
+	return append(env,
+		"XDG_CONFIG_HOME="+filepath.Join(dir, XDGConfigName),
+		"XDG_CACHE_HOME="+filepath.Join(dir, XDGCacheName),
+		SessionEnv+"="+id,
+	)
+}
+
+// prepare creates the session directory and its subdirectories as needed and
+// returns what it created, outermost first. A DevToolsActivePort left by an
+// earlier browser is removed, so Start never reads a stale port.
+func prepare(dir string) (created []string, err error) {
+	madeDir := false
+	if top := missingTop(dir); top != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		created, madeDir = append(created, top), true
+	} else if fi, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	for _, name := range []string{UserDataDirName, XDGConfigName, XDGCacheName} {
+		sub := filepath.Join(dir, name)
+		err := os.Mkdir(sub, 0o700)
+		switch {
+		case err == nil:
+			if !madeDir {
+				created = append(created, sub)
+			}
+		case errors.Is(err, fs.ErrExist):
+			if fi, serr := os.Stat(sub); serr != nil || !fi.IsDir() {
+				removeAll(created)
+				return nil, fmt.Errorf("%s exists and is not a directory", sub)
+			}
+		default:
+			removeAll(created)
+			return nil, err
+		}
+	}
+	stale := filepath.Join(dir, UserDataDirName, ActivePortFile)
+	if err := os.Remove(stale); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		removeAll(created)
+		return nil, err
+	}
+	return created, nil
+}
+
+// missingTop returns the outermost ancestor of dir (or dir itself) that does
+// not exist, or "" when dir exists.
+func missingTop(dir string) string {
+	top := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			return top
+		}
+		top = d
+		if filepath.Dir(d) == d {
+			return top
+		}
+	}
+}
+
+func removeAll(paths []string) {
+	for i := len(paths) - 1; i >= 0; i-- {
+		_ = removeDir(paths[i])
+	}
+}
+
+// removeDir removes path and everything below it, retrying with a short
+// backoff: a browser process that is still dying may create files for a
+// moment. It returns the last error.
+func removeDir(path string) error {
+	const attempts = 5
+	delay := 10 * time.Millisecond
+	var err error
+	for i := range attempts {
+		if i > 0 {
+			time.Sleep(delay)
+			delay *= 3
+		}
+		if err = os.RemoveAll(path); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}

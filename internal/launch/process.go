@@ -1,0 +1,309 @@
+// Room: one running browser process. Process.killMu guards reaped and is the
+// one lock held across a system call: kill(2) of the process group, which
+// never blocks, because the group id is ours only until the main process is
+// reaped (see Kill). Process.tailMu guards the output tail. Process.stopMu
+// guards stopping. No CDP I/O or file I/O happens under any of them.
+
+package launch
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/proc"
+)
+
+// Process is one running browser started by Start. It is safe for
+// concurrent use. Its owner must call Stop, also after the browser died, to
+// reap its goroutines and remove its session directory.
+type Process struct {
+	// Set by Start before it returns, read-only after.
+	exe, realExe string
+	sessionDir   string
+	userDataDir  string
+	sessionID    string
+	pid, pgid    int
+	startTime    uint64
+	port         int
+	wsPath       string
+	version      string
+	mux          *cdpmux.Mux
+	pipeR, pipeW *os.File // our ends of the DevTools pipe until the mux owns them
+	outR         *os.File // our end of the output pipe
+
+	exited  chan struct{} // closed once the main process is reaped
+	exit    *ExitError    // written before exited is closed
+	outDone chan struct{} // closed at EOF of the output pipe (or when Stop closed it)
+
+	killMu sync.Mutex
+	reaped bool // guarded by killMu: the main process is (being) reaped, so pgid may name another group
+
+	tailMu sync.Mutex
+	tail   tail // guarded by tailMu
+
+	stopMu   sync.Mutex
+	stopping bool          // guarded by stopMu
+	stopDone chan struct{} // closed when the first Stop has finished
+	stopErr  error         // written before stopDone is closed
+}
+
+func newProcess(exe, dir, id string) *Process {
+	return &Process{
+		exe:         exe,
+		sessionDir:  dir,
+		userDataDir: dir + string(os.PathSeparator) + UserDataDirName,
+		sessionID:   id,
+		exited:      make(chan struct{}),
+		outDone:     make(chan struct{}),
+		tail:        tail{max: OutputTailSize},
+		stopDone:    make(chan struct{}),
+	}
+}
+
+// Mux returns the connection to the browser: the DevTools pipe, or in NoPipe
+// mode the browser's websocket.
+func (p *Process) Mux() *cdpmux.Mux { return p.mux }
+
+// PID returns the browser's main process id.
+func (p *Process) PID() int { return p.pid }
+
+// PGID returns the browser's process group id (its own group).
+func (p *Process) PGID() int { return p.pgid }
+
+// StartTime returns the main process's start time in clock ticks since boot
+// (/proc/PID/stat field 22).
+func (p *Process) StartTime() uint64 { return p.startTime }
+
+// Port returns the DevTools port, bound on 127.0.0.1.
+func (p *Process) Port() int { return p.port }
+
+// WebSocketURL returns the browser's DevTools websocket URL
+// (ws://127.0.0.1:<port>/devtools/browser/<id>).
+func (p *Process) WebSocketURL() string {
+	return "ws://127.0.0.1:" + strconv.Itoa(p.port) + p.wsPath
+}
+
+// SessionDir returns the session directory (absolute).
+func (p *Process) SessionDir() string { return p.sessionDir }
+
+// UserDataDir returns the profile directory, <SessionDir>/user-data.
+func (p *Process) UserDataDir() string { return p.userDataDir }
+
+// SessionID returns the id exported as BROWSERPOOL_SESSION.
+func (p *Process) SessionID() string { return p.sessionID }
+
+// Executable returns the executable as started (possibly a wrapper script).
+func (p *Process) Executable() string { return p.exe }
+
+// Exe returns the program the main process runs (/proc/PID/exe when it
+// became ready): the browser binary, even when started through a wrapper.
+func (p *Process) Exe() string { return p.realExe }
+
+// Version returns the browser's product string from Browser.getVersion
+// ("HeadlessChrome/156.0.8078.108", ...).
+func (p *Process) Version() string { return p.version }
+
+// Exited is closed once the browser's main process has exited and been
+// reaped (and the rest of its process group killed).
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitErr returns how the browser's main process ended (an *ExitError), or
+// nil while it runs. After a graceful Stop it reports that exit too.
+func (p *Process) ExitErr() error {
+	select {
+	case <-p.exited:
+		return p.exit
+	default:
+		return nil
+	}
+}
+
+// OutputTail returns the last OutputTailSize bytes, at most, of the
+// browser's combined stdout and stderr.
+func (p *Process) OutputTail() string {
+	p.tailMu.Lock()
+	defer p.tailMu.Unlock()
+	return p.tail.String()
+}
+
+// Kill sends SIGKILL to the browser's whole process group at once, unless
+// the main process has already been reaped. It does not wait; Exited tells
+// when the main process is gone. For tests and crash simulation; Stop is the
+// way to end a browser.
+func (p *Process) Kill() {
+	// The lock spans the kill: once the main process is reaped, its pid may
+	// be reused as another group's id.
+	p.killMu.Lock()
+	defer p.killMu.Unlock()
+	if !p.reaped && p.pgid > 0 {
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	}
+}
+
+// Stop shuts the browser down and removes its session directory:
+// Browser.close (bounded by CloseTimeout and by ctx), then SIGKILL to the
+// process group, reap, a bounded wait until every process that held the
+// browser's output has exited (crashpad handlers included; strays that
+// /proc proves ours are killed by pid), close of the connection, and removal
+// of SessionDir with retries.
+//
+// Stop is idempotent and safe for concurrent use: later and concurrent
+// calls wait for the first (or for their own ctx) and return its result.
+// It also cleans up after a browser that crashed. ctx bounds only the
+// graceful part and the waiting of later callers; the cleanup itself is
+// bounded by the constants above and always runs to its end.
+//
+// It returns nil, or a *StopError when the directory could not be removed
+// (ErrDirNotRemoved) or processes outlived their SIGKILL (ErrLingering).
+func (p *Process) Stop(ctx context.Context) error {
+	p.stopMu.Lock()
+	first := !p.stopping
+	p.stopping = true
+	p.stopMu.Unlock()
+	if !first {
+		select {
+		case <-p.stopDone:
+			return p.stopErr
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if se := p.stop(ctx); se != nil {
+		p.stopErr = se
+	}
+	close(p.stopDone)
+	return p.stopErr
+}
+
+func (p *Process) stop(ctx context.Context) *StopError {
+	select {
+	case <-p.exited:
+	default:
+		gctx, cancel := context.WithTimeout(ctx, CloseTimeout)
+		_ = rpcc.Invoke(gctx, "Browser.close", nil, nil, p.mux.Browser())
+		select {
+		case <-p.exited:
+		case <-gctx.Done():
+		}
+		cancel()
+	}
+	se := &StopError{SessionDir: p.sessionDir}
+	p.Kill()
+	if !waitFor(p.exited, ReapTimeout) {
+		se.Lingering = append(se.Lingering, p.pid)
+	}
+	se.Lingering = append(se.Lingering, p.waitOutput()...)
+	p.mux.Close()
+	se.RemoveErr = removeDir(p.sessionDir)
+	if se.RemoveErr == nil && len(se.Lingering) == 0 {
+		return nil
+	}
+	return se
+}
+
+// teardown is Stop's cleanup for a start that failed: kill, reap, wait for
+// the output, close what is open. It leaves the directories to the caller.
+func (p *Process) teardown() {
+	p.Kill()
+	waitFor(p.exited, ReapTimeout)
+	p.waitOutput()
+	if p.mux != nil {
+		p.mux.Close()
+	}
+	closeFiles(p.pipeR, p.pipeW)
+}
+
+// abort tears down a start that failed at stage and returns its error.
+func (p *Process) abort(stage string, err error, created []string) error {
+	p.teardown()
+	removeAll(created)
+	return &StartError{
+		Executable: p.exe,
+		Stage:      stage,
+		Err:        err,
+		Exit:       p.exitOrNil(),
+		Output:     p.OutputTail(),
+	}
+}
+
+func (p *Process) exitOrNil() *ExitError {
+	select {
+	case <-p.exited:
+		return p.exit
+	default:
+		return nil
+	}
+}
+
+// waitOutput waits for the EOF of the output pipe: every process of the
+// browser has exited. The browser's crashpad handlers hold it from outside
+// the process group and exit by themselves within ~50 ms of the browser;
+// after OutputGrace, strays proven ours are killed, and after another grace
+// our end is closed. It returns the pids of strays still alive then.
+func (p *Process) waitOutput() (lingering []int) {
+	if p.outR == nil || waitFor(p.outDone, OutputGrace) {
+		return nil
+	}
+	p.killStrays()
+	if waitFor(p.outDone, OutputGrace) {
+		return nil
+	}
+	for _, s := range p.strays() {
+		lingering = append(lingering, s.PID)
+	}
+	p.outR.Close() // ends readOutput
+	<-p.outDone
+	return lingering
+}
+
+// strays returns the live processes that /proc proves belong to this
+// browser: their command line names the session directory and their
+// environment carries our session id. That is the crashpad handlers (outside
+// the process group); the zygote's children, whose environment /proc no
+// longer shows, are in the group and die with it.
+func (p *Process) strays() []proc.Info {
+	inDir := p.sessionDir + string(os.PathSeparator)
+	list, _ := proc.List(func(in proc.Info) bool {
+		if in.State == 'Z' || !strings.Contains(in.Cmdline, inDir) {
+			return false
+		}
+		id, ok, err := proc.Environ(in.PID, SessionEnv)
+		return err == nil && ok && id == p.sessionID
+	})
+	return list
+}
+
+// killStrays sends SIGKILL to each stray by pid, through a pidfd opened
+// after checking its start time, so a reused pid is never signalled.
+func (p *Process) killStrays() {
+	for _, s := range p.strays() {
+		h, err := os.FindProcess(s.PID) // a pidfd on Linux
+		if err != nil {
+			continue
+		}
+		if st, err := proc.StartTime(s.PID); err == nil && st == s.StartTime {
+			_ = h.Signal(syscall.SIGKILL)
+		}
+		_ = h.Release()
+	}
+}
+
+// waitFor reports whether ch closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}

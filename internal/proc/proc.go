@@ -1,0 +1,222 @@
+// Package proc reads what Linux tells about processes under /proc: start
+// times, command lines, environments, process groups, liveness, CPU time and
+// memory. It holds no state and starts no goroutine.
+//
+// Room: /proc readers. No locks.
+//
+// Every function that reads one process returns an error wrapping
+// os.ErrNotExist when that process does not exist (it never did, it exited
+// and was reaped, or it vanished while being read), so callers can tell "gone"
+// from "unreadable" with errors.Is(err, os.ErrNotExist).
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ClockTicks is the unit of the time fields of /proc/PID/stat (USER_HZ): 100
+// per second on every Linux architecture Go supports.
+const ClockTicks = 100
+
+// Stat is the part of /proc/PID/stat this package uses.
+type Stat struct {
+	PID   int
+	Comm  string // executable name, at most 15 bytes, may hold spaces and parentheses
+	State byte   // R, S, D, Z (zombie), X (dead), T, t, I, ...
+	PPID  int
+	PGID  int
+	UTime uint64 // user CPU time, in clock ticks
+	STime uint64 // system CPU time, in clock ticks
+	// StartTime is when the process started, in clock ticks since boot
+	// (field 22). With the boot id and the pid it names a process uniquely
+	// across pid reuse.
+	StartTime uint64
+}
+
+// Gone reports whether the state is a zombie or a dead process: one that has
+// exited, whether or not its parent has reaped it yet.
+func (s Stat) Gone() bool { return s.State == 'Z' || s.State == 'X' }
+
+// ReadStat reads and parses /proc/PID/stat.
+func ReadStat(pid int) (Stat, error) {
+	b, err := read(pid, "stat")
+	if err != nil {
+		return Stat{}, err
+	}
+	s, err := ParseStat(b)
+	if err != nil {
+		return Stat{}, fmt.Errorf("proc: pid %d: %w", pid, err)
+	}
+	return s, nil
+}
+
+// ParseStat parses the content of a /proc/PID/stat file. The command name
+// (field 2) is enclosed in parentheses and may itself contain spaces and
+// parentheses, so the fields after it are found after the last ')'.
+func ParseStat(b []byte) (Stat, error) {
+	open := bytes.IndexByte(b, '(')
+	end := bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return Stat{}, fmt.Errorf("malformed stat %q: no command name", truncate(b))
+	}
+	var s Stat
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:open])))
+	if err != nil {
+		return Stat{}, fmt.Errorf("malformed stat %q: pid: %v", truncate(b), err)
+	}
+	s.PID = pid
+	s.Comm = string(b[open+1 : end])
+	// rest[0] is field 3 (state); field N is rest[N-3].
+	rest := strings.Fields(string(b[end+1:]))
+	if len(rest) < 22-3+1 {
+		return Stat{}, fmt.Errorf("malformed stat %q: %d fields after the command name", truncate(b), len(rest))
+	}
+	if len(rest[0]) != 1 {
+		return Stat{}, fmt.Errorf("malformed stat %q: state %q", truncate(b), rest[0])
+	}
+	s.State = rest[0][0]
+	ints := []struct {
+		field int
+		dst   *int
+	}{{4, &s.PPID}, {5, &s.PGID}}
+	for _, f := range ints {
+		v, err := strconv.Atoi(rest[f.field-3])
+		if err != nil {
+			return Stat{}, fmt.Errorf("malformed stat %q: field %d: %v", truncate(b), f.field, err)
+		}
+		*f.dst = v
+	}
+	uints := []struct {
+		field int
+		dst   *uint64
+	}{{14, &s.UTime}, {15, &s.STime}, {22, &s.StartTime}}
+	for _, f := range uints {
+		v, err := strconv.ParseUint(rest[f.field-3], 10, 64)
+		if err != nil {
+			return Stat{}, fmt.Errorf("malformed stat %q: field %d: %v", truncate(b), f.field, err)
+		}
+		*f.dst = v
+	}
+	return s, nil
+}
+
+// StartTime returns the start time of pid in clock ticks since boot
+// (/proc/PID/stat field 22).
+func StartTime(pid int) (uint64, error) {
+	s, err := ReadStat(pid)
+	return s.StartTime, err
+}
+
+// PGID returns the process group of pid.
+func PGID(pid int) (int, error) {
+	s, err := ReadStat(pid)
+	return s.PGID, err
+}
+
+// Alive reports whether pid exists and has not exited. A zombie (exited, not
+// yet reaped) is not alive.
+func Alive(pid int) bool {
+	s, err := ReadStat(pid)
+	return err == nil && !s.Gone()
+}
+
+// Cmdline returns the command line of pid with its NUL separators turned
+// into spaces. Chromium's child processes rewrite their command line into one
+// space-joined string, so the two forms look the same here; match a path as a
+// substring. A zombie's command line is empty.
+func Cmdline(pid int) (string, error) {
+	b, err := read(pid, "cmdline")
+	if err != nil {
+		return "", err
+	}
+	return cmdline(b), nil
+}
+
+func cmdline(b []byte) string {
+	b = bytes.TrimRight(b, "\x00")
+	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+}
+
+// Environ returns the value of the environment variable name in the initial
+// environment of pid (/proc/PID/environ), and whether it is set. Reading
+// another user's process needs privileges; that error is returned as is.
+func Environ(pid int, name string) (string, bool, error) {
+	b, err := read(pid, "environ")
+	if err != nil {
+		return "", false, err
+	}
+	v, ok := lookupEnv(b, name)
+	return v, ok, nil
+}
+
+func lookupEnv(environ []byte, name string) (string, bool) {
+	prefix := name + "="
+	for kv := range strings.SplitSeq(string(environ), "\x00") {
+		if v, ok := strings.CutPrefix(kv, prefix); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// BootID returns the kernel's boot id (/proc/sys/kernel/random/boot_id), which
+// changes on every boot. A pid and start time mean the same process only
+// under the same boot id.
+func BootID() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "", fmt.Errorf("proc: reading boot id: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// Exe returns the path of the executable pid runs (/proc/PID/exe). After an
+// exec in place (as the Debian /usr/bin/chromium wrapper does) it is the new
+// program.
+func Exe(pid int) (string, error) {
+	s, err := os.Readlink(path(pid, "exe"))
+	if err != nil {
+		return "", wrap(pid, "exe", err)
+	}
+	return s, nil
+}
+
+// read reads /proc/PID/name.
+func read(pid int, name string) ([]byte, error) {
+	b, err := os.ReadFile(path(pid, name))
+	if err != nil {
+		return nil, wrap(pid, name, err)
+	}
+	return b, nil
+}
+
+func path(pid int, name string) string {
+	return "/proc/" + strconv.Itoa(pid) + "/" + name
+}
+
+// wrap names the process in err and makes every "it is gone" condition wrap
+// os.ErrNotExist. Reading a file of a process that exits while it is open
+// fails with ESRCH instead of ENOENT.
+func wrap(pid int, name string, err error) error {
+	if pid <= 0 {
+		return fmt.Errorf("proc: invalid pid %d: %w", pid, os.ErrNotExist)
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("proc: process %d is gone (reading %s): %w", pid, name, os.ErrNotExist)
+	}
+	return fmt.Errorf("proc: process %d: %w", pid, err)
+}
+
+func truncate(b []byte) string {
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return string(b)
+}
