@@ -80,6 +80,9 @@ type Session struct {
 	tabs   map[string]*Tab // guarded by mu; attached tabs by target id
 	order  []string        // guarded by mu; target ids, most recently activated last
 	active string          // guarded by mu; the active tab's id, "" if none known
+	// closing holds tabs closed by CloseTab that the browser may still
+	// list for a moment; guarded by mu. Entries leave once it stops.
+	closing map[string]bool
 }
 
 func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info SpawnInfo) *Session {
@@ -96,6 +99,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		done:    make(chan struct{}),
 		state:   StateLive,
 		tabs:    make(map[string]*Tab),
+		closing: make(map[string]bool),
 	}
 	s.lastUsed.Store(s.created.UnixNano())
 	return s
@@ -205,6 +209,7 @@ func (s *Session) finishClose() {
 	s.mu.Lock()
 	s.state = StateClosed
 	s.tabs = map[string]*Tab{}
+	clear(s.closing)
 	s.order = nil
 	s.active = ""
 	s.mu.Unlock()
@@ -271,16 +276,26 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 	return out, nil
 }
 
-// pageTargets returns the browser's page targets.
+// pageTargets returns the browser's page targets, less those CloseTab has
+// closed.
 func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
 	reply, err := s.browser.Target.GetTargets(ctx, target.NewGetTargetsArgs())
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	listed := make(map[string]bool, len(reply.TargetInfos))
 	out := reply.TargetInfos[:0]
 	for _, t := range reply.TargetInfos {
-		if t.Type == "page" {
+		listed[string(t.TargetID)] = true
+		if t.Type == "page" && !s.closing[string(t.TargetID)] {
 			out = append(out, t)
+		}
+	}
+	for id := range s.closing {
+		if !listed[id] {
+			delete(s.closing, id)
 		}
 	}
 	return out, nil
@@ -549,17 +564,12 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	if _, err := s.browser.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(id))); err != nil {
 		return s.wrap(op, id, err)
 	}
+	// Target.closeTarget answers before the target is gone: until the
+	// browser stops listing it, Tabs leaves it out (see closing).
+	s.mu.Lock()
+	s.closing[id] = true
+	s.mu.Unlock()
 	s.forget(t)
-	// Target.closeTarget answers before the target is gone; its session's
-	// detach is the browser saying it is. Wait for it (bounded) so a tab
-	// list right after CloseTab no longer shows the tab.
-	wait := time.NewTimer(5 * time.Second)
-	select {
-	case <-t.conn.Context().Done():
-	case <-ctx.Done():
-	case <-wait.C:
-	}
-	wait.Stop()
 	t.conn.Close()
 	return nil
 }

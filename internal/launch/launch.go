@@ -199,7 +199,11 @@ func validID(s string) bool {
 }
 
 // args returns the browser's command line after the executable.
-func args(userDataDir string, pipe bool, extra []string) []string {
+// Args returns the browser's command-line flags for a profile at
+// userDataDir (with --remote-debugging-pipe when pipe is set), extra, and
+// the initial about:blank. Start uses exactly these; benchmarks use them to
+// start a bare browser the same way.
+func Args(userDataDir string, pipe bool, extra []string) []string {
 	var a []string
 	if pipe {
 		a = append(a, "--remote-debugging-pipe")
@@ -223,7 +227,10 @@ func args(userDataDir string, pipe bool, extra []string) []string {
 }
 
 // environ returns the browser's environment.
-func environ(dir, id string, extra []string) []string {
+// Environ returns the browser's environment for session dir and id: the
+// host's, extra, XDG_CONFIG_HOME and XDG_CACHE_HOME inside dir, and the
+// session marker.
+func Environ(dir, id string, extra []string) []string {
 	env := append(os.Environ(), extra...)
 	return append(env,
 		"XDG_CONFIG_HOME="+filepath.Join(dir, XDGConfigName),

@@ -134,7 +134,7 @@ func TestStartThroughTheDebianWrapperTracksTheRealBinaryWithOurFlags(t *testing.
 		t.Fatal(err)
 	}
 	var missing []string
-	for _, a := range args(p.UserDataDir(), true, nil) {
+	for _, a := range Args(p.UserDataDir(), true, nil) {
 		if !strings.Contains(" "+cl+" ", " "+a+" ") {
 			missing = append(missing, a)
 		}

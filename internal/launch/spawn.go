@@ -22,8 +22,8 @@ func (p *Process) spawn(opts Options) error {
 	}
 	cmd := &exec.Cmd{
 		Path:        p.exe,
-		Args:        append([]string{p.exe}, args(p.userDataDir, !opts.NoPipe, opts.ExtraArgs)...),
-		Env:         environ(p.sessionDir, p.sessionID, opts.Env),
+		Args:        append([]string{p.exe}, Args(p.userDataDir, !opts.NoPipe, opts.ExtraArgs)...),
+		Env:         Environ(p.sessionDir, p.sessionID, opts.Env),
 		Stdout:      outW,
 		Stderr:      outW,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
