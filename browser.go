@@ -525,7 +525,13 @@ func (p *Pool) launch(ctx context.Context, id string) (*Session, error) {
 		return nil, e
 	}
 	p.manifest.Update(entryFor(id, info))
-	return newSession(p, id, b, mux, info), nil
+	s := newSession(p, id, b, mux, info)
+	// Downloads land in the session's output dir from the start, never in
+	// the browser's default dir.
+	if err := s.ensureDownloads(ctx); err != nil {
+		p.log.Warn("browserpool: cannot route downloads; they are routed on first use", "session", id, "err", err)
+	}
+	return s, nil
 }
 
 // watch reclaims s the moment its browser exits or its connection drops

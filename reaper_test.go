@@ -61,6 +61,15 @@ func (b blockAfterSpawn) Launch(ctx context.Context, spec browserpool.LaunchSpec
 		if err := inner(info); err != nil {
 			return err
 		}
+		// Let the Debian wrapper script exec the real binary first: a shell
+		// still writing its warnings when the host dies is killed by
+		// SIGPIPE, and the test wants browsers that outlive their host.
+		for range 500 {
+			if exe, _ := proc.Exe(info.PID); strings.Contains(exe, "chrom") {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 		fmt.Println("spawned", info.PID)
 		select {}
 	}

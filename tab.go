@@ -34,6 +34,7 @@ type Tab struct {
 	readyErr  error
 
 	lifecycle *lifecycleWatch
+	x         *tabExt // the agent actions' state (refs, dialogs, trace): tab_trace.go
 }
 
 func newTab(s *Session, id string) *Tab {
@@ -70,6 +71,14 @@ func (t *Tab) connect(ctx context.Context) error {
 		return err
 	}
 	t.lifecycle = lw
+	// Watch dialogs before Page.enable: with Page enabled an unanswered
+	// dialog stalls the page, Page.enable included.
+	t.x = newTabExt(t)
+	lw.onEvent = t.x.onLifecycle
+	if err := t.x.start(ctx); err != nil {
+		conn.Close()
+		return err
+	}
 	if err := t.client.Page.Enable(ctx); err != nil {
 		conn.Close()
 		return err
@@ -113,7 +122,7 @@ type NavigateResult struct {
 // by ctx and Config.NavigationTimeout). A page the browser cannot load is an
 // ErrNavigation error carrying the browser's error text, e.g.
 // net::ERR_NAME_NOT_RESOLVED.
-func (t *Tab) Navigate(ctx context.Context, rawURL string) (NavigateResult, error) {
+func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, err error) {
 	const op = "Tab.Navigate"
 	if err := checkNavigateURL(op, rawURL); err != nil {
 		err.Session, err.Tab = t.s.id, t.id
@@ -124,7 +133,9 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (NavigateResult, erro
 		return NavigateResult{}, err
 	}
 	defer end()
-	return t.navigate(ctx, op, rawURL)
+	defer t.x.record("navigate", scrubURL(rawURL), time.Now(), &err)
+	res, err := t.navigate(ctx, op, rawURL)
+	return res, err
 }
 
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
@@ -159,16 +170,22 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
 // promise, and decodes its value (JSON) into out unless out is nil. A
 // thrown exception is an ErrJavaScript error carrying the message and line.
-func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) (err error) {
 	const op = "Tab.Evaluate"
 	end, err := t.begin(op)
 	if err != nil {
 		return err
 	}
 	defer end()
+	defer t.x.record("evaluate", expr, time.Now(), &err)
+	if err := t.x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := t.x.guard(ctx)
+	defer done()
 	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
 	if err != nil {
-		return t.s.wrap(op, t.id, err)
+		return t.x.fail(op, ctx, "", err)
 	}
 	if ex := reply.ExceptionDetails; ex != nil {
 		return t.jsError(op, ex)
@@ -219,9 +236,10 @@ func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
 // time: no goroutine of its own. Events nobody waits for stay buffered in the
 // stream until the next navigation drains them.
 type lifecycleWatch struct {
-	sem    chan struct{} // capacity 1: held by the waiter reading stream
-	stream page.LifecycleEventClient
-	seen   map[string]bool // guarded by sem; "loaderID/name" received
+	sem     chan struct{} // capacity 1: held by the waiter reading stream
+	stream  page.LifecycleEventClient
+	seen    map[string]bool                        // guarded by sem; "loaderID/name" received
+	onEvent func(*page.LifecycleEventReply) string // set once by connect; sees each event read (the agent actions drop stale refs)
 }
 
 func newLifecycleWatch(c *cdp.Client) (*lifecycleWatch, error) {
@@ -255,6 +273,9 @@ func (w *lifecycleWatch) wait(ctx context.Context, loaderID, name string) error 
 					clear(w.seen)
 				}
 				w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
+				if w.onEvent != nil {
+					w.onEvent(ev)
+				}
 			}
 		case <-ctx.Done():
 			err = ctx.Err()
@@ -309,5 +330,3 @@ func redactURL(raw string) string {
 	u.ForceQuery = false
 	return u.String()
 }
-
-var _ = time.Second

@@ -148,13 +148,17 @@ type Screenshot struct {
 }
 
 // Screenshot captures the tab into a file in the session's output dir.
-func (t *Tab) Screenshot(ctx context.Context, opts ScreenshotOptions) (Screenshot, error) {
+func (t *Tab) Screenshot(ctx context.Context, opts ScreenshotOptions) (_ Screenshot, err error) {
 	const op = "Tab.Screenshot"
 	end, err := t.begin(op)
 	if err != nil {
 		return Screenshot{}, err
 	}
 	defer end()
+	defer t.x.record("screenshot", fmt.Sprintf("name=%q full=%v jpeg=%v max=%d", opts.Name, opts.FullPage, opts.JPEG, opts.MaxDimension), time.Now(), &err)
+	if err := t.x.dialogErr(op); err != nil {
+		return Screenshot{}, err
+	}
 	ext, format := ".png", "png"
 	if opts.JPEG {
 		ext, format = ".jpg", "jpeg"

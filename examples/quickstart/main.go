@@ -98,6 +98,21 @@ func run() error {
 	}
 	fmt.Printf("evaluated document.title: %q\n", title)
 
+	snap, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("snapshot of %q (%d refs):\n%s", snap.Title, len(snap.Refs), snap.Text)
+	count := snap.Find("button", "Count")
+	if err := tab.Click(ctx, count); err != nil {
+		return err
+	}
+	var clicked string
+	if err := tab.Evaluate(ctx, "document.getElementById('count').textContent", &clicked); err != nil {
+		return err
+	}
+	fmt.Printf("clicked %s: %q\n", count, clicked)
+
 	shot, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "quickstart.png"})
 	if err != nil {
 		return err

@@ -1,0 +1,395 @@
+// Room: JavaScript dialogs (alert, confirm, prompt, beforeunload).
+// dialogState.mu guards the handler, the deferred dialog, the history and
+// the calls to cancel when a dialog is deferred. One watcher goroutine per
+// tab answers dialogs; it runs the caller's handler and makes its CDP calls
+// with no lock held.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// ErrDialogOpen: a JavaScript dialog is open and waits for an answer (its
+// handler deferred it), so the page cannot act. The detail quotes it.
+// Returned by the tab's actions while it is open, and by an action during
+// which it opened. Answer it with Tab.AnswerDialog.
+var ErrDialogOpen = errors.New("a JavaScript dialog is open")
+
+func init() {
+	hints[ErrDialogOpen] = "answer the dialog with Tab.AnswerDialog (accept or dismiss), then continue; Tab.PageInfo shows it"
+}
+
+// DialogBy says who answered a dialog. The text is stable.
+type DialogBy string
+
+// Who answers dialogs.
+const (
+	DialogByHandler       DialogBy = "handler"   // the tab's handler answered it
+	DialogDismissed       DialogBy = "dismissed" // no handler: dismissed at once
+	DialogByCaller        DialogBy = "caller"    // Tab.AnswerDialog, after the handler deferred it
+	DialogTimedOut        DialogBy = "timeout"   // deferred and not answered in time: dismissed
+	DialogClosedByPage    DialogBy = "page"      // closed by a navigation before anyone answered
+	DialogDismissedUnseen DialogBy = "unseen"    // open before the tab was watched: dismissed blindly
+)
+
+// Dialog is a JavaScript dialog a page opened.
+type Dialog struct {
+	Type          string    // "alert", "confirm", "prompt", "beforeunload", or "unknown"
+	Message       string    // the dialog's text, cut to TraceArgLimit characters
+	DefaultPrompt string    // a prompt's default text
+	URL           string    // the opening frame's URL, token-like values redacted
+	Opened        time.Time // when it opened (when it was seen)
+	// Set once the dialog is closed.
+	Closed   time.Time
+	Accepted bool     // OK (true) or Cancel (false)
+	By       DialogBy // who answered
+}
+
+// DialogReply is a dialog handler's answer.
+type DialogReply struct {
+	Accept     bool   // OK (true) or Cancel (false)
+	PromptText string // a prompt's answer; empty keeps the default
+	// Defer, when positive, leaves the dialog open for up to this long so
+	// that the caller (or an LLM) can read it in Tab.PageInfo and answer
+	// it with Tab.AnswerDialog. Meanwhile the tab's actions fail fast with
+	// ErrDialogOpen instead of hanging; after Defer the dialog is
+	// dismissed. Accept and PromptText are then ignored.
+	Defer time.Duration
+}
+
+// dialogHistoryLimit is how many answered dialogs Tab.Dialogs keeps.
+const dialogHistoryLimit = 32
+
+// SetDialogHandler sets the function that answers the tab's JavaScript
+// dialogs; nil (the default) dismisses every dialog at once. Either way the
+// dialog is reported in Tab.Dialogs and the trace. The handler runs on the
+// tab's watcher goroutine: it must return promptly and must not call the
+// tab's methods (the page is paused until it returns). A panicking handler
+// dismisses the dialog.
+func (t *Tab) SetDialogHandler(h func(Dialog) DialogReply) {
+	x := t.ext()
+	x.dialog.mu.Lock()
+	x.dialog.handler = h
+	x.dialog.mu.Unlock()
+}
+
+// Dialogs returns the tab's most recently answered dialogs (at most 32),
+// oldest first.
+func (t *Tab) Dialogs() []Dialog {
+	x := t.ext()
+	x.dialog.mu.Lock()
+	defer x.dialog.mu.Unlock()
+	return append([]Dialog(nil), x.dialog.history...)
+}
+
+// AnswerDialog answers the dialog the handler deferred: accept presses OK,
+// otherwise Cancel; promptText answers a prompt (empty keeps its default).
+// With no dialog open it returns an ErrInvalidArgument error.
+func (t *Tab) AnswerDialog(ctx context.Context, accept bool, promptText string) (err error) {
+	const op = "Tab.AnswerDialog"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("answer-dialog", fmt.Sprintf("accept=%v", accept), time.Now(), &err)
+	d, ok := x.dialog.take(0)
+	if !ok {
+		e := newError(op, ErrInvalidArgument, "no dialog is open")
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "dialogs are answered at once unless the handler defers them; Tab.Dialogs lists the answered ones"
+		return e
+	}
+	args := page.NewHandleJavaScriptDialogArgs(accept)
+	if promptText != "" {
+		args.SetPromptText(promptText)
+	}
+	if err := t.client.Page.HandleJavaScriptDialog(ctx, args); err != nil {
+		if noDialog(err) {
+			d.Closed, d.By = time.Now(), DialogClosedByPage
+			x.dialog.remember(d)
+			e := newError(op, ErrInvalidArgument, "the dialog was already closed by the page")
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "take a new snapshot; the page has moved on"
+			return e
+		}
+		x.dialog.restore(d)
+		return t.s.wrap(op, t.id, err)
+	}
+	d.Closed, d.Accepted, d.By = time.Now(), accept, DialogByCaller
+	x.dialog.remember(d)
+	return nil
+}
+
+func noDialog(err error) bool {
+	var re *rpcc.ResponseError
+	return errors.As(err, &re) && strings.Contains(re.Message, "No dialog is showing")
+}
+
+// dialogState is a tab's dialog bookkeeping.
+type dialogState struct {
+	mu      sync.Mutex
+	handler func(Dialog) DialogReply // guarded by mu
+	open    *openDialog              // guarded by mu; a deferred dialog, nil if none
+	seq     uint64                   // guarded by mu; numbers deferred dialogs
+	history []Dialog                 // guarded by mu; answered dialogs, oldest first
+	guards  map[*actionGuard]bool    // guarded by mu; actions to stop when a dialog is deferred
+}
+
+type openDialog struct {
+	d      Dialog
+	seq    uint64
+	closed page.JavascriptDialogClosedClient // tells the watcher if the page closes it; may be nil
+}
+
+// actionGuard lets the watcher stop an action whose CDP call would wait
+// for a deferred dialog.
+type actionGuard struct{ cancel context.CancelCauseFunc }
+
+// dialogCause is the cancel cause of an action stopped by a deferred dialog.
+type dialogCause struct{ d Dialog }
+
+func (c *dialogCause) Error() string { return "a " + c.d.Type + " dialog opened" }
+
+func (s *dialogState) setup() { s.guards = make(map[*actionGuard]bool) }
+
+// current returns the deferred dialog, if one is open.
+func (s *dialogState) current() (Dialog, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil {
+		return Dialog{}, false
+	}
+	return s.open.d, true
+}
+
+// take removes and returns the open dialog; seq, when not zero, must match.
+func (s *dialogState) take(seq uint64) (Dialog, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil || seq != 0 && s.open.seq != seq {
+		return Dialog{}, false
+	}
+	d, closed := s.open.d, s.open.closed
+	s.open = nil
+	if closed != nil {
+		closed.Close()
+	}
+	return d, true
+}
+
+// restore puts back a dialog take removed, when answering it failed.
+func (s *dialogState) restore(d Dialog) {
+	s.mu.Lock()
+	if s.open == nil {
+		s.seq++
+		s.open = &openDialog{d: d, seq: s.seq}
+	}
+	s.mu.Unlock()
+}
+
+func (s *dialogState) remember(d Dialog) {
+	s.mu.Lock()
+	if len(s.history) == dialogHistoryLimit {
+		copy(s.history, s.history[1:])
+		s.history = s.history[:dialogHistoryLimit-1]
+	}
+	s.history = append(s.history, d)
+	s.mu.Unlock()
+}
+
+// guard returns a context for an action's CDP calls that the watcher
+// cancels (cause *dialogCause) if a dialog is deferred meanwhile, and the
+// func that ends it.
+func (x *tabExt) guard(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	g := &actionGuard{cancel: cancel}
+	s := &x.dialog
+	s.mu.Lock()
+	s.guards[g] = true
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.guards, g)
+		s.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// dialogErr returns an ErrDialogOpen error if a deferred dialog is open.
+func (x *tabExt) dialogErr(op string) error {
+	d, ok := x.dialog.current()
+	if !ok {
+		return nil
+	}
+	return x.dialogOpenErr(op, d, "")
+}
+
+func (x *tabExt) dialogOpenErr(op string, d Dialog, during string) error {
+	detail := fmt.Sprintf("%s %q", d.Type, d.Message)
+	if during != "" {
+		detail = during + " opened a " + detail
+	}
+	e := newError(op, ErrDialogOpen, detail)
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	return e
+}
+
+// watch answers the tab's dialogs until its connection ends. It is the
+// tab's one goroutine of ours. While a dialog is deferred it also reads
+// that dialog's JavascriptDialogClosed stream, to notice the page closing
+// it (a navigation); whoever takes the dialog closes that stream, so a
+// close event can only ever apply to its own dialog.
+func (x *tabExt) watch(st page.JavascriptDialogOpeningClient) {
+	t := x.t
+	defer x.stop()
+	defer st.Close()
+	var (
+		timer   *time.Timer
+		timerC  <-chan time.Time
+		seq     uint64
+		closed  page.JavascriptDialogClosedClient
+		closedC <-chan struct{}
+	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		x.dialog.take(0)
+	}()
+	for {
+		select {
+		case <-st.Ready():
+			ev, err := st.Recv()
+			if err != nil {
+				return
+			}
+			d, after := x.onDialog(ev)
+			if after <= 0 {
+				continue
+			}
+			cs, err := t.client.Page.JavascriptDialogClosed(context.Background())
+			if err != nil {
+				cs = nil
+			}
+			if seq = x.dialog.defer_(d, cs); cs != nil {
+				closed, closedC = cs, cs.Ready()
+			}
+			if timer != nil {
+				timer.Stop()
+			}
+			timer = time.NewTimer(after)
+			timerC = timer.C
+		case <-timerC:
+			timerC = nil
+			if d, ok := x.dialog.take(seq); ok {
+				x.answer(d, false, "", DialogTimedOut)
+			}
+		case <-closedC:
+			ev, err := closed.Recv()
+			if err != nil {
+				closedC = nil // taken and closed by whoever answered it
+				continue
+			}
+			if d, ok := x.dialog.take(seq); ok {
+				d.Closed, d.Accepted, d.By = time.Now(), ev.Result, DialogClosedByPage
+				x.dialog.remember(d)
+				x.record("dialog", fmt.Sprintf("%s %q: closed by the page", d.Type, d.Message), d.Opened, nil)
+			}
+			closedC = nil
+		case <-t.conn.Context().Done():
+			return
+		}
+	}
+}
+
+// stop releases the tab's attached frames once its connection has ended.
+func (x *tabExt) stop() {
+	x.refs.closeFrames()
+}
+
+// onDialog answers a dialog that just opened, or returns it with how long
+// it may stay open when the handler defers it.
+func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.Duration) {
+	d := Dialog{Type: string(ev.Type), Message: cut(ev.Message, TraceArgLimit), URL: scrubURL(ev.URL), Opened: time.Now()}
+	if ev.DefaultPrompt != nil {
+		d.DefaultPrompt = *ev.DefaultPrompt
+	}
+	s := &x.dialog
+	s.mu.Lock()
+	h := s.handler
+	s.mu.Unlock()
+	reply, by := DialogReply{}, DialogDismissed
+	if h != nil {
+		reply, by = x.callHandler(h, d), DialogByHandler
+	}
+	if reply.Defer <= 0 {
+		x.answer(d, reply.Accept, reply.PromptText, by)
+		return d, 0
+	}
+	x.record("dialog", fmt.Sprintf("%s %q: deferred for %v", d.Type, d.Message, reply.Defer), d.Opened, nil)
+	return d, reply.Defer
+}
+
+// defer_ makes d the open dialog, stops the actions waiting on the page,
+// and returns d's number.
+func (s *dialogState) defer_(d Dialog, closed page.JavascriptDialogClosedClient) uint64 {
+	s.mu.Lock()
+	s.seq++
+	seq := s.seq
+	s.open = &openDialog{d: d, seq: seq, closed: closed}
+	guards := make([]*actionGuard, 0, len(s.guards))
+	for g := range s.guards {
+		guards = append(guards, g)
+	}
+	s.mu.Unlock()
+	for _, g := range guards {
+		g.cancel(&dialogCause{d: d})
+	}
+	return seq
+}
+
+func (x *tabExt) callHandler(h func(Dialog) DialogReply, d Dialog) (reply DialogReply) {
+	defer func() {
+		if r := recover(); r != nil {
+			x.t.s.p.log.Error("browserpool: a dialog handler panicked; the dialog is dismissed", "session", x.t.s.id, "tab", x.t.id, "panic", fmt.Sprint(r))
+			reply = DialogReply{}
+		}
+	}()
+	return h(d)
+}
+
+// answer closes the open dialog d and reports it.
+func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
+	t := x.t
+	ctx, cancel := context.WithTimeout(t.conn.Context(), 5*time.Second)
+	defer cancel()
+	args := page.NewHandleJavaScriptDialogArgs(accept)
+	if text != "" {
+		args.SetPromptText(text)
+	}
+	err := t.client.Page.HandleJavaScriptDialog(ctx, args)
+	d.Closed, d.Accepted, d.By = time.Now(), accept, by
+	if err != nil && noDialog(err) {
+		d.Accepted, d.By, err = false, DialogClosedByPage, nil
+	}
+	if err != nil {
+		err = t.s.wrap("Tab.dialog", t.id, err)
+	}
+	x.dialog.remember(d)
+	verb := "dismissed"
+	if d.Accepted {
+		verb = "accepted"
+	}
+	x.record("dialog", fmt.Sprintf("%s %q: %s (%s)", d.Type, d.Message, verb, d.By), d.Opened, &err)
+}

@@ -1,0 +1,193 @@
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/browserpool/browserpool"
+)
+
+// lastDialog returns the tab's latest answered dialog without its times.
+func lastDialog(t *testing.T, tab *browserpool.Tab) browserpool.Dialog {
+	t.Helper()
+	ds := tab.Dialogs()
+	if len(ds) == 0 {
+		t.Fatal("no dialog was reported")
+	}
+	d := ds[len(ds)-1]
+	if d.Opened.IsZero() || d.Closed.Before(d.Opened) {
+		t.Errorf("dialog times: opened %v, closed %v", d.Opened, d.Closed)
+	}
+	return d
+}
+
+var ignoreDialogTimes = cmpopts.IgnoreFields(browserpool.Dialog{}, "Opened", "Closed", "URL")
+
+func TestDialogsOnRealChromium(t *testing.T) {
+	e := newAgentEnv(t)
+
+	t.Run("without a handler an alert is dismissed and reported", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		if err := tab.Click(ctx, ref(t, s, "button", "Alert")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'alert done'")
+		want := browserpool.Dialog{Type: "alert", Message: "Hello!", By: browserpool.DialogDismissed}
+		if diff := cmp.Diff(want, lastDialog(t, tab), ignoreDialogTimes); diff != "" {
+			t.Errorf("reported dialog (-want +got):\n%s", diff)
+		}
+		if d := lastDialog(t, tab); d.URL != e.site.URL+"/dialogs.html" {
+			t.Errorf("dialog URL = %q", d.URL)
+		}
+	})
+
+	t.Run("a handler answers confirm and prompt", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		var seen []browserpool.Dialog
+		tab.SetDialogHandler(func(d browserpool.Dialog) browserpool.DialogReply {
+			seen = append(seen, d) // the watcher calls handlers one at a time
+			return browserpool.DialogReply{Accept: true, PromptText: "Zed"}
+		})
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		if err := tab.Click(ctx, ref(t, s, "button", "Confirm")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'confirm true'")
+		if err := tab.Click(ctx, ref(t, s, "button", "Prompt")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'prompt Zed'")
+		want := []browserpool.Dialog{
+			{Type: "confirm", Message: "Delete everything?", Accepted: true, By: browserpool.DialogByHandler},
+			{Type: "prompt", Message: "Your name?", DefaultPrompt: "anon", Accepted: true, By: browserpool.DialogByHandler},
+		}
+		if diff := cmp.Diff(want, tab.Dialogs(), ignoreDialogTimes); diff != "" {
+			t.Errorf("reported dialogs (-want +got):\n%s", diff)
+		}
+		if len(seen) != 2 || seen[1].DefaultPrompt != "anon" {
+			t.Errorf("the handler saw %+v", seen)
+		}
+	})
+
+	t.Run("a deferred dialog is shown by PageInfo and stops actions until answered", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		tab.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply {
+			return browserpool.DialogReply{Defer: time.Minute}
+		})
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		err := tab.Click(ctx, ref(t, s, "button", "Confirm"))
+		if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), `confirm "Delete everything?"`) || !strings.Contains(err.Error(), "Tab.AnswerDialog") {
+			t.Fatalf("Click that opens a deferred confirm: error = %v, want ErrDialogOpen quoting it and pointing to Tab.AnswerDialog", err)
+		}
+		info, err := tab.PageInfo(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Dialog == nil || info.Dialog.Type != "confirm" || info.Dialog.Message != "Delete everything?" || info.Title != "" {
+			t.Fatalf("PageInfo during a dialog = %+v, want only the dialog", info)
+		}
+		if _, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{}); !errors.Is(err, browserpool.ErrDialogOpen) {
+			t.Errorf("Snapshot during a dialog: error = %v, want ErrDialogOpen", err)
+		}
+		if err := tab.AnswerDialog(ctx, true, ""); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'confirm true'")
+		want := browserpool.Dialog{Type: "confirm", Message: "Delete everything?", Accepted: true, By: browserpool.DialogByCaller}
+		if diff := cmp.Diff(want, lastDialog(t, tab), ignoreDialogTimes); diff != "" {
+			t.Errorf("reported dialog (-want +got):\n%s", diff)
+		}
+		if err := tab.AnswerDialog(ctx, true, ""); !errors.Is(err, browserpool.ErrInvalidArgument) {
+			t.Errorf("AnswerDialog with no dialog open: error = %v, want ErrInvalidArgument", err)
+		}
+	})
+
+	t.Run("an unanswered deferred dialog is dismissed when its time is up", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		tab.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply {
+			return browserpool.DialogReply{Defer: 200 * time.Millisecond}
+		})
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		if err := tab.Click(ctx, ref(t, s, "button", "Prompt")); !errors.Is(err, browserpool.ErrDialogOpen) {
+			t.Fatalf("Click: error = %v, want ErrDialogOpen", err)
+		}
+		// Acting on the page fails fast while the dialog is open: watch the
+		// reports instead.
+		waitFor(t, "the deferred dialog to time out", func() bool { return len(tab.Dialogs()) > 0 })
+		waitJS(t, tab, "document.getElementById('out').textContent === 'prompt null'")
+		want := browserpool.Dialog{Type: "prompt", Message: "Your name?", DefaultPrompt: "anon", By: browserpool.DialogTimedOut}
+		if diff := cmp.Diff(want, lastDialog(t, tab), ignoreDialogTimes); diff != "" {
+			t.Errorf("reported dialog (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a deferred dialog closed by a navigation is reported as closed by the page", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		tab.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply {
+			return browserpool.DialogReply{Defer: time.Minute}
+		})
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		if err := tab.Click(ctx, ref(t, s, "button", "Alert")); !errors.Is(err, browserpool.ErrDialogOpen) {
+			t.Fatalf("Click: error = %v, want ErrDialogOpen", err)
+		}
+		if _, err := tab.Navigate(ctx, e.site.URL+"/form.html"); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the dialog to be reported closed", func() bool {
+			ds := tab.Dialogs()
+			return len(ds) > 0 && ds[len(ds)-1].By == browserpool.DialogClosedByPage
+		})
+		if info, err := tab.PageInfo(ctx); err != nil || info.Dialog != nil || info.Title != "Sign up" {
+			t.Errorf("PageInfo after the navigation = %+v, %v", info, err)
+		}
+	})
+
+	t.Run("a dialog that opens while nothing acts on the tab does not wedge it", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab, err := e.sess.OpenTab(ctx, "about:blank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			e.sess.CloseTab(ctx, tab.ID())
+		})
+		// No action of the tab has run yet. If the tab's dialogs are not
+		// watched from its start, the evaluation that opens the alert
+		// hangs until its context ends, and the first action dismisses
+		// the alert blindly; if they are, the alert is dismissed at once.
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		evalErr := tab.Evaluate(short, "alert('early'); document.title = 'after'", nil)
+		if evalErr != nil && !errors.Is(evalErr, context.DeadlineExceeded) {
+			t.Fatalf("Evaluate(alert): %v", evalErr)
+		}
+		info, err := tab.PageInfo(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Title != "after" || info.Dialog != nil {
+			t.Errorf("PageInfo = %+v, want the page's title after the alert", info)
+		}
+		want := []browserpool.Dialog{{Type: "alert", Message: "early", By: browserpool.DialogDismissed}}
+		if evalErr != nil {
+			want = []browserpool.Dialog{{Type: "unknown", By: browserpool.DialogDismissedUnseen}}
+		}
+		if diff := cmp.Diff(want, tab.Dialogs(), ignoreDialogTimes); diff != "" {
+			t.Errorf("reported dialogs (-want +got):\n%s", diff)
+		}
+	})
+}

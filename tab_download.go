@@ -1,0 +1,288 @@
+// Room: downloads. sessDownloads.mu (Session.downloads) guards whether a
+// session's download behaviour is set. Waits read event streams they open
+// themselves; no lock is held during a CDP call or file I/O.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/mafredri/cdp/protocol/browser"
+	"github.com/mafredri/cdp/protocol/page"
+)
+
+// ErrDownloadFailed: a download was cancelled or failed in the browser.
+// Returned by Tab.WaitDownload.
+var ErrDownloadFailed = errors.New("download failed")
+
+func init() {
+	hints[ErrDownloadFailed] = "check that the link still works (open it in a tab to see the server's answer), then retry"
+}
+
+// DefaultDownloadTimeout bounds Tab.WaitDownload when its context has no
+// earlier deadline.
+const DefaultDownloadTimeout = 2 * time.Minute
+
+// Download is a file a tab downloaded.
+type Download struct {
+	SessionID     string
+	TabID         string
+	Path          string // absolute, inside <session output dir>/downloads
+	SuggestedName string // the name the server or link suggested
+	URL           string // token-like query values redacted
+	Bytes         int64
+}
+
+// DownloadDir returns where the session's downloads land:
+// <output dir>/downloads. Every download of the session goes there, and
+// files that no Tab.WaitDownload claimed keep the browser's name for them
+// (a GUID).
+func (s *Session) DownloadDir() string { return filepath.Join(s.output, "downloads") }
+
+// sessDownloads records whether a session's downloads are routed.
+type sessDownloads struct {
+	mu  sync.Mutex
+	set bool // guarded by mu; Browser.setDownloadBehavior succeeded
+}
+
+// ensureDownloads routes the session's downloads into DownloadDir, once.
+func (s *Session) ensureDownloads(ctx context.Context) error {
+	d := &s.downloads
+	d.mu.Lock()
+	set := d.set
+	d.mu.Unlock()
+	if set {
+		return nil
+	}
+	dir := s.DownloadDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return s.artifactErr("Tab.WaitDownload", "downloads", err)
+	}
+	if err := s.browser.Browser.SetDownloadBehavior(ctx, browser.NewSetDownloadBehaviorArgs("allowAndName").
+		SetDownloadPath(dir).SetEventsEnabled(true)); err != nil {
+		return s.wrap("Tab.WaitDownload", "", err)
+	}
+	d.mu.Lock()
+	d.set = true
+	d.mu.Unlock()
+	return nil
+}
+
+// WaitDownload runs trigger (a click on a download link, say; nil to wait
+// for a download the page starts by itself) and waits for the download it
+// starts in this tab to complete. The file lands in the session's
+// DownloadDir under the suggested name, made safe (no directories, no
+// control characters) and unique (" (1)", " (2)", … before the
+// extension); it never overwrites a file. A cancelled or failed download
+// is an ErrDownloadFailed error. Bounded by ctx and
+// DefaultDownloadTimeout.
+func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context) error) (dl Download, err error) {
+	const op = "Tab.WaitDownload"
+	end, err := t.begin(op)
+	if err != nil {
+		return Download{}, err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	defer func() {
+		args := dl.URL
+		if dl.Path != "" {
+			args += " -> " + filepath.Base(dl.Path)
+		}
+		x.record("download", args, start, &err)
+	}()
+	caller := ctx
+	ctx, cancel := waitCtx(ctx, DefaultDownloadTimeout)
+	defer cancel()
+	if err := t.s.ensureDownloads(ctx); err != nil { // if it failed at launch
+		return Download{}, err
+	}
+	b := t.s.browser.Browser
+	begins, err := b.DownloadWillBegin(ctx)
+	if err != nil {
+		return Download{}, t.s.wrap(op, t.id, err)
+	}
+	defer begins.Close()
+	progress, err := b.DownloadProgress(ctx)
+	if err != nil {
+		return Download{}, t.s.wrap(op, t.id, err)
+	}
+	defer progress.Close()
+	if trigger != nil {
+		if err := trigger(ctx); err != nil {
+			return Download{}, err
+		}
+	}
+	timeout := func(what string) error {
+		if caller.Err() == nil && ctx.Err() != nil {
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, DefaultDownloadTimeout))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "check that the action starts a download; pass a context with a longer deadline for big files"
+			return e
+		}
+		return t.s.wrap(op, t.id, ctx.Err())
+	}
+	// The download this tab started.
+	var guid string
+	for guid == "" {
+		select {
+		case <-begins.Ready():
+			ev, err := begins.Recv()
+			if err != nil {
+				return Download{}, timeout("no download started")
+			}
+			if x.ownsFrame(ctx, ev.FrameID) {
+				guid = ev.GUID
+				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: scrubURL(ev.URL)}
+			}
+		case <-ctx.Done():
+			return Download{}, timeout("no download started")
+		}
+	}
+	for {
+		select {
+		case <-progress.Ready():
+			ev, err := progress.Recv()
+			if err != nil {
+				return dl, timeout("the download did not complete")
+			}
+			if ev.GUID != guid {
+				continue
+			}
+			switch ev.State {
+			case "completed":
+				path, n, err := t.s.placeDownload(op, guid, dl.SuggestedName)
+				if err != nil {
+					return dl, err
+				}
+				dl.Path, dl.Bytes = path, n
+				return dl, nil
+			case "canceled":
+				e := newError(op, ErrDownloadFailed, fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", dl.URL, ev.ReceivedBytes, ev.TotalBytes))
+				e.Session, e.Tab = t.s.id, t.id
+				return dl, e
+			}
+		case <-ctx.Done():
+			return dl, timeout("the download did not complete")
+		}
+	}
+}
+
+// ownsFrame reports whether frame belongs to this tab: its main frame, one
+// of its same-process frames, or an out-of-process frame attached by a
+// snapshot.
+func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID) bool {
+	if string(frame) == x.t.id {
+		return true
+	}
+	x.refs.mu.Lock()
+	_, ok := x.refs.frames[string(frame)]
+	x.refs.mu.Unlock()
+	if ok {
+		return true
+	}
+	tree, err := x.t.client.Page.GetFrameTree(ctx)
+	if err != nil {
+		return false
+	}
+	var walk func(page.FrameTree) bool
+	walk = func(ft page.FrameTree) bool {
+		if ft.Frame.ID == frame {
+			return true
+		}
+		for _, c := range ft.ChildFrames {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(tree.FrameTree)
+}
+
+// placeDownload moves the finished download guid to a safe, unique name
+// based on suggested, inside DownloadDir, without ever overwriting a file.
+func (s *Session) placeDownload(op, guid, suggested string) (string, int64, error) {
+	dir := s.DownloadDir()
+	src := filepath.Join(dir, guid)
+	if !filepath.IsLocal(guid) || strings.ContainsAny(guid, `/\`) {
+		e := newError(op, ErrPathEscapes, fmt.Sprintf("the browser named the download %q", guid))
+		e.Session = s.id
+		return "", 0, e
+	}
+	fi, err := os.Lstat(src)
+	if err != nil || !fi.Mode().IsRegular() {
+		e := newError(op, ErrDownloadFailed, "the browser reported the download complete but its file is missing")
+		e.Session, e.Err = s.id, err
+		return "", 0, e
+	}
+	name := safeFileName(suggested)
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for i := 0; i < 1000; i++ {
+		cand := name
+		if i > 0 {
+			cand = fmt.Sprintf("%s (%d)%s", base, i, ext)
+		}
+		dst, err := confine(dir, cand)
+		if err != nil {
+			// Taken by a symlink (or otherwise unusable): try the next name.
+			continue
+		}
+		// A hard link never replaces an existing file: EEXIST means try
+		// the next name.
+		if err := os.Link(src, dst); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			return "", 0, s.artifactErr(op, cand, err)
+		}
+		os.Remove(src)
+		return dst, fi.Size(), nil
+	}
+	return "", 0, s.artifactErr(op, name, errors.New("no free name"))
+}
+
+// safeFileName turns a suggested download name into one plain file name:
+// the last path element, without control characters, leading dots or
+// characters that are special on common file systems, at most 200 bytes,
+// and "download" if nothing is left.
+func safeFileName(s string) string {
+	s = strings.ReplaceAll(s, `\`, "/")
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == 0 || unicode.IsControl(r) || r == unicode.ReplacementChar:
+			return -1
+		case strings.ContainsRune(`<>:"|?*`, r):
+			return '_'
+		}
+		return r
+	}, s)
+	s = strings.TrimLeft(strings.TrimSpace(s), ".")
+	s = strings.TrimRight(s, ". ")
+	for len(s) > 200 {
+		ext := filepath.Ext(s)
+		if len(ext) > 20 {
+			ext = ""
+		}
+		r := []rune(strings.TrimSuffix(s, ext))
+		s = string(r[:len(r)-1]) + ext
+	}
+	if s == "" {
+		return "download"
+	}
+	return s
+}

@@ -1,0 +1,93 @@
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserpool/browserpool"
+)
+
+func TestDownloadsOnRealChromium(t *testing.T) {
+	e := newAgentEnv(t)
+	tab := e.tab(t, "/download.html")
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	dir := e.sess.DownloadDir()
+	download := func(t *testing.T, link string) (browserpool.Download, error) {
+		t.Helper()
+		r := ref(t, s, "link", link)
+		return tab.WaitDownload(ctxT(t), func(ctx context.Context) error { return tab.Click(ctx, r) })
+	}
+
+	t.Run("a clicked download lands in the session's downloads dir under its name", func(t *testing.T) {
+		dl, err := download(t, "Report")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dl.Path != filepath.Join(dir, "report.csv") || dl.SuggestedName != "report.csv" || dl.Bytes != 13 || dl.TabID != tab.ID() {
+			t.Errorf("Download = %+v, want %s/report.csv of 13 bytes", dl, dir)
+		}
+		if b, err := os.ReadFile(dl.Path); err != nil || string(b) != "id,value\n1,2\n" {
+			t.Errorf("file content %q, %v", b, err)
+		}
+		if !strings.HasPrefix(dir, e.sess.Info().OutputDir+string(filepath.Separator)) {
+			t.Errorf("DownloadDir %s is not inside the output dir %s", dir, e.sess.Info().OutputDir)
+		}
+		if strings.Contains(dl.URL, "s3cr3t") || !strings.Contains(dl.URL, "token=REDACTED") {
+			t.Errorf("Download.URL %q shows the token", dl.URL)
+		}
+	})
+
+	t.Run("a second download of the same name gets a new name and overwrites nothing", func(t *testing.T) {
+		dl, err := download(t, "Report")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dl.Path != filepath.Join(dir, "report (1).csv") {
+			t.Errorf("second report.csv went to %s, want report (1).csv", dl.Path)
+		}
+	})
+
+	t.Run("hostile suggested names stay plain names inside the downloads dir", func(t *testing.T) {
+		for _, link := range []string{"Climbing name", "Absolute name", "Dots only"} {
+			dl, err := download(t, link)
+			if err != nil {
+				t.Fatalf("%s: %v", link, err)
+			}
+			base := filepath.Base(dl.Path)
+			t.Logf("%s: suggested %q, saved as %q", link, dl.SuggestedName, base)
+			if filepath.Dir(dl.Path) != dir || strings.HasPrefix(base, ".") || strings.ContainsAny(base, `/\`) {
+				t.Errorf("%s (suggested %q) landed at %s", link, dl.SuggestedName, dl.Path)
+			}
+		}
+		entries, err := os.ReadDir(filepath.Dir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, en := range entries {
+			if en.Name() != "downloads" {
+				t.Errorf("something landed next to the downloads dir: %s", en.Name())
+			}
+		}
+	})
+
+	t.Run("a download cut short is ErrDownloadFailed", func(t *testing.T) {
+		_, err := download(t, "Broken")
+		if !errors.Is(err, browserpool.ErrDownloadFailed) {
+			t.Errorf("error = %v, want ErrDownloadFailed", err)
+		}
+	})
+
+	t.Run("no download within the deadline is a context error saying so", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(ctxT(t), 300*time.Millisecond)
+		defer cancel()
+		_, err := tab.WaitDownload(ctx, nil)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error = %v, want DeadlineExceeded", err)
+		}
+	})
+}

@@ -1,0 +1,1073 @@
+// Room: input (mouse, keyboard, form fields, file upload). inputState.mu
+// guards the tab's last mouse position; no CDP call is made with it held.
+// The US key table is read-only after init.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/input"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// Classes of input errors.
+var (
+	// ErrCovered: the element's click point is covered by another element
+	// (a banner, a modal, an overlay). The detail names the covering
+	// element and, if the latest snapshot showed it, its ref. Returned by
+	// Click and Hover.
+	ErrCovered = errors.New("element is covered by another element")
+	// ErrNotVisible: the element has no visible box to act on (display:
+	// none, visibility: hidden, zero size, or outside the page). Returned
+	// by Click, Hover and Scroll.
+	ErrNotVisible = errors.New("element is not visible")
+)
+
+func init() {
+	hints[ErrCovered] = "deal with the covering element first (close or accept it), or scroll; then take a new snapshot and retry"
+	hints[ErrNotVisible] = "the element cannot be clicked now: take a new snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with Tab.WaitVisible"
+}
+
+// inputState is a tab's mouse position and its counter of JavaScript
+// object groups (atomic: no lock).
+type inputState struct {
+	mu     sync.Mutex
+	x, y   float64 // guarded by mu; where the mouse last went
+	moved  bool    // guarded by mu; x and y are set
+	groups atomic.Uint64
+}
+
+func (s *inputState) setMouse(x, y float64) {
+	s.mu.Lock()
+	s.x, s.y, s.moved = x, y, true
+	s.mu.Unlock()
+}
+
+// Click clicks the element a ref names (from the latest Tab.Snapshot) the
+// way a user would: it scrolls the element into view, takes the centre of
+// its visible box, checks that nothing covers that point, then moves the
+// mouse there and presses and releases the left button. A covered element
+// is an ErrCovered error naming what covers it; one without a visible box
+// is ErrNotVisible; an old ref is ErrStaleRef.
+func (t *Tab) Click(ctx context.Context, ref string) (err error) {
+	const op = "Tab.Click"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	args := ref
+	defer func() { x.record("click", args, start, &err) }()
+	tg, err := x.resolve(ctx, op, ref)
+	if err != nil {
+		return err
+	}
+	args = ref + " " + tg.role + " " + quote(tg.name)
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	px, py, err := x.point(ctx, op, ref, tg, true)
+	if err != nil {
+		return err
+	}
+	if err := x.click(ctx, px, py); err != nil {
+		return x.fail(op, ctx, ref, err)
+	}
+	return nil
+}
+
+// ClickAt clicks at a point of the viewport, in CSS pixels from its top
+// left corner, whatever is there.
+func (t *Tab) ClickAt(ctx context.Context, px, py float64) (err error) {
+	const op = "Tab.ClickAt"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("click-at", fmt.Sprintf("%g,%g", px, py), time.Now(), &err)
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	if math.IsNaN(px) || math.IsNaN(py) || px < 0 || py < 0 {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport", px, py))
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "give CSS pixels from the viewport's top left corner; Tab.PageInfo tells the viewport's size"
+		return e
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	if err := x.click(ctx, px, py); err != nil {
+		return x.fail(op, ctx, "", err)
+	}
+	return nil
+}
+
+// Hover moves the mouse over the element a ref names, after the same
+// checks as Click.
+func (t *Tab) Hover(ctx context.Context, ref string) (err error) {
+	const op = "Tab.Hover"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	args := ref
+	defer func() { x.record("hover", args, start, &err) }()
+	tg, err := x.resolve(ctx, op, ref)
+	if err != nil {
+		return err
+	}
+	args = ref + " " + tg.role + " " + quote(tg.name)
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	px, py, err := x.point(ctx, op, ref, tg, true)
+	if err != nil {
+		return err
+	}
+	if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
+		return x.fail(op, ctx, ref, err)
+	}
+	return nil
+}
+
+func (x *tabExt) click(ctx context.Context, px, py float64) error {
+	// A move waits for the page's next frame (about 16 ms): skip it when
+	// the mouse is already there.
+	x.input.mu.Lock()
+	there := x.input.moved && x.input.x == px && x.input.y == py
+	x.input.mu.Unlock()
+	if !there {
+		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
+			return err
+		}
+	}
+	if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mousePressed", px, py).
+		SetButton(input.MouseButtonLeft).SetButtons(1).SetClickCount(1)); err != nil {
+		return err
+	}
+	return x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseReleased", px, py).
+		SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(1))
+}
+
+func (x *tabExt) mouse(ctx context.Context, args *input.DispatchMouseEventArgs) error {
+	if err := x.t.client.Input.DispatchMouseEvent(ctx, args); err != nil {
+		return err
+	}
+	if args.Type != "mouseWheel" {
+		x.input.setMouse(args.X, args.Y)
+	}
+	return nil
+}
+
+// quads is DOM.getContentQuads's reply.
+type quads struct {
+	Quads [][]float64 `json:"quads"`
+}
+
+// point scrolls the target into view and returns the centre of its
+// visible box in the viewport's CSS pixels. With hit set it also checks
+// that the element (or a descendant) is what is at that point.
+func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bool) (float64, float64, error) {
+	nodeArgs := func(id dom.BackendNodeID) any {
+		return struct {
+			Backend dom.BackendNodeID `json:"backendNodeId"`
+		}{id}
+	}
+	// Bring each out-of-process iframe into view in its parent, then the
+	// element itself in its frame.
+	for _, h := range tg.chain {
+		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil, h.parent.conn); err != nil {
+			return 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+		}
+	}
+	if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil, tg.f.conn); err != nil {
+		return 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	var q quads
+	if err := rpcc.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q, tg.f.conn); err != nil {
+		return 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	// Offsets of out-of-process frames: each iframe's content box in its
+	// parent's viewport.
+	offsets := make([][2]float64, len(tg.chain))
+	var ox, oy float64
+	for i, h := range tg.chain {
+		var box struct {
+			Model struct {
+				Content []float64 `json:"content"`
+			} `json:"model"`
+		}
+		if err := rpcc.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box, h.parent.conn); err != nil {
+			return 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+		}
+		if len(box.Model.Content) < 2 {
+			return 0, 0, x.notVisible(op, ref, "its frame has no box")
+		}
+		offsets[i] = [2]float64{box.Model.Content[0], box.Model.Content[1]}
+		ox += box.Model.Content[0]
+		oy += box.Model.Content[1]
+	}
+	lm, err := layoutMetrics(ctx, x.t.conn)
+	if err != nil {
+		return 0, 0, x.fail(op, ctx, ref, err)
+	}
+	// The largest part of any of the element's boxes inside the viewport.
+	var best, bx0, by0, bx1, by1 float64
+	for _, qd := range q.Quads {
+		if len(qd) != 8 {
+			continue
+		}
+		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for i := 0; i < 8; i += 2 {
+			x0, x1 = min(x0, qd[i]+ox), max(x1, qd[i]+ox)
+			y0, y1 = min(y0, qd[i+1]+oy), max(y1, qd[i+1]+oy)
+		}
+		x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, lm.VP.W), min(y1, lm.VP.H)
+		if a := (x1 - x0) * (y1 - y0); x1 > x0 && y1 > y0 && a > best {
+			best, bx0, by0, bx1, by1 = a, x0, y0, x1, y1
+		}
+	}
+	if best < 1 {
+		if len(q.Quads) == 0 {
+			return 0, 0, x.notVisible(op, ref, "it has no box (display: none, or not rendered)")
+		}
+		return 0, 0, x.notVisible(op, ref, "it has no size, or lies outside the page even after scrolling")
+	}
+	px, py := (bx0+bx1)/2, (by0+by1)/2
+	if hit {
+		if err := x.hitTest(ctx, op, ref, tg, px, py, lm, offsets); err != nil {
+			return 0, 0, err
+		}
+	}
+	return px, py, nil
+}
+
+func (x *tabExt) notVisible(op, ref, why string) error {
+	e := newError(op, ErrNotVisible, ref+": "+why)
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	return e
+}
+
+// hitTest checks that the point (px, py) of the viewport hits the target:
+// through each out-of-process iframe on the way, then the element itself or
+// one of its descendants (or a label of it). DOM.getNodeForLocation takes
+// document coordinates: each level adds its document's scroll offset.
+func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, py float64, top metrics, offsets [][2]float64) error {
+	lx, ly := px, py
+	scroll := top.VP
+	for i, h := range tg.chain {
+		got, err := nodeAt(ctx, h.parent, lx+scroll.PageX, ly+scroll.PageY)
+		if err != nil {
+			return x.fail(op, ctx, ref, frameErr(h.parent, err))
+		}
+		if got != h.owner {
+			return x.covered(ctx, op, ref, tg, h.parent, h.owner, got, px, py)
+		}
+		lx, ly = lx-offsets[i][0], ly-offsets[i][1]
+		f := tg.f
+		if i+1 < len(tg.chain) {
+			f = tg.chain[i+1].parent
+		}
+		m, err := layoutMetrics(ctx, f.conn)
+		if err != nil {
+			return x.fail(op, ctx, ref, frameErr(f, err))
+		}
+		scroll = m.VP
+	}
+	got, err := nodeAt(ctx, tg.f, lx+scroll.PageX, ly+scroll.PageY)
+	if err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	if got == tg.node {
+		return nil
+	}
+	return x.covered(ctx, op, ref, tg, tg.f, tg.node, got, px, py)
+}
+
+// metrics is the part of Page.getLayoutMetrics we use: the layout
+// viewport's size and scroll offset, in CSS pixels.
+type metrics struct {
+	VP struct {
+		PageX float64 `json:"pageX"`
+		PageY float64 `json:"pageY"`
+		W     float64 `json:"clientWidth"`
+		H     float64 `json:"clientHeight"`
+	} `json:"cssLayoutViewport"`
+}
+
+func layoutMetrics(ctx context.Context, conn *rpcc.Conn) (metrics, error) {
+	var m metrics
+	err := rpcc.Invoke(ctx, "Page.getLayoutMetrics", nil, &m, conn)
+	return m, err
+}
+
+// nodeAt returns the node at a point of a frame's viewport.
+func nodeAt(ctx context.Context, f *frameSess, px, py float64) (dom.BackendNodeID, error) {
+	args := struct {
+		X int `json:"x"`
+		Y int `json:"y"`
+	}{int(math.Floor(px)), int(math.Floor(py))}
+	var reply struct {
+		Backend dom.BackendNodeID `json:"backendNodeId"`
+	}
+	err := rpcc.Invoke(ctx, "DOM.getNodeForLocation", &args, &reply, f.conn)
+	return reply.Backend, err
+}
+
+// coverJS decides whether the node hit at the click point (h) is the
+// element (this) for a click's purpose, and else describes it.
+const coverJS = `function(h) {
+	for (let n = h; n; n = n.parentNode || n.host) if (n === this) return {ok: true};
+	for (let p = h; p; p = p.parentElement) if (p.tagName === 'LABEL' && p.control === this) return {ok: true};
+	const visible = this.checkVisibility ? this.checkVisibility({visibilityProperty: true}) : true;
+	const c = h.nodeType === 1 ? h : h.parentElement;
+	let d = '';
+	if (c) {
+		d = c.tagName.toLowerCase();
+		if (c.id) d += '#' + c.id;
+		if (typeof c.className === 'string' && c.className.trim()) d += '.' + c.className.trim().split(/\s+/).slice(0, 3).join('.');
+		let text = (c.getAttribute('aria-label') || c.innerText || c.value || '').trim().replace(/\s+/g, ' ');
+		if (text.length > 60) text = text.slice(0, 59) + '…';
+		if (text) d += ' "' + text + '"';
+	}
+	return {ok: false, visible, cover: d};
+}`
+
+// covered reports that got, not want, is at the click point of ref,
+// unless got is part of want.
+func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *frameSess, want, got dom.BackendNodeID, px, py float64) error {
+	var res struct {
+		OK      bool   `json:"ok"`
+		Visible bool   `json:"visible"`
+		Cover   string `json:"cover"`
+	}
+	if err := x.callOn(ctx, op, f, want, coverJS, []any{nodeArg(got)}, &res); err != nil {
+		return x.fail(op, ctx, ref, frameErr(f, err))
+	}
+	if res.OK {
+		return nil
+	}
+	if !res.Visible {
+		return x.notVisible(op, ref, "it is hidden (visibility: hidden or content-visibility)")
+	}
+	cover := res.Cover
+	if cover == "" {
+		cover = "another element"
+	}
+	if r := x.refs.refName(f, got); r != "" {
+		cover += " (" + r + ")"
+	}
+	e := newError(op, ErrCovered, fmt.Sprintf("%s (%s %s) is covered at (%.0f, %.0f) by %s", ref, tg.role, quote(tg.name), px, py, cover))
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	return e
+}
+
+// nodeArg marks a call argument as the DOM node with this backend id.
+type nodeArg dom.BackendNodeID
+
+// callOn calls the JavaScript function fn with this bound to a DOM node of
+// frame f, passing args (JSON values, or nodeArg for nodes of f), and
+// decodes its value (awaited if a promise) into out. The objects it makes
+// are released before it returns.
+func (x *tabExt) callOn(ctx context.Context, op string, f *frameSess, node dom.BackendNodeID, fn string, args []any, out any) error {
+	group := "browserpool-" + strconv.FormatUint(x.input.groups.Add(1), 10)
+	resolve := func(id dom.BackendNodeID) (string, error) {
+		a := struct {
+			Backend dom.BackendNodeID `json:"backendNodeId"`
+			Group   string            `json:"objectGroup"`
+		}{id, group}
+		var r struct {
+			Object struct {
+				ObjectID string `json:"objectId"`
+			} `json:"object"`
+		}
+		err := rpcc.Invoke(ctx, "DOM.resolveNode", &a, &r, f.conn)
+		return r.Object.ObjectID, err
+	}
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		rpcc.Invoke(rctx, "Runtime.releaseObjectGroup", struct {
+			Group string `json:"objectGroup"`
+		}{group}, nil, f.conn)
+		cancel()
+	}()
+	this, err := resolve(node)
+	if err != nil {
+		return err
+	}
+	type callArg struct {
+		Value    any    `json:"value,omitempty"`
+		ObjectID string `json:"objectId,omitempty"`
+	}
+	cargs := make([]callArg, len(args))
+	for i, a := range args {
+		if n, ok := a.(nodeArg); ok {
+			id, err := resolve(dom.BackendNodeID(n))
+			if err != nil {
+				return err
+			}
+			cargs[i].ObjectID = id
+			continue
+		}
+		cargs[i].Value = a
+	}
+	call := struct {
+		Fn       string    `json:"functionDeclaration"`
+		ObjectID string    `json:"objectId"`
+		Args     []callArg `json:"arguments"`
+		ByValue  bool      `json:"returnByValue"`
+		Await    bool      `json:"awaitPromise"`
+	}{fn, this, cargs, true, true}
+	var reply struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		Exception *runtime.ExceptionDetails `json:"exceptionDetails"`
+	}
+	if err := rpcc.Invoke(ctx, "Runtime.callFunctionOn", &call, &reply, f.conn); err != nil {
+		return err
+	}
+	if reply.Exception != nil {
+		return x.t.jsError(op, reply.Exception)
+	}
+	if out != nil && len(reply.Result.Value) > 0 {
+		return json.Unmarshal(reply.Result.Value, out)
+	}
+	return nil
+}
+
+// fillJS focuses an editable element and selects its content, and says
+// what kind of element it is and whether its content is a secret.
+const fillJS = `function() {
+	const el = this, tag = el.tagName, type = (el.type || '').toLowerCase();
+	const ac = (el.getAttribute && el.getAttribute('autocomplete')) || '';
+	const secret = type === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
+	let kind = 'other';
+	if (tag === 'TEXTAREA') kind = 'text';
+	else if (tag === 'INPUT') kind = ['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'range', 'color', 'hidden'].includes(type) ? type : 'text';
+	else if (el.isContentEditable) kind = 'editable';
+	else if (tag === 'SELECT') kind = 'select';
+	if (kind !== 'text' && kind !== 'editable') return {kind, secret};
+	if (el.disabled) return {kind: 'disabled', secret};
+	if (el.readOnly) return {kind: 'readonly', secret};
+	el.focus();
+	if (kind === 'text') {
+		try { el.select(); } catch (e) {}
+		try { el.setSelectionRange(0, el.value.length); } catch (e) {}
+	} else {
+		const r = document.createRange();
+		r.selectNodeContents(el);
+		const s = getSelection();
+		s.removeAllRanges();
+		s.addRange(r);
+	}
+	return {kind, secret};
+}`
+
+// fillDoneJS makes sure the value is v (through the prototype's setter,
+// which frameworks' value trackers do not see, if typing did not get it
+// there) and fires input and change.
+const fillDoneJS = `function(v) {
+	const el = this;
+	if ('value' in el && el.value !== v) {
+		const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+		Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+	}
+	el.dispatchEvent(new Event('input', {bubbles: true}));
+	el.dispatchEvent(new Event('change', {bubbles: true}));
+	return 'value' in el ? el.value === v : true;
+}`
+
+// Fill replaces the content of the text field (input, textarea or
+// contenteditable element) a ref names with value, the way React and Vue
+// notice: it focuses the field, selects its content, types value over it
+// (an empty value deletes it), then fires input and change. Text filled
+// into password and one-time-code fields never reaches the trace.
+func (t *Tab) Fill(ctx context.Context, ref, value string) (err error) {
+	const op = "Tab.Fill"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	args := ref + " (value withheld)"
+	defer func() { x.record("fill", args, start, &err) }()
+	tg, err := x.resolve(ctx, op, ref)
+	if err != nil {
+		return err
+	}
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", struct {
+		Backend dom.BackendNodeID `json:"backendNodeId"`
+	}{tg.node}, nil, tg.f.conn); err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	var info struct {
+		Kind   string `json:"kind"`
+		Secret bool   `json:"secret"`
+	}
+	if err := x.callOn(ctx, op, tg.f, tg.node, fillJS, nil, &info); err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	if info.Secret {
+		args = ref + " " + tg.role + " " + quote(tg.name) + " ***"
+	} else {
+		args = ref + " " + tg.role + " " + quote(tg.name) + " " + quote(value)
+	}
+	switch info.Kind {
+	case "text", "editable":
+	case "select":
+		return x.badTarget(op, ref, tg, "a select box", "use Tab.Select to choose its option")
+	case "checkbox", "radio":
+		return x.badTarget(op, ref, tg, "a "+info.Kind, "use Tab.Click to toggle it")
+	case "file":
+		return x.badTarget(op, ref, tg, "a file input", "use Tab.Upload to choose files")
+	case "disabled", "readonly":
+		return x.badTarget(op, ref, tg, info.Kind, "it cannot be edited now; take a new snapshot to see when it is enabled")
+	default:
+		return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
+	}
+	if value == "" {
+		events, _ := chordEvents("Delete")
+		for _, ev := range events {
+			if err := x.key(ctx, ev); err != nil {
+				return x.fail(op, ctx, ref, err)
+			}
+		}
+	} else if err := x.insertText(ctx, tg.f, value); err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	var ok bool
+	if err := x.callOn(ctx, op, tg.f, tg.node, fillDoneJS, []any{value}, &ok); err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	if !ok {
+		e := newError(op, ErrInvalidArgument, ref+" did not take the whole value (a maxlength, pattern or input type may limit it)")
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "take a new snapshot to see the field's value, and fill a value the field accepts"
+		return e
+	}
+	return nil
+}
+
+func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) error {
+	e := newError(op, ErrInvalidArgument, fmt.Sprintf("%s (%s %s) is %s", ref, tg.role, quote(tg.name), what))
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	e.Hint = hint
+	return e
+}
+
+// insertText types text into the focused element of frame f's page.
+// Keyboard input goes to the page's focused frame, so the tab's own session
+// carries it.
+func (x *tabExt) insertText(ctx context.Context, f *frameSess, text string) error {
+	return x.t.client.Input.InsertText(ctx, input.NewInsertTextArgs(text))
+}
+
+// secretFocusJS says whether the focused element holds a secret (or is an
+// iframe, whose focused element cannot be seen from here).
+const secretFocusJS = `(() => {
+	let a = document.activeElement;
+	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	if (!a) return false;
+	if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return true;
+	const ac = (a.getAttribute && a.getAttribute('autocomplete')) || '';
+	return (a.type || '').toLowerCase() === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
+})()`
+
+// Type types text into the focused element, as one insertion (no key
+// events). Text typed into a password or one-time-code field, or into an
+// iframe, never reaches the trace.
+func (t *Tab) Type(ctx context.Context, text string) (err error) {
+	const op = "Tab.Type"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	args := "(text withheld)"
+	defer func() { x.record("type", args, start, &err) }()
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	var secret bool
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(secretFocusJS).SetReturnByValue(true))
+	if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
+		err = json.Unmarshal(reply.Result.Value, &secret)
+	}
+	if err == nil && !secret {
+		args = quote(text)
+	} else {
+		args = "***"
+	}
+	if err := x.insertText(ctx, x.refs.top, text); err != nil {
+		return x.fail(op, ctx, "", err)
+	}
+	return nil
+}
+
+// Press presses a key or a chord on the focused element, with the key
+// codes of a US keyboard: "Enter", "Tab", "Escape", "ArrowDown", "a", "A",
+// "F5", "Control+A", "Shift+Tab", "Control+Shift+K", "Meta+Enter". Key
+// names are those of KeyboardEvent.key; modifiers are Control (Ctrl), Shift,
+// Alt (Option) and Meta (Cmd, Command).
+func (t *Tab) Press(ctx context.Context, keys string) (err error) {
+	const op = "Tab.Press"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("press", keys, time.Now(), &err)
+	events, perr := chordEvents(keys)
+	if perr != "" {
+		e := newError(op, ErrInvalidArgument, perr)
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = `name keys as KeyboardEvent.key does ("Enter", "ArrowDown", "a") and join modifiers with "+" ("Control+Shift+K")`
+		return e
+	}
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	for _, ev := range events {
+		if err := x.key(ctx, ev); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+	}
+	return nil
+}
+
+func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error {
+	return x.t.client.Input.DispatchKeyEvent(ctx, ev)
+}
+
+// keyDef is one key of the US layout.
+type keyDef struct {
+	key      string // KeyboardEvent.key
+	code     string // KeyboardEvent.code
+	keyCode  int    // windowsVirtualKeyCode
+	text     string // what it types; "" for none
+	shifted  string // its key with Shift held, if different
+	shift    bool   // typing key needs Shift (an upper-case letter, "!", …)
+	location int    // 1 left, 2 right, 3 numpad
+}
+
+// Modifier bits of Input.dispatchKeyEvent.
+const (
+	modAlt   = 1
+	modCtrl  = 2
+	modMeta  = 4
+	modShift = 8
+)
+
+var (
+	usKeys    = map[string]keyDef{}
+	modifiers = map[string]struct {
+		name string
+		bit  int
+	}{
+		"control": {"Control", modCtrl}, "ctrl": {"Control", modCtrl}, "controlormeta": {"Control", modCtrl},
+		"shift": {"Shift", modShift}, "alt": {"Alt", modAlt}, "option": {"Alt", modAlt},
+		"meta": {"Meta", modMeta}, "cmd": {"Meta", modMeta}, "command": {"Meta", modMeta},
+	}
+	keyAliases = map[string]string{
+		"esc": "Escape", "return": "Enter", "del": "Delete", "space": " ", "spacebar": " ",
+		"up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
+		"pgup": "PageUp", "pgdn": "PageDown", "ins": "Insert",
+	}
+)
+
+func init() {
+	add := func(d keyDef) { usKeys[d.key] = d }
+	for c := 'a'; c <= 'z'; c++ {
+		lower, upper := string(c), strings.ToUpper(string(c))
+		add(keyDef{key: lower, code: "Key" + upper, keyCode: int(c - 'a' + 'A'), text: lower, shifted: upper})
+		add(keyDef{key: upper, code: "Key" + upper, keyCode: int(c - 'a' + 'A'), text: upper, shift: true})
+	}
+	shiftedDigits := ")!@#$%^&*("
+	for d := '0'; d <= '9'; d++ {
+		s := string(shiftedDigits[d-'0'])
+		add(keyDef{key: string(d), code: "Digit" + string(d), keyCode: int(d), text: string(d), shifted: s})
+		add(keyDef{key: s, code: "Digit" + string(d), keyCode: int(d), text: s, shift: true})
+	}
+	for _, p := range []struct {
+		plain, shifted, code string
+		keyCode              int
+	}{
+		{"-", "_", "Minus", 189}, {"=", "+", "Equal", 187}, {"[", "{", "BracketLeft", 219},
+		{"]", "}", "BracketRight", 221}, {`\`, "|", "Backslash", 220}, {";", ":", "Semicolon", 186},
+		{"'", `"`, "Quote", 222}, {",", "<", "Comma", 188}, {".", ">", "Period", 190},
+		{"/", "?", "Slash", 191}, {"`", "~", "Backquote", 192},
+	} {
+		add(keyDef{key: p.plain, code: p.code, keyCode: p.keyCode, text: p.plain, shifted: p.shifted})
+		add(keyDef{key: p.shifted, code: p.code, keyCode: p.keyCode, text: p.shifted, shift: true})
+	}
+	add(keyDef{key: " ", code: "Space", keyCode: 32, text: " "})
+	add(keyDef{key: "Enter", code: "Enter", keyCode: 13, text: "\r"})
+	for _, k := range []keyDef{
+		{key: "Tab", code: "Tab", keyCode: 9}, {key: "Backspace", code: "Backspace", keyCode: 8},
+		{key: "Delete", code: "Delete", keyCode: 46}, {key: "Escape", code: "Escape", keyCode: 27},
+		{key: "ArrowLeft", code: "ArrowLeft", keyCode: 37}, {key: "ArrowUp", code: "ArrowUp", keyCode: 38},
+		{key: "ArrowRight", code: "ArrowRight", keyCode: 39}, {key: "ArrowDown", code: "ArrowDown", keyCode: 40},
+		{key: "Home", code: "Home", keyCode: 36}, {key: "End", code: "End", keyCode: 35},
+		{key: "PageUp", code: "PageUp", keyCode: 33}, {key: "PageDown", code: "PageDown", keyCode: 34},
+		{key: "Insert", code: "Insert", keyCode: 45}, {key: "CapsLock", code: "CapsLock", keyCode: 20},
+		{key: "ContextMenu", code: "ContextMenu", keyCode: 93},
+		{key: "Shift", code: "ShiftLeft", keyCode: 16, location: 1}, {key: "Control", code: "ControlLeft", keyCode: 17, location: 1},
+		{key: "Alt", code: "AltLeft", keyCode: 18, location: 1}, {key: "Meta", code: "MetaLeft", keyCode: 91, location: 1},
+	} {
+		add(k)
+	}
+	for i := 1; i <= 12; i++ {
+		n := "F" + strconv.Itoa(i)
+		add(keyDef{key: n, code: n, keyCode: 111 + i})
+	}
+}
+
+// lookupKey finds a key by its KeyboardEvent.key name (case-insensitive
+// for names longer than one character) or alias.
+func lookupKey(name string) (keyDef, bool) {
+	if d, ok := usKeys[name]; ok {
+		return d, true
+	}
+	if len([]rune(name)) == 1 {
+		return keyDef{key: name, text: name}, true // typed as is, no key code
+	}
+	if a, ok := keyAliases[strings.ToLower(name)]; ok {
+		return usKeys[a], true
+	}
+	for k, d := range usKeys {
+		if len(k) > 1 && strings.EqualFold(k, name) {
+			return d, true
+		}
+	}
+	return keyDef{}, false
+}
+
+// chordEvents returns the key events of a key or chord, or why it cannot.
+func chordEvents(keys string) ([]*input.DispatchKeyEventArgs, string) {
+	if keys == "" {
+		return nil, "no key given"
+	}
+	var parts []string
+	rest := keys
+	for {
+		i := strings.Index(rest[min(1, len(rest)):], "+")
+		if i < 0 {
+			parts = append(parts, rest)
+			break
+		}
+		i += min(1, len(rest))
+		parts = append(parts, rest[:i])
+		rest = rest[i+1:]
+		if rest == "" {
+			return nil, fmt.Sprintf("%q ends with '+'", keys)
+		}
+	}
+	var events []*input.DispatchKeyEventArgs
+	mask := 0
+	var held []keyDef
+	for _, p := range parts[:len(parts)-1] {
+		m, ok := modifiers[strings.ToLower(p)]
+		if !ok {
+			return nil, fmt.Sprintf("%q in %q is not a modifier (Control, Shift, Alt, Meta)", p, keys)
+		}
+		d := usKeys[m.name]
+		mask |= m.bit
+		held = append(held, d)
+		events = append(events, keyEvent("rawKeyDown", d, mask, ""))
+	}
+	main := parts[len(parts)-1]
+	d, ok := lookupKey(main)
+	if !ok {
+		return nil, fmt.Sprintf("%q is not a key name", main)
+	}
+	switch {
+	case mask&modShift != 0 && d.shifted != "":
+		// Shift+a is "A".
+		if s, ok := usKeys[d.shifted]; ok {
+			d = s
+		}
+	case mask&(modAlt|modCtrl|modMeta) != 0 && d.shift && strings.HasPrefix(d.code, "Key"):
+		// Control+A means the A key, not Control+Shift+A.
+		for _, u := range usKeys {
+			if u.code == d.code && !u.shift && u.code != "" {
+				d = u
+				break
+			}
+		}
+	}
+	m := mask
+	if d.shift {
+		m |= modShift
+	}
+	text := d.text
+	if m&(modAlt|modCtrl|modMeta) != 0 {
+		text = ""
+	}
+	typ := "rawKeyDown"
+	if text != "" {
+		typ = "keyDown"
+	}
+	events = append(events, keyEvent(typ, d, m, text), keyEvent("keyUp", d, m, ""))
+	for i := len(held) - 1; i >= 0; i-- {
+		mask &^= modifiers[strings.ToLower(held[i].key)].bit
+		events = append(events, keyEvent("keyUp", held[i], mask, ""))
+	}
+	return events, ""
+}
+
+func keyEvent(typ string, d keyDef, mods int, text string) *input.DispatchKeyEventArgs {
+	ev := input.NewDispatchKeyEventArgs(typ).SetKey(d.key).SetModifiers(mods)
+	if d.code != "" {
+		ev.SetCode(d.code)
+	}
+	if d.keyCode != 0 {
+		ev.SetWindowsVirtualKeyCode(d.keyCode).SetNativeVirtualKeyCode(d.keyCode)
+	}
+	if text != "" {
+		ev.SetText(text).SetUnmodifiedText(text)
+	}
+	if d.location != 0 {
+		ev.SetLocation(d.location)
+	}
+	return ev
+}
+
+// ScrollOptions says where and how far Tab.Scroll scrolls. The zero value
+// scrolls nothing.
+type ScrollOptions struct {
+	// DeltaX and DeltaY are how far to scroll, in CSS pixels; positive
+	// scrolls right and down.
+	DeltaX, DeltaY float64
+	// Ref, if set, scrolls the element's own scroll container (the mouse
+	// wheel turns over the element). Otherwise the wheel turns at X, Y, or
+	// at the centre of the viewport when both are zero.
+	Ref  string
+	X, Y float64
+}
+
+// Scroll turns the mouse wheel. The page scrolls asynchronously: read the
+// new position with Tab.PageInfo or wait for it with Tab.WaitCondition.
+func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) (err error) {
+	const op = "Tab.Scroll"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("scroll", fmt.Sprintf("dx=%g dy=%g ref=%s at=%g,%g", opts.DeltaX, opts.DeltaY, opts.Ref, opts.X, opts.Y), time.Now(), &err)
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	px, py := opts.X, opts.Y
+	switch {
+	case opts.Ref != "":
+		tg, err := x.resolve(ctx, op, opts.Ref)
+		if err != nil {
+			return err
+		}
+		if px, py, err = x.point(ctx, op, opts.Ref, tg, false); err != nil {
+			return err
+		}
+	case px == 0 && py == 0:
+		lm, err := layoutMetrics(ctx, t.conn)
+		if err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		px, py = lm.VP.W/2, lm.VP.H/2
+	}
+	if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseWheel", px, py).SetDeltaX(opts.DeltaX).SetDeltaY(opts.DeltaY)); err != nil {
+		return x.fail(op, ctx, opts.Ref, err)
+	}
+	return nil
+}
+
+// selectJS chooses the options matching vals (by value, else by label).
+const selectJS = `function(vals) {
+	const el = this;
+	if (el.tagName !== 'SELECT') return {err: 'not-select'};
+	if (el.disabled) return {err: 'disabled'};
+	const opts = Array.from(el.options), pick = [];
+	const norm = s => s.replace(/\s+/g, ' ').trim();
+	for (const v of vals) {
+		const o = opts.find(o => o.value === v) || opts.find(o => norm(o.label) === norm(v)) || opts.find(o => norm(o.textContent) === norm(v));
+		if (!o) return {err: 'missing', missing: v, options: opts.slice(0, 30).map(o => norm(o.label) || o.value)};
+		if (o.disabled) return {err: 'option-disabled', missing: v};
+		pick.push(o);
+	}
+	if (!el.multiple && pick.length !== 1) return {err: 'single'};
+	el.focus();
+	for (const o of opts) o.selected = pick.includes(o);
+	el.dispatchEvent(new Event('input', {bubbles: true}));
+	el.dispatchEvent(new Event('change', {bubbles: true}));
+	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
+}`
+
+// Select chooses options of the select box a ref names, by value or else by
+// visible label, fires input and change, and returns the values now
+// selected. A single select takes exactly one value.
+func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selected []string, err error) {
+	const op = "Tab.Select"
+	end, err := t.begin(op)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	args := ref + " " + strings.Join(values, ", ")
+	defer func() { x.record("select", args, start, &err) }()
+	tg, err := x.resolve(ctx, op, ref)
+	if err != nil {
+		return nil, err
+	}
+	args = ref + " " + tg.role + " " + quote(tg.name) + " " + strings.Join(values, ", ")
+	if err := x.dialogErr(op); err != nil {
+		return nil, err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	if values == nil {
+		values = []string{}
+	}
+	var res struct {
+		Err      string   `json:"err"`
+		Missing  string   `json:"missing"`
+		Options  []string `json:"options"`
+		Selected []string `json:"selected"`
+	}
+	if err := x.callOn(ctx, op, tg.f, tg.node, selectJS, []any{values}, &res); err != nil {
+		return nil, x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	switch res.Err {
+	case "":
+		return res.Selected, nil
+	case "not-select":
+		return nil, x.badTarget(op, ref, tg, "not a select box", "for a custom dropdown, click it open with Tab.Click, take a snapshot, and click the option")
+	case "disabled":
+		return nil, x.badTarget(op, ref, tg, "disabled", "it cannot be changed now")
+	case "missing":
+		return nil, x.badTarget(op, ref, tg, fmt.Sprintf("without an option %q; its options: %s", res.Missing, strings.Join(res.Options, ", ")), "pass one of the listed values or labels")
+	case "option-disabled":
+		return nil, x.badTarget(op, ref, tg, fmt.Sprintf("a select whose option %q is disabled", res.Missing), "choose an enabled option")
+	default:
+		return nil, x.badTarget(op, ref, tg, "a single select", "pass exactly one value")
+	}
+}
+
+// Upload sets the files of the file input a ref names, as if the user
+// chose them, and fires its input and change events. Paths must be
+// absolute and name existing regular files; several files need an input
+// with the multiple attribute.
+func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) (err error) {
+	const op = "Tab.Upload"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	defer x.record("upload", ref+" "+strings.Join(names, ", "), start, &err)
+	bad := func(detail, hint string) error {
+		e := newError(op, ErrInvalidArgument, detail)
+		e.Session, e.Tab, e.Hint = t.s.id, t.id, hint
+		return e
+	}
+	if len(paths) == 0 {
+		return bad("no file given", "pass the absolute paths of the files to upload")
+	}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return bad(fmt.Sprintf("%q is not an absolute path", p), "pass absolute paths; relative ones would depend on the process's working directory")
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return bad(fmt.Sprintf("%q does not exist or cannot be read", p), "check the path")
+		}
+		if !fi.Mode().IsRegular() {
+			return bad(fmt.Sprintf("%q is not a regular file", p), "pass files, not directories")
+		}
+	}
+	tg, err := x.resolve(ctx, op, ref)
+	if err != nil {
+		return err
+	}
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	var desc struct {
+		Node struct {
+			NodeName   string   `json:"nodeName"`
+			Attributes []string `json:"attributes"`
+		} `json:"node"`
+	}
+	if err := rpcc.Invoke(ctx, "DOM.describeNode", struct {
+		Backend dom.BackendNodeID `json:"backendNodeId"`
+	}{tg.node}, &desc, tg.f.conn); err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	attrs := map[string]string{}
+	for i := 0; i+1 < len(desc.Node.Attributes); i += 2 {
+		attrs[strings.ToLower(desc.Node.Attributes[i])] = desc.Node.Attributes[i+1]
+	}
+	_, multiple := attrs["multiple"]
+	switch {
+	case desc.Node.NodeName != "INPUT" || !strings.EqualFold(attrs["type"], "file"):
+		return x.badTarget(op, ref, tg, "not a file input", "take a snapshot and use the ref of the file input (often a button labelled Choose File or Browse)")
+	case len(paths) > 1 && !multiple:
+		return x.badTarget(op, ref, tg, "a file input that takes one file", "pass one path")
+	}
+	if err := tg.f.client.DOM.SetFileInputFiles(ctx, dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node)); err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	return nil
+}

@@ -1,0 +1,357 @@
+package browserpool_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+)
+
+func TestInputOnRealChromium(t *testing.T) {
+	e := newAgentEnv(t)
+
+	t.Run("a covered button is refused naming what covers it, and clicked once uncovered", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		buy, accept := ref(t, s, "button", "Buy now"), ref(t, s, "button", "Accept cookies")
+		err := tab.Click(ctx, buy)
+		if !errors.Is(err, browserpool.ErrCovered) {
+			t.Fatalf("Click(covered) error = %v, want ErrCovered", err)
+		}
+		for _, want := range []string{buy, `button "Buy now"`, `div#banner.cookie-banner "We use cookies`, "hint: "} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("the error does not say %q: %v", want, err)
+			}
+		}
+		if got := eval[string](t, tab, "document.title"); got != "Covered" {
+			t.Fatalf("a refused click clicked anyway: title %q", got)
+		}
+		if err := tab.Click(ctx, accept); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Click(ctx, buy); err != nil {
+			t.Fatalf("Click after the banner left: %v", err)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "bought" {
+			t.Errorf("title after clicking Buy now = %q, want bought", got)
+		}
+	})
+
+	t.Run("clicks scroll far elements into view and accept a link's inner spans", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html")
+		if err := tab.Evaluate(ctx, "document.getElementById('banner').remove()", nil); err != nil {
+			t.Fatal(err)
+		}
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		if err := tab.Click(ctx, ref(t, s, "button", "Far away")); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "far clicked" {
+			t.Errorf("title = %q, want far clicked", got)
+		}
+		if err := tab.Click(ctx, ref(t, s, "link", "Link with spans")); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "span link" {
+			t.Errorf("title = %q, want span link", got)
+		}
+		if err := tab.Hover(ctx, ref(t, s, "button", "Hover me")); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "hovered" {
+			t.Errorf("title after Hover = %q, want hovered", got)
+		}
+	})
+
+	t.Run("an element hidden after the snapshot is not visible and a removed one is stale", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		vanish := ref(t, s, "button", "Vanishing")
+		for _, hide := range []string{"display = 'none'", "visibility = 'hidden'", "width = '0px'; el.style.height = '0px'; el.style.padding = '0'; el.style.border = '0'"} {
+			js := "(() => { const el = document.getElementById('vanish'); el.removeAttribute('style'); el.style." + hide + " })()"
+			if err := tab.Evaluate(ctx, js, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.Click(ctx, vanish); !errors.Is(err, browserpool.ErrNotVisible) {
+				t.Errorf("Click after style.%s: error = %v, want ErrNotVisible", hide, err)
+			}
+		}
+		if err := tab.Evaluate(ctx, "document.getElementById('vanish').remove()", nil); err != nil {
+			t.Fatal(err)
+		}
+		err := tab.Click(ctx, vanish)
+		if !errors.Is(err, browserpool.ErrStaleRef) || !strings.Contains(err.Error(), "take a new snapshot") {
+			t.Errorf("Click on a removed element: error = %v, want ErrStaleRef telling to take a new snapshot", err)
+		}
+	})
+
+	t.Run("a click at coordinates hits whatever is there", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html")
+		if err := tab.ClickAt(ctx, 150, 140); err != nil { // the banner, over Buy now
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "Covered" {
+			t.Errorf("a click on the banner reached the button under it: title %q", got)
+		}
+		if err := tab.Evaluate(ctx, "document.getElementById('banner').remove()", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.ClickAt(ctx, 150, 140); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "bought" {
+			t.Errorf("title = %q, want bought", got)
+		}
+		if err := tab.ClickAt(ctx, -1, 5); !errors.Is(err, browserpool.ErrInvalidArgument) {
+			t.Errorf("ClickAt(-1, 5) error = %v, want ErrInvalidArgument", err)
+		}
+	})
+
+	t.Run("fill updates React-style controlled fields that assignment does not", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		// The page's value tracker hides scripted assignments, as React's does.
+		if err := tab.Evaluate(ctx, "(() => { const el = document.getElementById('name'); el.value = 'Script'; el.dispatchEvent(new Event('input', {bubbles: true})); })()", nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.getElementById('state').textContent"); got != "{}" {
+			t.Fatalf("the page noticed a scripted assignment (%s): it does not mimic React", got)
+		}
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		for _, f := range []struct{ name, value string }{
+			{"Name", "Ann Example"}, {"Email", "ann@example.com"}, {"Password", "hunter2!"}, {"Bio", "line one\nline two"}, {"Notes", "new notes"},
+		} {
+			if err := tab.Fill(ctx, ref(t, s, "textbox", f.name), f.value); err != nil {
+				t.Fatalf("Fill(%s): %v", f.name, err)
+			}
+		}
+		var state map[string]any
+		if err := tab.Evaluate(ctx, "JSON.parse(document.getElementById('state').textContent)", &state); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"name": "Ann Example", "email": "ann@example.com", "password": "hunter2!", "bio": "line one\nline two", "editor": "new notes"}
+		if diff := cmp.Diff(want, state); diff != "" {
+			t.Errorf("page state after Fill (-want +got):\n%s", diff)
+		}
+		if err := tab.Fill(ctx, ref(t, s, "textbox", "Name"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.getElementById('name').value + '|' + JSON.parse(document.getElementById('state').textContent).name"); got != "|" {
+			t.Errorf("after Fill with empty text: value|state = %q, want |", got)
+		}
+	})
+
+	t.Run("fill refuses what is not a text field and says what to use", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		for _, c := range []struct{ role, name, hint string }{
+			{"checkbox", "I agree to the terms", "Tab.Click"},
+			{"combobox", "Color", "Tab.Select"},
+			{"button", "Create account", "Tab.Click"},
+		} {
+			err := tab.Fill(ctx, ref(t, s, c.role, c.name), "x")
+			if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), c.hint) {
+				t.Errorf("Fill(%s %q) error = %v, want ErrInvalidArgument pointing to %s", c.role, c.name, err, c.hint)
+			}
+		}
+	})
+
+	t.Run("type and press send text and US key codes to the focused field", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		name := ref(t, s, "textbox", "Name")
+		if err := tab.Click(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Type(ctx, "héllo wörld"); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.getElementById('name').value"); got != "héllo wörld" {
+			t.Errorf("value after Type = %q", got)
+		}
+		if err := tab.Evaluate(ctx, "keylog.length = 0", nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"Control+A", "Backspace", "A", "!", "Shift+b", "ArrowLeft"} {
+			if err := tab.Press(ctx, k); err != nil {
+				t.Fatalf("Press(%q): %v", k, err)
+			}
+		}
+		if got := eval[string](t, tab, "document.getElementById('name').value"); got != "A!B" {
+			t.Errorf("value after the keys = %q, want A!B", got)
+		}
+		// key code ctrl shift alt meta
+		want := []string{
+			"Control ControlLeft 17 true false false false",
+			"a KeyA 65 true false false false",
+			"Backspace Backspace 8 false false false false",
+			"A KeyA 65 false true false false",
+			"! Digit1 49 false true false false",
+			"Shift ShiftLeft 16 false true false false",
+			"B KeyB 66 false true false false",
+			"ArrowLeft ArrowLeft 37 false false false false",
+		}
+		if diff := cmp.Diff(want, eval[[]string](t, tab, "keylog")); diff != "" {
+			t.Errorf("keydown events (-want +got):\n%s", diff)
+		}
+		if err := tab.Press(ctx, "Enter"); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "JSON.parse(document.getElementById('state').textContent).submitted")
+		for _, bad := range []string{"", "Hyper+a", "NoSuchKey", "Control+"} {
+			if err := tab.Press(ctx, bad); !errors.Is(err, browserpool.ErrInvalidArgument) {
+				t.Errorf("Press(%q) error = %v, want ErrInvalidArgument", bad, err)
+			}
+		}
+	})
+
+	t.Run("select chooses options by value or label and lists them when none matches", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		color, toppings := ref(t, s, "combobox", "Color"), ref(t, s, "listbox", "Toppings")
+		got, err := tab.Select(ctx, color, "Blue")
+		if err != nil || !cmp.Equal(got, []string{"b"}) {
+			t.Errorf("Select(Color, Blue) = %v, %v; want [b]", got, err)
+		}
+		got, err = tab.Select(ctx, toppings, "Cheese", "Olives")
+		if err != nil || !cmp.Equal(got, []string{"Cheese", "Olives"}) {
+			t.Errorf("Select(Toppings, Cheese, Olives) = %v, %v", got, err)
+		}
+		var state map[string]any
+		if err := tab.Evaluate(ctx, "JSON.parse(document.getElementById('state').textContent)", &state); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]any{"color": "b", "toppings": []any{"Cheese", "Olives"}}, state); diff != "" {
+			t.Errorf("page state (-want +got):\n%s", diff)
+		}
+		_, err = tab.Select(ctx, color, "Purple")
+		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "Red, Green, Blue") {
+			t.Errorf("Select(Purple) error = %v, want ErrInvalidArgument listing the options", err)
+		}
+		if _, err := tab.Select(ctx, color, "r", "g"); !errors.Is(err, browserpool.ErrInvalidArgument) {
+			t.Errorf("two values for a single select: error = %v, want ErrInvalidArgument", err)
+		}
+	})
+
+	t.Run("scroll turns the wheel and the page scrolls", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html")
+		if err := tab.Scroll(ctx, browserpool.ScrollOptions{DeltaY: 400}); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "scrollY >= 400")
+		info, err := tab.PageInfo(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.ScrollY < 400 || info.PageHeight != 2400 {
+			t.Errorf("PageInfo after scrolling = %+v, want ScrollY >= 400 and PageHeight 2400", info)
+		}
+	})
+
+	t.Run("upload sets files and refuses relative, missing and extra paths", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/upload.html")
+		dir := t.TempDir()
+		a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.csv")
+		os.WriteFile(a, []byte("hello"), 0o600)
+		os.WriteFile(b, []byte("1,2,3"), 0o600)
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		one, many := ref(t, s, "button", "One file"), ref(t, s, "button", "Many files")
+		if err := tab.Upload(ctx, one, a); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'one: a.txt/5'")
+		if err := tab.Upload(ctx, many, a, b); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'many: a.txt/5, b.csv/5'")
+		for _, c := range []struct {
+			ref   string
+			paths []string
+		}{
+			{one, []string{"a.txt"}},
+			{one, []string{filepath.Join(dir, "missing.txt")}},
+			{one, []string{dir}},
+			{one, []string{a, b}},
+			{one, nil},
+			{ref(t, s, "button", "Not a file input"), []string{a}},
+		} {
+			if err := tab.Upload(ctx, c.ref, c.paths...); !errors.Is(err, browserpool.ErrInvalidArgument) {
+				t.Errorf("Upload(%s, %q) error = %v, want ErrInvalidArgument", c.ref, c.paths, err)
+			}
+		}
+	})
+
+	t.Run("clicks and fills reach iframes of other origins and out-of-process iframes", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/frames.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		for _, who := range []string{"same", "other", "cross"} {
+			if err := tab.Click(ctx, ref(t, s, "button", "Press "+who)); err != nil {
+				t.Fatalf("Click(Press %s): %v", who, err)
+			}
+			waitJS(t, tab, "document.getElementById('log').textContent.includes('clicked-"+who+"')")
+			if err := tab.Fill(ctx, ref(t, s, "textbox", "Field "+who), "hi "+who); err != nil {
+				t.Fatalf("Fill(Field %s): %v", who, err)
+			}
+			waitJS(t, tab, "document.getElementById('log').textContent.includes('changed-"+who+"-hi "+who+"')")
+		}
+	})
+
+	t.Run("refs that are malformed, unknown or from another document are refused", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		for _, r := range []string{"", "e", "@x1", "#buy", "@e0", "@e-1"} {
+			if err := tab.Click(ctx, r); !errors.Is(err, browserpool.ErrInvalidArgument) {
+				t.Errorf("Click(%q) error = %v, want ErrInvalidArgument", r, err)
+			}
+		}
+		if err := tab.Click(ctx, "@e999"); !errors.Is(err, browserpool.ErrStaleRef) {
+			t.Errorf("Click(@e999) error = %v, want ErrStaleRef", err)
+		}
+		buy := ref(t, s, "button", "Buy now")
+		if _, err := tab.Navigate(ctx, e.site.URL+"/covered.html"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Click(ctx, buy); !errors.Is(err, browserpool.ErrStaleRef) {
+			t.Errorf("Click with a ref from before a navigation: error = %v, want ErrStaleRef", err)
+		}
+	})
+}
+
+// BenchmarkClickByRef measures one click by ref: scroll into view, box,
+// hit test and the three mouse events.
+func BenchmarkClickByRef(b *testing.B) {
+	e := newAgentEnv(b)
+	tab := e.tab(b, "/covered.html")
+	ctx := ctxT(b)
+	if err := tab.Evaluate(ctx, "document.getElementById('banner').remove(); window.n = 0; document.getElementById('buy').onclick = () => n++", nil); err != nil {
+		b.Fatal(err)
+	}
+	s := snap(b, tab, browserpool.SnapshotOptions{})
+	buy := ref(b, s, "button", "Buy now")
+	b.ResetTimer()
+	for b.Loop() {
+		if err := tab.Click(ctx, buy); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if n := eval[int](b, tab, "n"); n < b.N {
+		b.Fatalf("%d clicks counted, want %d", n, b.N)
+	}
+}

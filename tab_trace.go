@@ -1,0 +1,210 @@
+// Room: the tab's action trace, and the per-tab state of the agent actions
+// (tabExt, Tab.x). traceRing.mu guards the ring and the recorder. The
+// recorder runs on the pool's hook goroutine, never under a lock.
+
+package browserpool
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mafredri/cdp/protocol/page"
+)
+
+// TraceLimit is how many actions a tab's trace keeps; older ones are
+// dropped first.
+const TraceLimit = 256
+
+// TraceArgLimit is how many characters of an action's arguments a trace
+// entry keeps; longer arguments are cut and end in "…".
+const TraceArgLimit = 300
+
+// TraceEntry is one action in a tab's trace, for diagnosis. Its arguments
+// are redacted: token-like URL query values read REDACTED and text typed
+// into password fields reads "***".
+type TraceEntry struct {
+	Time     time.Time     // when the action started
+	Action   string        // e.g. "click", "fill", "snapshot", "dialog"
+	Args     string        // the action's arguments, redacted, at most TraceArgLimit characters
+	Duration time.Duration // how long it took
+	Err      string        // the error's text; empty on success
+}
+
+// Trace returns the tab's most recent actions (at most TraceLimit), oldest
+// first.
+func (t *Tab) Trace() []TraceEntry {
+	x := t.ext()
+	x.trace.mu.Lock()
+	defer x.trace.mu.Unlock()
+	out := make([]TraceEntry, 0, x.trace.n)
+	for i := range x.trace.n {
+		out = append(out, x.trace.ring[(x.trace.start+i)%TraceLimit])
+	}
+	return out
+}
+
+// SetRecorder sets a function that receives every trace entry of the tab as
+// it is recorded; nil removes it. It runs on the pool's hook goroutine, in
+// order, like Hooks: a slow recorder delays only later hooks and a
+// panicking one is recovered.
+func (t *Tab) SetRecorder(f func(TraceEntry)) {
+	x := t.ext()
+	x.trace.mu.Lock()
+	x.trace.recorder = f
+	x.trace.mu.Unlock()
+}
+
+// traceRing is a tab's bounded ring of trace entries.
+type traceRing struct {
+	mu       sync.Mutex
+	ring     [TraceLimit]TraceEntry // guarded by mu
+	start, n int                    // guarded by mu; oldest entry and count
+	recorder func(TraceEntry)       // guarded by mu
+}
+
+// record adds an entry for action, begun at start, whose (unredacted by
+// this function: callers redact) args are cut to TraceArgLimit. errp, if
+// not nil, holds the action's error.
+func (x *tabExt) record(action, args string, start time.Time, errp *error) {
+	e := TraceEntry{Time: start, Action: action, Args: cut(args, TraceArgLimit), Duration: time.Since(start)}
+	if errp != nil && *errp != nil {
+		e.Err = (*errp).Error()
+	}
+	r := &x.trace
+	r.mu.Lock()
+	if r.n < TraceLimit {
+		r.ring[(r.start+r.n)%TraceLimit] = e
+		r.n++
+	} else {
+		r.ring[r.start] = e
+		r.start = (r.start + 1) % TraceLimit
+	}
+	rec := r.recorder
+	r.mu.Unlock()
+	if rec != nil {
+		x.t.s.p.events.emit(func() { rec(e) })
+	}
+}
+
+// cut shortens s to at most n characters, ending in "…" when cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n-1 {
+			return s[:i] + "…"
+		}
+		count++
+	}
+	return s
+}
+
+// sensitiveKey matches query parameter names whose values are secrets.
+var sensitiveKey = regexp.MustCompile(`(?i)(token|secret|passw|pwd|auth|api[-_]?key|^key$|access[-_]?key|private|sig(nature)?$|^sig|session|^sid$|^code$|jwt|cred|otp|nonce|ticket|^state$|saml|bearer)`)
+
+// tokenValue matches values that look like tokens whatever their key: long
+// runs of token characters mixing letters and digits, and JWTs.
+var tokenValue = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{20,}$`)
+
+func looksLikeToken(v string) bool {
+	if strings.HasPrefix(v, "eyJ") && len(v) > 20 {
+		return true
+	}
+	if !tokenValue.MatchString(v) {
+		return false
+	}
+	return strings.ContainsAny(v, "0123456789") && strings.IndexFunc(v, func(r rune) bool {
+		return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'
+	}) >= 0
+}
+
+// scrubURL keeps a URL's scheme, host, path and query keys for diagnosis
+// but replaces token-like query (and fragment) values with REDACTED and
+// drops credentials. A URL that does not parse loses everything after its
+// path.
+func scrubURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return redactURL(raw)
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = scrubPairs(u.RawQuery)
+	}
+	if u.Fragment != "" && strings.Contains(u.Fragment, "=") {
+		u.Fragment, u.RawFragment = scrubPairs(u.Fragment), ""
+	}
+	return u.String()
+}
+
+// scrubPairs redacts the values of an a=b&c=d list.
+func scrubPairs(q string) string {
+	parts := strings.Split(q, "&")
+	for i, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		dk, err := url.QueryUnescape(k)
+		if err != nil {
+			dk = k
+		}
+		dv, err := url.QueryUnescape(v)
+		if err != nil {
+			dv = v
+		}
+		if v != "" && (sensitiveKey.MatchString(dk) || looksLikeToken(dv)) {
+			parts[i] = k + "=REDACTED"
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// tabExt is the per-tab state of the agent actions: refs, dialogs, input,
+// trace. Each part has its own lock (see its type). Tab.connect makes it.
+type tabExt struct {
+	t      *Tab
+	refs   refTable
+	dialog dialogState
+	input  inputState
+	trace  traceRing
+	net    netState
+}
+
+// ext returns the tab's action state (made by connect).
+func (t *Tab) ext() *tabExt { return t.x }
+
+func newTabExt(t *Tab) *tabExt {
+	x := &tabExt{t: t}
+	x.refs.top = &frameSess{targetID: t.id, conn: t.conn, client: t.client}
+	x.refs.setup()
+	x.dialog.setup()
+	return x
+}
+
+// start subscribes to the tab's dialogs and starts the watcher. A dialog
+// that opened before anyone watched would wedge every later call (even
+// Page.enable waits for it), so start dismisses such a dialog blindly and
+// reports it.
+func (x *tabExt) start(ctx context.Context) error {
+	t := x.t
+	st, err := t.client.Page.JavascriptDialogOpening(context.Background())
+	if err != nil {
+		return err
+	}
+	go x.watch(st)
+	start := time.Now()
+	if t.client.Page.HandleJavaScriptDialog(ctx, page.NewHandleJavaScriptDialogArgs(false)) == nil {
+		d := Dialog{Type: "unknown", Opened: start, Closed: time.Now(), By: DialogDismissedUnseen}
+		x.dialog.remember(d)
+		x.record("dialog", "unknown dialog open before the tab was watched: dismissed", start, nil)
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package browserpool
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestScrubURLRedactsTokenLikeValuesAndKeepsTheRest(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://a.example/p?q=shoes&page=2", "https://a.example/p?q=shoes&page=2"},
+		{"https://a.example/p?access_token=abc&x=1", "https://a.example/p?access_token=REDACTED&x=1"},
+		{"https://a.example/cb?code=4%2F0Adeu5B&state=xyz", "https://a.example/cb?code=REDACTED&state=REDACTED"},
+		{"https://a.example/?id=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "https://a.example/?id=REDACTED"},
+		{"https://a.example/?ref=Abc123Def456Ghi789Jkl0", "https://a.example/?ref=REDACTED"},
+		{"https://a.example/?X-Amz-Signature=deadbeef&X-Amz-Credential=me", "https://a.example/?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED"},
+		{"https://user:pw@a.example/", "https://a.example/"},
+		{"https://a.example/#access_token=abc&token_type=bearer", "https://a.example/#access_token=REDACTED&token_type=REDACTED"},
+		{"https://a.example/#section-2", "https://a.example/#section-2"},
+		{"https://a.example/?apikey=", "https://a.example/?apikey="},
+		{"::not a url?token=x", "::not a url"},
+	} {
+		if got := scrubURL(c.in); got != c.want {
+			t.Errorf("scrubURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCutKeepsAtMostNCharactersEndingInAnEllipsis(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven char", 10, "eleven ch…"},
+		{"ééééééé", 3, "éé…"},
+	} {
+		if got := cut(c.in, c.n); got != c.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+func TestTheTraceRingKeepsTheLatestEntriesInOrder(t *testing.T) {
+	x := &tabExt{}
+	start := time.Now()
+	for i := range TraceLimit + 10 {
+		var err error
+		if i%2 == 1 {
+			err = errors.New("boom")
+		}
+		x.record("act", fmt.Sprint(i), start, &err)
+	}
+	x.record("long", strings.Repeat("a", 1000), start, nil)
+	r := &x.trace
+	if r.n != TraceLimit {
+		t.Fatalf("the ring holds %d entries, want %d", r.n, TraceLimit)
+	}
+	var got []string
+	for i := range r.n {
+		e := r.ring[(r.start+i)%TraceLimit]
+		got = append(got, e.Args[:min(len(e.Args), 4)]+"/"+e.Err)
+	}
+	want := []string{"11/boom", "12/"}
+	if diff := cmp.Diff(want, got[:2]); diff != "" {
+		t.Errorf("oldest entries (-want +got):\n%s", diff)
+	}
+	if last := r.ring[(r.start+r.n-1)%TraceLimit]; len([]rune(last.Args)) != TraceArgLimit || !strings.HasSuffix(last.Args, "…") {
+		t.Errorf("a 1000-character argument is kept as %d characters", len([]rune(last.Args)))
+	}
+}

@@ -1,0 +1,625 @@
+// Room: waits and page info. netState.mu guards whether the tab's Network
+// domain is on. A wait reads event streams it opens itself and closes
+// before it returns; no lock is held while waiting or calling the browser.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// Defaults of the waits.
+const (
+	// DefaultWaitTimeout bounds every Tab.Wait* call whose context has no
+	// earlier deadline. Running out is an ErrTimeout error saying what was
+	// still awaited.
+	DefaultWaitTimeout = 30 * time.Second
+	// DefaultNetworkQuiet is how long the network must stay idle for
+	// Tab.WaitNetworkIdle when NetworkIdleOptions.Quiet is zero.
+	DefaultNetworkQuiet = 500 * time.Millisecond
+)
+
+// waitCtx bounds ctx by DefaultWaitTimeout unless it ends earlier.
+func waitCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= d {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// waitErr turns the error of a wait whose context ended into ErrTimeout
+// (the default bound ran out) or the caller's context error, with what
+// was still awaited in the detail; other errors go through fail.
+func (x *tabExt) waitErr(op string, caller, ctx context.Context, what string, err error) error {
+	var dc *dialogCause
+	if ctx.Err() == nil || errors.As(context.Cause(ctx), &dc) {
+		return x.fail(op, ctx, "", err)
+	}
+	if caller.Err() != nil {
+		e := newError(op, caller.Err(), what)
+		e.Session, e.Tab = x.t.s.id, x.t.id
+		e.Hint = "the caller's context ended first; pass a longer deadline to wait longer"
+		return e
+	}
+	e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, DefaultWaitTimeout))
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	e.Hint = "take a snapshot to see where the page is; pass a context with a longer deadline to wait longer"
+	return e
+}
+
+// WaitLoad waits until the tab's current document has fired its load
+// event. It follows the page's own loader ids, so an old load event never
+// satisfies it, and if a new navigation starts meanwhile it waits for that
+// one's load. It is bounded by ctx and DefaultWaitTimeout.
+func (t *Tab) WaitLoad(ctx context.Context) (err error) {
+	const op = "Tab.WaitLoad"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("wait-load", "", time.Now(), &err)
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	caller := ctx
+	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
+	defer cancel()
+	ctx, done := x.guard(ctx)
+	defer done()
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				LoaderID string `json:"loaderId"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
+		return x.waitErr(op, caller, ctx, "", err)
+	}
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.readyState").SetReturnByValue(true))
+	if err != nil {
+		return x.waitErr(op, caller, ctx, "the page did not answer", err)
+	}
+	if reply.ExceptionDetails == nil && string(reply.Result.Value) == `"complete"` {
+		return nil
+	}
+	if err := x.waitLoad(ctx, tree.FrameTree.Frame.LoaderID); err != nil {
+		return x.waitErr(op, caller, ctx, "the page did not finish loading", err)
+	}
+	return nil
+}
+
+// waitLoad reads the tab's lifecycle events (taking turns with other
+// readers, as lifecycleWatch.wait does) until loader, or a main-frame
+// navigation that replaced it, has fired load.
+func (x *tabExt) waitLoad(ctx context.Context, loader string) error {
+	w := x.t.lifecycle
+	for {
+		select {
+		case w.sem <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if w.seen[loader+"/load"] {
+			<-w.sem
+			return nil
+		}
+		var err error
+		select {
+		case <-w.stream.Ready():
+			var ev *page.LifecycleEventReply
+			if ev, err = w.stream.Recv(); err == nil {
+				if l := x.noteLifecycle(w, ev); l != "" {
+					loader = l
+				}
+			}
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		<-w.sem
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// noteLifecycle records a lifecycle event as lifecycleWatch.wait does
+// (w.sem must be held) and passes it to onLifecycle.
+func (x *tabExt) noteLifecycle(w *lifecycleWatch, ev *page.LifecycleEventReply) string {
+	if len(w.seen) > 256 {
+		clear(w.seen)
+	}
+	w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
+	return x.onLifecycle(ev)
+}
+
+// onLifecycle sees every lifecycle event of the tab that the package
+// reads. For a new main-frame document it drops the refs of the old one
+// and returns its loader id; otherwise it returns "".
+func (x *tabExt) onLifecycle(ev *page.LifecycleEventReply) string {
+	if string(ev.FrameID) == x.t.id && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" {
+		x.navigated(string(ev.LoaderID))
+		return string(ev.LoaderID)
+	}
+	return ""
+}
+
+// WaitNavigation runs action (a click on a link, a form submission; nil
+// for a navigation already requested) and waits until the main frame has
+// committed a new document and that document has fired its load event.
+// A same-document navigation (history.pushState, a #fragment) is not one:
+// the wait runs out. Bounded by ctx and DefaultWaitTimeout.
+func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Context) error) (err error) {
+	const op = "Tab.WaitNavigation"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("wait-navigation", fmt.Sprintf("action=%v", action != nil), time.Now(), &err)
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	caller := ctx
+	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
+	defer cancel()
+	x.lifecycleInits() // note what happened before
+	before := x.currentLoader(ctx)
+	if action != nil {
+		if err := action(ctx); err != nil {
+			return err
+		}
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	for {
+		if cur := x.currentLoader(ctx); cur != "" && cur != before {
+			if err := x.waitLoad(ctx, cur); err != nil {
+				return x.waitErr(op, caller, ctx, "the new page did not finish loading", err)
+			}
+			return nil
+		}
+		if err := x.nextLifecycle(ctx); err != nil {
+			return x.waitErr(op, caller, ctx, "no navigation committed", err)
+		}
+	}
+}
+
+// nextLifecycle waits for the tab's next lifecycle event and notes it.
+func (x *tabExt) nextLifecycle(ctx context.Context) error {
+	w := x.t.lifecycle
+	select {
+	case w.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-w.sem }()
+	select {
+	case <-w.stream.Ready():
+		ev, err := w.stream.Recv()
+		if err != nil {
+			return err
+		}
+		x.noteLifecycle(w, ev)
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// NetworkIdleOptions configures Tab.WaitNetworkIdle. The zero value waits
+// for DefaultNetworkQuiet without any request in flight.
+type NetworkIdleOptions struct {
+	// Quiet is how long no counted request may be in flight. Zero means
+	// DefaultNetworkQuiet.
+	Quiet time.Duration
+	// MaxInflight is how many counted requests may stay in flight (for
+	// pages that poll). Zero means none.
+	MaxInflight int
+	// Action, if set, runs once tracking has started, so the requests it
+	// causes are counted (for example a click that submits a form). Its
+	// error ends the wait.
+	Action func(ctx context.Context) error
+}
+
+// ignoredTypes are requests that may stay open for the page's whole life
+// and never count against idleness.
+var ignoredTypes = set("WebSocket", "EventSource", "Media")
+
+// WaitNetworkIdle waits until the page's network has been idle for
+// opts.Quiet: no request in flight, counting each request from
+// Network.requestWillBeSent to loadingFinished or loadingFailed by its id.
+// WebSockets, EventSource streams and media (which stream for as long as
+// they play) are ignored. Requests already in flight when the call starts
+// are not seen: pass the action that starts them as opts.Action. Bounded by
+// ctx and DefaultWaitTimeout; running out names the requests still in
+// flight.
+func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) (err error) {
+	const op = "Tab.WaitNetworkIdle"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("wait-network-idle", fmt.Sprintf("quiet=%v max=%d action=%v", opts.Quiet, opts.MaxInflight, opts.Action != nil), time.Now(), &err)
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	quiet := opts.Quiet
+	if quiet <= 0 {
+		quiet = DefaultNetworkQuiet
+	}
+	caller := ctx
+	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
+	defer cancel()
+	ctx, done := x.guard(ctx)
+	defer done()
+
+	var streams [3]rpcc.Stream
+	for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed"} {
+		s, err := rpcc.NewStream(ctx, m, t.conn)
+		if err != nil {
+			return x.waitErr(op, caller, ctx, "", err)
+		}
+		defer s.Close()
+		streams[i] = s
+	}
+	if err := rpcc.Sync(streams[:]...); err != nil {
+		return x.waitErr(op, caller, ctx, "", err)
+	}
+	if err := x.net.enable(ctx, x); err != nil {
+		return x.waitErr(op, caller, ctx, "", err)
+	}
+	if opts.Action != nil {
+		if err := opts.Action(ctx); err != nil {
+			return err
+		}
+	}
+
+	type request struct{ url, typ string }
+	inflight := map[string]request{}
+	timer := time.NewTimer(quiet)
+	defer timer.Stop()
+	timerOn := true
+	changed := func() {
+		if len(inflight) <= opts.MaxInflight {
+			timer.Reset(quiet)
+			timerOn = true
+		} else if timerOn {
+			timer.Stop()
+			timerOn = false
+		}
+	}
+	for {
+		var ev struct {
+			RequestID string `json:"requestId"`
+			Type      string `json:"type"`
+			Request   struct {
+				URL string `json:"url"`
+			} `json:"request"`
+		}
+		select {
+		case <-streams[0].Ready():
+			if err := streams[0].RecvMsg(&ev); err != nil {
+				return x.waitErr(op, caller, ctx, "", err)
+			}
+			if ignoredTypes[ev.Type] {
+				continue
+			}
+			inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type}
+			changed()
+		case <-streams[1].Ready():
+			if err := streams[1].RecvMsg(&ev); err != nil {
+				return x.waitErr(op, caller, ctx, "", err)
+			}
+			delete(inflight, ev.RequestID)
+			changed()
+		case <-streams[2].Ready():
+			if err := streams[2].RecvMsg(&ev); err != nil {
+				return x.waitErr(op, caller, ctx, "", err)
+			}
+			delete(inflight, ev.RequestID)
+			changed()
+		case <-timer.C:
+			timerOn = false
+			if len(inflight) <= opts.MaxInflight {
+				return nil
+			}
+		case <-ctx.Done():
+			pending := make([]string, 0, len(inflight))
+			for _, r := range inflight {
+				pending = append(pending, fmt.Sprintf("%s %s", r.typ, cut(scrubURL(r.url), 120)))
+			}
+			slices.Sort(pending)
+			if len(pending) > 10 {
+				pending = append(pending[:10], fmt.Sprintf("+%d more", len(pending)-10))
+			}
+			what := fmt.Sprintf("the network did not stay idle for %v; %d requests in flight: [%s]", quiet, len(inflight), strings.Join(pending, "; "))
+			return x.waitErr(op, caller, ctx, what, ctx.Err())
+		}
+	}
+}
+
+// netState records whether the tab's Network domain is on. It is turned
+// on by the first network wait and left on, so that later waits need no
+// round trip and no enable/disable race between concurrent waits.
+type netState struct {
+	mu sync.Mutex
+	on bool // guarded by mu
+}
+
+func (n *netState) enable(ctx context.Context, x *tabExt) error {
+	n.mu.Lock()
+	on := n.on
+	n.mu.Unlock()
+	if on {
+		return nil
+	}
+	if err := rpcc.Invoke(ctx, "Network.enable", struct{}{}, nil, x.t.conn); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.on = true
+	n.mu.Unlock()
+	return nil
+}
+
+// pollJS returns a promise that resolves to {ok: true, value} once check()
+// returns a truthy value (awaited if a promise), or to {ok: false} after ms.
+// It checks at once, on every DOM mutation and every 50 ms (for changes of
+// style and layout that no mutation reports).
+const pollJS = `(check, ms) => new Promise((resolve, reject) => {
+	let done = false, busy = false;
+	const finish = (f, v) => { if (done) return; done = true; obs.disconnect(); clearInterval(iv); clearTimeout(to); f(v); };
+	const tick = async () => {
+		if (done || busy) return;
+		busy = true;
+		try {
+			let v = check();
+			if (v && typeof v.then === 'function') v = await v;
+			if (v) finish(resolve, {ok: true, value: v});
+		} catch (e) { finish(reject, e); }
+		busy = false;
+	};
+	const obs = new MutationObserver(tick);
+	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	const iv = setInterval(tick, 50);
+	const to = setTimeout(() => finish(resolve, {ok: false}), ms);
+	tick();
+})`
+
+// visibleJS is the check of WaitVisible: the first element matching sel has
+// a non-empty box and is not hidden by visibility or content-visibility.
+const visibleJS = `() => {
+	const el = document.querySelector(%s);
+	if (!el) return false;
+	const r = el.getBoundingClientRect();
+	if (r.width === 0 || r.height === 0) return false;
+	return el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : getComputedStyle(el).visibility !== 'hidden';
+}`
+
+// WaitVisible waits until the first element matching a CSS selector is
+// visible (has a box and is not hidden). It survives navigations: it
+// checks again in each new document. Bounded by ctx and DefaultWaitTimeout.
+func (t *Tab) WaitVisible(ctx context.Context, selector string) (err error) {
+	const op = "Tab.WaitVisible"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("wait-visible", selector, time.Now(), &err)
+	if strings.TrimSpace(selector) == "" {
+		e := newError(op, ErrInvalidArgument, "empty selector")
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "pass a CSS selector such as #results or button[type=submit]"
+		return e
+	}
+	sel, _ := json.Marshal(selector)
+	err = x.poll(ctx, op, fmt.Sprintf(visibleJS, sel), fmt.Sprintf("no element matching %s became visible", cut(selector, 100)), nil)
+	var js *JSError
+	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", cut(selector, 100)))
+		e.Session, e.Tab, e.Err = t.s.id, t.id, js
+		e.Hint = "fix the selector"
+		return e
+	}
+	return err
+}
+
+// WaitCondition waits until the JavaScript expression expr is truthy
+// (awaiting it if it is a promise) and decodes its value into out unless
+// out is nil. The expression is checked at once, on every DOM change and
+// every 50 ms, and again in each new document after a navigation. An
+// exception is an ErrJavaScript error. Bounded by ctx and
+// DefaultWaitTimeout.
+func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) (err error) {
+	const op = "Tab.WaitCondition"
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("wait-condition", expr, time.Now(), &err)
+	return x.poll(ctx, op, "() => (\n"+expr+"\n)", "the condition did not become true", out)
+}
+
+// poll runs pollJS with check in the page until it succeeds, retrying in
+// the next document when a navigation destroys the page's context.
+func (x *tabExt) poll(ctx context.Context, op, check, what string, out any) error {
+	t := x.t
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	caller := ctx
+	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
+	defer cancel()
+	ctx, done := x.guard(ctx)
+	defer done()
+	for {
+		before := x.currentLoader(ctx)
+		ms := int64(math.Ceil(float64(DefaultWaitTimeout) / float64(time.Millisecond)))
+		if dl, ok := ctx.Deadline(); ok {
+			ms = max(time.Until(dl).Milliseconds(), 1)
+		}
+		expr := fmt.Sprintf("(%s)(%s, %d)", pollJS, check, ms)
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
+		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
+			return t.jsError(op, reply.ExceptionDetails)
+		}
+		if err == nil && reply.ExceptionDetails == nil {
+			var res struct {
+				OK    bool            `json:"ok"`
+				Value json.RawMessage `json:"value"`
+			}
+			if err := json.Unmarshal(reply.Result.Value, &res); err != nil {
+				return x.fail(op, ctx, "", err)
+			}
+			if !res.OK {
+				ctxDone := ctx.Err() != nil
+				if !ctxDone {
+					// The page's own timer ran out first: it uses the same
+					// deadline, so ours is at hand.
+					<-ctx.Done()
+				}
+				return x.waitErr(op, caller, ctx, what, ctx.Err())
+			}
+			if out != nil && len(res.Value) > 0 {
+				if err := json.Unmarshal(res.Value, out); err != nil {
+					e := newError(op, ErrProtocol, "cannot decode the value into "+fmt.Sprintf("%T", out))
+					e.Session, e.Tab, e.Err = t.s.id, t.id, err
+					e.Hint = "pass a pointer to a type that matches the expression's JSON value"
+					return e
+				}
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return x.waitErr(op, caller, ctx, what, ctx.Err())
+		}
+		var re *rpcc.ResponseError
+		if err != nil && !(errors.As(err, &re) && contextGone(re.Message)) {
+			return x.waitErr(op, caller, ctx, what, err)
+		}
+		// A navigation replaced the document: check again in the new one
+		// at once, or, if it has not committed yet, after the next
+		// lifecycle event.
+		if cur := x.currentLoader(ctx); cur != "" && cur != before {
+			continue
+		}
+		if err := x.nextLifecycle(ctx); err != nil {
+			return x.waitErr(op, caller, ctx, what, err)
+		}
+	}
+}
+
+// contextGone reports an error text saying the page's context went away
+// under an evaluation (a navigation).
+func contextGone(msg string) bool {
+	for _, s := range []string{"Execution context was destroyed", "Inspected target navigated", "Cannot find context", "Promise was collected"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// currentLoader returns the main frame's loader id, or "" on error.
+func (x *tabExt) currentLoader(ctx context.Context) string {
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				LoaderID string `json:"loaderId"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, x.t.conn)
+	return tree.FrameTree.Frame.LoaderID
+}
+
+// PageInfo describes the page in a tab. While a deferred dialog is open
+// only Dialog is set: the page cannot answer until the dialog is.
+type PageInfo struct {
+	SessionID string
+	TabID     string
+	URL       string // token-like query values redacted
+	Title     string
+	// Viewport size, scroll position and page (document) size, in CSS
+	// pixels.
+	ViewportWidth, ViewportHeight int
+	ScrollX, ScrollY              int
+	PageWidth, PageHeight         int
+	// Dialog is the open dialog waiting for Tab.AnswerDialog, if any.
+	Dialog *Dialog
+}
+
+const pageInfoJS = `(() => {
+	const d = document.documentElement, b = document.body;
+	return {url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
+		sx: scrollX, sy: scrollY,
+		pw: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),
+		ph: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0)};
+})()`
+
+// PageInfo returns the page's URL, title, viewport, scroll position and
+// size, or the dialog that is open instead.
+func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
+	const op = "Tab.PageInfo"
+	end, err := t.begin(op)
+	if err != nil {
+		return PageInfo{}, err
+	}
+	defer end()
+	x := t.ext()
+	defer x.record("page-info", "", time.Now(), &err)
+	info = PageInfo{SessionID: t.s.id, TabID: t.id}
+	x.syncNavigation(ctx)
+	if d, ok := x.dialog.current(); ok {
+		info.Dialog = &d
+		return info, nil
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pageInfoJS).SetReturnByValue(true))
+	if err != nil {
+		if d, ok := x.dialog.current(); ok {
+			info.Dialog = &d
+			return info, nil
+		}
+		return PageInfo{}, x.fail(op, ctx, "", err)
+	}
+	if reply.ExceptionDetails != nil {
+		return PageInfo{}, t.jsError(op, reply.ExceptionDetails)
+	}
+	var v struct {
+		URL, Title             string
+		VW, VH, SX, SY, PW, PH float64
+	}
+	if err := json.Unmarshal(reply.Result.Value, &v); err != nil {
+		return PageInfo{}, x.fail(op, ctx, "", err)
+	}
+	r := func(f float64) int { return int(math.Round(f)) }
+	info.URL, info.Title = scrubURL(v.URL), v.Title
+	info.ViewportWidth, info.ViewportHeight = r(v.VW), r(v.VH)
+	info.ScrollX, info.ScrollY = r(v.SX), r(v.SY)
+	info.PageWidth, info.PageHeight = r(v.PW), r(v.PH)
+	return info, nil
+}

@@ -1,0 +1,156 @@
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+)
+
+func TestWaitsOnRealChromium(t *testing.T) {
+	e := newAgentEnv(t)
+
+	t.Run("network idle settles while a websocket and an event stream stay open", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/websocket.html")
+		waitJS(t, tab, "document.getElementById('ws').textContent === 'ws echo hi' && document.getElementById('events').textContent === 'event hello'")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		fetch := ref(t, s, "button", "Fetch slowly")
+		start := time.Now()
+		err := tab.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{
+			Action: func(ctx context.Context) error { return tab.Click(ctx, fetch) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The fetch takes 700 ms; idle means it has finished.
+		if got := eval[string](t, tab, "document.getElementById('slow').textContent"); got != "slow done" {
+			t.Errorf("network idle returned after %v with the slow fetch unfinished (#slow = %q)", time.Since(start), got)
+		}
+	})
+
+	t.Run("network idle names the requests still in flight when time runs out", func(t *testing.T) {
+		tab := e.tab(t, "/websocket.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		hang := ref(t, s, "button", "Hang")
+		ctx, cancel := context.WithTimeout(ctxT(t), 1500*time.Millisecond)
+		defer cancel()
+		err := tab.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{
+			Action: func(ctx context.Context) error { return tab.Click(ctx, hang) },
+		})
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "1 requests in flight: [Fetch "+e.site.URL+"/hang]") {
+			t.Errorf("error = %v, want DeadlineExceeded naming the /hang fetch", err)
+		}
+		// Polling pages can allow requests to stay in flight.
+		if err := tab.WaitNetworkIdle(ctxT(t), browserpool.NetworkIdleOptions{MaxInflight: 1, Quiet: 100 * time.Millisecond}); err != nil {
+			t.Errorf("MaxInflight 1: %v", err)
+		}
+	})
+
+	t.Run("wait visible waits for an element shown later and refuses bad selectors", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		if err := tab.Evaluate(ctx, `setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="late" style="visibility: hidden">late</p>'), 50);
+			setTimeout(() => { document.getElementById('late').style.visibility = 'visible'; window.shownAt = performance.now(); }, 250)`, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.WaitVisible(ctx, "#late"); err != nil {
+			t.Fatal(err)
+		}
+		if shown := eval[bool](t, tab, "window.shownAt !== undefined"); !shown {
+			t.Error("WaitVisible returned before the element became visible")
+		}
+		if err := tab.WaitVisible(ctx, "p[["); !errors.Is(err, browserpool.ErrInvalidArgument) {
+			t.Errorf("WaitVisible(p[[) error = %v, want ErrInvalidArgument", err)
+		}
+		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		if err := tab.WaitVisible(short, "#never"); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "#never") {
+			t.Errorf("WaitVisible(#never) error = %v, want DeadlineExceeded naming the selector", err)
+		}
+	})
+
+	t.Run("wait condition returns the value and survives a navigation", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		if err := tab.Evaluate(ctx, "setTimeout(() => { window.answer = {n: 42} }, 100)", nil); err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ N int }
+		if err := tab.WaitCondition(ctx, "window.answer", &got); err != nil || got.N != 42 {
+			t.Fatalf("WaitCondition = %+v, %v; want {N: 42}", got, err)
+		}
+		if err := tab.Evaluate(ctx, "setTimeout(() => { location.href = '/covered.html' }, 100)", nil); err != nil {
+			t.Fatal(err)
+		}
+		var title string
+		if err := tab.WaitCondition(ctx, "document.title === 'Covered' && document.title", &title); err != nil || title != "Covered" {
+			t.Errorf("WaitCondition across a navigation = %q, %v", title, err)
+		}
+		var js *browserpool.JSError
+		if err := tab.WaitCondition(ctx, "noSuchThing.x", nil); !errors.Is(err, browserpool.ErrJavaScript) || !errors.As(err, &js) || !strings.Contains(js.Message, "noSuchThing") {
+			t.Errorf("a throwing condition: error = %v, want ErrJavaScript", err)
+		}
+	})
+
+	t.Run("wait load waits for the current document, never an old one's load", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		if err := tab.WaitLoad(ctx); err != nil {
+			t.Fatalf("WaitLoad on a loaded page: %v", err)
+		}
+		// The new document commits at once but loads only when its
+		// 600 ms image has: the old document's load must not count.
+		if err := tab.Evaluate(ctx, `location.href = '/slowload.html'`, nil); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.title === 'Slow load'")
+		if err := tab.WaitLoad(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.readyState"); got != "complete" {
+			t.Errorf("after WaitLoad: readyState = %q", got)
+		}
+	})
+
+	t.Run("wait navigation waits for the page an action opens", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		err := tab.WaitNavigation(ctx, func(ctx context.Context) error {
+			return tab.Evaluate(ctx, `setTimeout(() => { location.href = '/slowload.html' }, 50)`, nil)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[[]string](t, tab, "[document.readyState, document.title]"); !cmp.Equal(got, []string{"complete", "Slow load"}) {
+			t.Errorf("after WaitNavigation: readyState, title = %q", got)
+		}
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		if err := tab.WaitNavigation(short, nil); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no navigation committed") {
+			t.Errorf("WaitNavigation with nothing navigating: error = %v", err)
+		}
+	})
+
+	t.Run("page info tells url, title, viewport, scroll and size, with tokens redacted", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html?access_token=abc123&x=1#frag")
+		if err := tab.Evaluate(ctx, "scrollTo(0, 300)", nil); err != nil {
+			t.Fatal(err)
+		}
+		info, err := tab.PageInfo(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := browserpool.PageInfo{SessionID: e.sess.ID(), TabID: tab.ID(), URL: e.site.URL + "/covered.html?access_token=REDACTED&x=1#frag", Title: "Covered",
+			ViewportWidth: info.ViewportWidth, ViewportHeight: info.ViewportHeight, ScrollY: 300, PageWidth: info.PageWidth, PageHeight: 2400}
+		if diff := cmp.Diff(want, info); diff != "" || info.ViewportWidth < 300 || info.ViewportHeight < 300 || info.PageWidth < info.ViewportWidth-20 {
+			t.Errorf("PageInfo (-want +got):\n%s", diff)
+		}
+	})
+}
