@@ -550,7 +550,13 @@ func TestAnAttachedBrowserThatQuitsEndsItsSessionWithTheReason(t *testing.T) {
 	if diff := cmp.Diff([]browserpool.CloseReason{browserpool.ReasonCrashed}, closed.reasons(s.ID())); diff != "" {
 		t.Errorf("close reasons (-want +got):\n%s", diff)
 	}
-	// The next Attach says what is wrong now.
+	// The next Attach says what is wrong now, once every process of the
+	// browser (any of which may still hold the listening socket for a few
+	// milliseconds after the kill) is gone.
+	waitFor(t, "the browser's processes to exit", func() bool {
+		left, _ := proc.List(func(i proc.Info) bool { return i.PGID == chrome.pid && i.State != 'Z' })
+		return len(left) == 0
+	})
 	if _, err := p.Attach(ctxT(t), chrome.endpoint()); !errors.Is(err, browserpool.ErrCDPRefused) {
 		t.Errorf("Attach after the browser quit: error = %v, want ErrCDPRefused", err)
 	}
