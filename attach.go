@@ -767,6 +767,18 @@ func (v *AttachedView) Open(ctx context.Context, url string) (NavigateResult, er
 // again through another Do).
 func (v *AttachedView) Do(ctx context.Context, idOrLabel string, fn func(*Tab) error) error {
 	const op = "AttachedView.Do"
+	return v.locked(ctx, op, idOrLabel, func() error {
+		t, err := v.take(ctx, op, idOrLabel)
+		if err != nil {
+			return err
+		}
+		return fn(t)
+	})
+}
+
+// locked runs fn for a named tab as one call on the session, holding the
+// port lock: an empty idOrLabel is ErrTabRequired.
+func (v *AttachedView) locked(ctx context.Context, op, idOrLabel string, fn func() error) error {
 	if idOrLabel == "" {
 		return v.tabRequired(op)
 	}
@@ -780,11 +792,7 @@ func (v *AttachedView) Do(ctx context.Context, idOrLabel string, fn func(*Tab) e
 		return err
 	}
 	defer unlock()
-	t, err := v.take(ctx, op, idOrLabel)
-	if err != nil {
-		return err
-	}
-	return fn(t)
+	return fn()
 }
 
 // Activate brings the named tab to the front of its window and selects it
@@ -792,29 +800,18 @@ func (v *AttachedView) Do(ctx context.Context, idOrLabel string, fn func(*Tab) e
 // takes focus from the user: call it only when asked to.
 func (v *AttachedView) Activate(ctx context.Context, idOrLabel string) error {
 	const op = "AttachedView.Activate"
-	if idOrLabel == "" {
-		return v.tabRequired(op)
-	}
-	end, err := v.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	unlock, err := v.lockPort(ctx, op)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	info, label, err := v.find(ctx, op, idOrLabel)
-	if err != nil {
-		return err
-	}
-	id := string(info.TargetID)
-	if err := v.s.browser.Target.ActivateTarget(ctx, target.NewActivateTargetArgs(target.ID(id))); err != nil {
-		return v.tag(v.s.wrap(op, id, err))
-	}
-	v.b.choose(v.workflow, id, label, info.URL, info.Title)
-	return nil
+	return v.locked(ctx, op, idOrLabel, func() error {
+		info, label, err := v.find(ctx, op, idOrLabel)
+		if err != nil {
+			return err
+		}
+		id := string(info.TargetID)
+		if err := v.s.browser.Target.ActivateTarget(ctx, target.NewActivateTargetArgs(target.ID(id))); err != nil {
+			return v.tag(v.s.wrap(op, id, err))
+		}
+		v.b.choose(v.workflow, id, label, info.URL, info.Title)
+		return nil
+	})
 }
 
 // CloseTab closes the named tab, which may be one of the user's: call it
@@ -822,27 +819,16 @@ func (v *AttachedView) Activate(ctx context.Context, idOrLabel string) error {
 // workflow.
 func (v *AttachedView) CloseTab(ctx context.Context, idOrLabel string) error {
 	const op = "AttachedView.CloseTab"
-	if idOrLabel == "" {
-		return v.tabRequired(op)
-	}
-	end, err := v.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	unlock, err := v.lockPort(ctx, op)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	info, _, err := v.find(ctx, op, idOrLabel)
-	if err != nil {
-		return err
-	}
-	id := string(info.TargetID)
-	if err := v.s.CloseTab(ctx, id); err != nil {
-		return v.tag(err)
-	}
-	v.b.drop(id)
-	return nil
+	return v.locked(ctx, op, idOrLabel, func() error {
+		info, _, err := v.find(ctx, op, idOrLabel)
+		if err != nil {
+			return err
+		}
+		id := string(info.TargetID)
+		if err := v.s.CloseTab(ctx, id); err != nil {
+			return v.tag(err)
+		}
+		v.b.drop(id)
+		return nil
+	})
 }
