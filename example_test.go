@@ -95,4 +95,3 @@ func exampleRoot() string {
 	dir, _ := os.MkdirTemp(testRoot, "example-")
 	return dir
 }
-

@@ -259,6 +259,9 @@ func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bo
 		return 0, 0, x.notVisible(op, ref, "it has no size, or lies outside the page even after scrolling")
 	}
 	px, py := (bx0+bx1)/2, (by0+by1)/2
+	if len(tg.chain) > 0 {
+		fmt.Fprintf(os.Stderr, "DIAG %s point %s quads=%v offsets=%v vp=%+v -> (%g,%g)\n", time.Now().Format("15:04:05.000"), tg.name, q.Quads, offsets, lm.VP, px, py)
+	}
 	if hit {
 		if err := x.hitTest(ctx, op, ref, tg, px, py, lm, offsets); err != nil {
 			return 0, 0, err

@@ -1,11 +1,13 @@
 package browserpool_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -302,6 +304,15 @@ func TestInputOnRealChromium(t *testing.T) {
 		for _, who := range []string{"same", "other", "cross"} {
 			if err := tab.Click(ctx, ref(t, s, "button", "Press "+who)); err != nil {
 				t.Fatalf("Click(Press %s): %v", who, err)
+			}
+			if who == "cross" {
+				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				err := tab.WaitCondition(wctx, "document.getElementById('log').textContent.includes('clicked-cross')", nil)
+				cancel()
+				if err != nil {
+					t.Fatalf("DIAG lost click: %v\nlog: %s", err, eval[string](t, tab, "document.getElementById('log').textContent"))
+				}
+				t.Logf("DIAG ok log: %s", eval[string](t, tab, "document.getElementById('log').textContent"))
 			}
 			waitJS(t, tab, "document.getElementById('log').textContent.includes('clicked-"+who+"')")
 			if err := tab.Fill(ctx, ref(t, s, "textbox", "Field "+who), "hi "+who); err != nil {
