@@ -290,3 +290,91 @@ type unusedLauncher struct{}
 func (unusedLauncher) Launch(context.Context, browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
 	return nil, fmt.Errorf("this test launches no browser")
 }
+
+func TestTwoPoolsSharingARootNeverSweepEachOthersLiveSessions(t *testing.T) {
+	requireBrowser(t)
+	root := newRoot(t)
+	// Another process's pool, alive, with two ready browsers.
+	host, pids := startHost(t, root, "ready", false)
+	p, err := browserpool.NewPool(browserpool.Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, pid := range pids {
+		if !proc.Alive(pid) {
+			t.Fatalf("the new pool's sweep killed browser %d of a live pool", pid)
+		}
+	}
+	if st := p.Stats(); st.OrphansSwept != 0 || st.OrphansSkipped != 2 || st.OrphanDirsRemoved != 0 {
+		t.Errorf("sweep counts: swept %d skipped %d dirs %d; want 0, 2, 0", st.OrphansSwept, st.OrphansSkipped, st.OrphanDirsRemoved)
+	}
+	// This pool's own session lives beside them; Orphans names the other
+	// pool's two as alive, not as leftovers.
+	s, err := p.Open(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphans, err := p.Orphans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alive int
+	for _, o := range orphans {
+		if o.Session == s.ID() {
+			t.Errorf("Orphans lists this pool's own live session: %+v", o)
+		}
+		if o.Alive {
+			alive++
+		}
+	}
+	if alive != 2 {
+		t.Errorf("Orphans: %+v; want the other pool's 2 sessions, alive", orphans)
+	}
+	// When the other host dies, its browsers follow it (pipe) and the next
+	// pool sweeps what is left.
+	host.Process.Signal(syscall.SIGKILL)
+	host.Wait()
+	p.Close()
+	p2, err := browserpool.NewPool(browserpool.Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := leakcheck.Check(ctx, filepath.Join(root, "sessions")); err != nil {
+		t.Fatalf("after the other pool died: %v", err)
+	}
+}
+
+func TestAnIdleRealBrowserIsReclaimed(t *testing.T) {
+	var c closes
+	p := newRealPool(t, browserpool.Config{IdleTimeout: 300 * time.Millisecond, Hooks: browserpool.Hooks{SessionClosed: c.hook}})
+	ctx := ctxT(t)
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := s.Info().ProfileDir
+	tab, err := s.Tab(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A call longer than the idle timeout keeps it alive.
+	if err := tab.Evaluate(ctx, "new Promise(r => setTimeout(r, 800))", nil); err != nil {
+		t.Fatalf("a call longer than the idle timeout failed: %v", err)
+	}
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		t.Fatal("the idle session was never reclaimed")
+	}
+	waitFor(t, "the close event", func() bool { return len(c.reasons(s.ID())) == 1 })
+	if diff := cmp.Diff([]browserpool.CloseReason{browserpool.ReasonIdle}, c.reasons(s.ID())); diff != "" {
+		t.Errorf("close reasons (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the reclaimed session's profile dir is still there: %v", err)
+	}
+}
