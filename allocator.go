@@ -316,12 +316,13 @@ type Allocator struct {
 	sweepKick chan struct{} // buffered 1: a deadline earlier than sweepAt arrived
 
 	mu       sync.Mutex
-	tasks    map[string]*taskRec // guarded by mu; bound tasks
-	leaks    map[*Session]*leak  // guarded by mu; sessions whose close failed
-	retrying bool                // guarded by mu; the leak retry loop is running
-	sweeping bool                // guarded by mu; the budget sweeper is running
-	sweepAt  time.Time           // guarded by mu; when the sweeper wakes next
-	closed   bool                // guarded by mu
+	tasks    map[string]*taskRec      // guarded by mu; bound tasks
+	browsers map[string]*browserClaim // guarded by mu; by browser key (AcquireFor)
+	leaks    map[*Session]*leak       // guarded by mu; sessions whose close failed
+	retrying bool                     // guarded by mu; the leak retry loop is running
+	sweeping bool                     // guarded by mu; the budget sweeper is running
+	sweepAt  time.Time                // guarded by mu; when the sweeper wakes next
+	closed   bool                     // guarded by mu
 }
 
 // computer is one Computer's live state. name, pool and cap are fixed; every
@@ -1219,6 +1220,7 @@ func (a *Allocator) Finish(ctx context.Context, task string, state TaskState) er
 		return allocError(op, task, ErrNotBound, fmt.Sprintf("task %s is not known: never bound, or already finished", task))
 	}
 	delete(a.tasks, task)
+	a.releaseClaimsLocked(task)
 	c := t.c
 	if t.w != nil {
 		kerr := allocError("Allocator.Acquire", task, ErrTaskFinished, fmt.Sprintf("Finish(%s) ended the task while it waited for a session on computer %q", state, c.name))

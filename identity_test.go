@@ -238,3 +238,52 @@ func TestOpenForCountsAParentAndASharingChildOnce(t *testing.T) {
 		t.Errorf("an isolated child is a second browser and must hit the limit: %v", err)
 	}
 }
+
+func TestAcquireForCountsAParentAndASharingChildOnceAgainstTheCap(t *testing.T) {
+	f := newAllocFixture(t, oneComputer("c1", 1))
+	ctx := ctxT(t)
+	parent := browserpool.NewIdentity("chat-5")
+	reject := browserpool.AcquireOptions{Computer: "c1", Policy: browserpool.PolicyReject}
+	// Concurrent first acquires of one browser key: one owns, one shares.
+	var wg sync.WaitGroup
+	leases := make([]*browserpool.Lease, 2)
+	for i, id := range []browserpool.Identity{parent, parent.Child("helper")} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := f.a.AcquireFor(ctx, fmt.Sprintf("task-%d", i), id, reject)
+			if err != nil {
+				t.Errorf("AcquireFor(task-%d): %v", i, err)
+			}
+			leases[i] = l
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if leases[0].Session() != leases[1].Session() || len(f.launchers["c1"].Browsers()) != 1 {
+		t.Fatal("a parent and its sharing child got two browsers")
+	}
+	if diff := cmp.Diff([]string{"task-0", "task-1"}, f.a.HoldersOf("chat-5")); diff != "" {
+		t.Errorf("holders (-want +got):\n%s", diff)
+	}
+	// An isolated child needs a browser of its own: the cap of 1 rejects it.
+	if _, err := f.a.AcquireFor(ctx, "task-2", parent.IsolatedChild("solo"), reject); !errors.Is(err, browserpool.ErrRejected) {
+		t.Errorf("isolated child at the cap: error = %v, want ErrRejected", err)
+	}
+	// The sharing child finishes first; the owner's session lives on.
+	sharer := 1
+	if !leases[1].Shared() {
+		sharer = 0
+	}
+	f.mustFinish(leases[sharer].Task(), browserpool.TaskCompleted)
+	if leases[1-sharer].Session().Err() != nil {
+		t.Fatal("the sharing child's Finish closed the owner's browser")
+	}
+	f.mustFinish(leases[1-sharer].Task(), browserpool.TaskCompleted)
+	<-leases[0].Session().Done()
+	if hs := f.a.HoldersOf("chat-5"); len(hs) != 0 {
+		t.Errorf("holders after both finished: %v", hs)
+	}
+}
