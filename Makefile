@@ -13,7 +13,7 @@ browser:
 ifeq ($(BROWSER),)
 	@echo "browserpool: no Chromium found; installing the Debian package chromium with apt-get"
 	$(SUDO) apt-get update
-	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends chromium
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium
 	@command -v chromium >/dev/null || { echo "browserpool: chromium is still missing after apt-get install"; exit 1; }
 else
 	@echo "browserpool: using $(BROWSER)"

@@ -310,9 +310,9 @@ func TestInputOnRealChromium(t *testing.T) {
 				err := tab.WaitCondition(wctx, "document.getElementById('log').textContent.includes('clicked-cross')", nil)
 				cancel()
 				if err != nil {
-					t.Fatalf("DIAG lost click: %v\nlog: %s", err, eval[string](t, tab, "document.getElementById('log').textContent"))
+					t.Fatalf("DIAG lost click: %v\nlog: %s", err, eval[string](t, tab, "document.getElementById('log').textContent + ' DIAG: ' + diag.join(' ') + ' now=' + Math.round(performance.now())"))
 				}
-				t.Logf("DIAG ok log: %s", eval[string](t, tab, "document.getElementById('log').textContent"))
+				t.Logf("DIAG ok log: %s", eval[string](t, tab, "document.getElementById('log').textContent + ' DIAG: ' + diag.join(' ') + ' now=' + Math.round(performance.now())"))
 			}
 			waitJS(t, tab, "document.getElementById('log').textContent.includes('clicked-"+who+"')")
 			if err := tab.Fill(ctx, ref(t, s, "textbox", "Field "+who), "hi "+who); err != nil {
