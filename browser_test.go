@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -521,4 +522,33 @@ func TestScreenshotNamesAreConfinedToTheOutputDir(t *testing.T) {
 	if _, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "sub/shot.png"}); err == nil {
 		t.Error("a screenshot overwrote an existing file")
 	}
+}
+
+func TestAnOpenTabCostsOneGoroutine(t *testing.T) {
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tab(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	const n = 5
+	for range n {
+		tab, err := s.OpenTab(ctx, "about:blank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got int
+	waitFor(t, "goroutines to settle", func() bool {
+		got = runtime.NumGoroutine() - before
+		return got <= n
+	})
+	t.Logf("%d tabs cost %d goroutines", n, got)
 }

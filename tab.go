@@ -10,13 +10,17 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/cdpmux"
 )
 
 // Tab is one page target of a session. It is safe for concurrent use. A Tab
@@ -65,16 +69,16 @@ func (t *Tab) connect(ctx context.Context) error {
 		return err
 	}
 	t.conn, t.sessionID, t.client = conn, sid, cdp.NewClient(conn)
-	lw, err := newLifecycleWatch(t.client)
-	if err != nil {
+	t.lifecycle = newLifecycleWatch(conn.Context().Done())
+	t.x = newTabExt(t)
+	// Follow lifecycle events and dialogs on the mux's reader: the tab then
+	// costs one goroutine (its rpcc conn's reader), not one per stream.
+	if err := t.s.mux.Tap(sid, t.onEvent); err != nil {
 		conn.Close()
 		return err
 	}
-	t.lifecycle = lw
 	// Watch dialogs before Page.enable: with Page enabled an unanswered
 	// dialog stalls the page, Page.enable included.
-	t.x = newTabExt(t)
-	lw.onEvent = t.x.onLifecycle
 	if err := t.x.start(ctx); err != nil {
 		conn.Close()
 		return err
@@ -88,6 +92,19 @@ func (t *Tab) connect(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// onEvent sees every event of the tab's session on the mux's reader
+// goroutine; it must not block. Method "" means the session ended.
+func (t *Tab) onEvent(method string, params json.RawMessage) {
+	switch method {
+	case "Page.lifecycleEvent":
+		t.lifecycle.note(params)
+	case "Page.javascriptDialogOpening":
+		t.x.dialogOpened(params)
+	case "":
+		t.x.ended()
+	}
 }
 
 // begin starts a call on the tab: its session must be live and the tab not
@@ -231,23 +248,94 @@ func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
 	return e
 }
 
-// lifecycleWatch delivers Page.lifecycleEvent to navigations waiting for a
-// loader id. The waiters read the tab's rpcc stream themselves, one at a
-// time: no goroutine of its own. Events nobody waits for stay buffered in the
-// stream until the next navigation drains them.
+// lifecycleWatch records the tab's Page.lifecycleEvent events. The mux
+// hands it each event on its reader goroutine (Mux.Tap), so no goroutine of
+// ours reads them; waiters sleep on changed.
 type lifecycleWatch struct {
-	sem     chan struct{} // capacity 1: held by the waiter reading stream
-	stream  page.LifecycleEventClient
-	seen    map[string]bool                        // guarded by sem; "loaderID/name" received
-	onEvent func(*page.LifecycleEventReply) string // set once by connect; sees each event read (the agent actions drop stale refs)
+	done <-chan struct{} // the tab's connection context
+
+	mu      sync.Mutex
+	seen    map[string]bool             // guarded by mu; "loaderID/name" received
+	pending []*page.LifecycleEventReply // guarded by mu; not yet taken by the agent actions (bounded)
+	changed chan struct{}               // guarded by mu; closed and replaced on every event
 }
 
-func newLifecycleWatch(c *cdp.Client) (*lifecycleWatch, error) {
-	st, err := c.Page.LifecycleEvent(context.Background())
-	if err != nil {
-		return nil, err
+// lifecyclePending bounds the events kept for the agent actions between
+// two of their looks; older ones are dropped (only the newest main-frame
+// navigation matters to them).
+const lifecyclePending = 64
+
+func newLifecycleWatch(done <-chan struct{}) *lifecycleWatch {
+	return &lifecycleWatch{done: done, seen: make(map[string]bool), changed: make(chan struct{})}
+}
+
+// note records one event (on the mux's reader goroutine).
+func (w *lifecycleWatch) note(params json.RawMessage) {
+	ev := new(page.LifecycleEventReply)
+	if json.Unmarshal(params, ev) != nil {
+		return
 	}
-	return &lifecycleWatch{sem: make(chan struct{}, 1), stream: st, seen: make(map[string]bool)}, nil
+	w.mu.Lock()
+	if len(w.seen) > 256 {
+		clear(w.seen)
+	}
+	w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
+	if len(w.pending) >= lifecyclePending {
+		w.pending = slices.Delete(w.pending, 0, 1)
+	}
+	w.pending = append(w.pending, ev)
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// take returns the events recorded since the last take.
+func (w *lifecycleWatch) take() []*page.LifecycleEventReply {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	evs := w.pending
+	w.pending = nil
+	return evs
+}
+
+// peek returns the events not yet taken, without taking them.
+func (w *lifecycleWatch) peek() []*page.LifecycleEventReply {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pending
+}
+
+// loaders returns the loader ids of every event name seen.
+func (w *lifecycleWatch) loaders(name string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for k := range w.seen {
+		if l, ok := strings.CutSuffix(k, "/"+name); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// has reports whether key ("loaderID/name") was seen, and the channel that
+// closes at the next event.
+func (w *lifecycleWatch) has(key string) (bool, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen[key], w.changed
+}
+
+// next waits for the next event, ctx's end or the connection's end.
+func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) error {
+	select {
+	case <-changed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.done:
+		return &cdpmux.EndError{Reason: cdpmux.ErrDetached}
+	}
 }
 
 // wait returns when the lifecycle event name has fired for loaderID, or
@@ -255,33 +343,11 @@ func newLifecycleWatch(c *cdp.Client) (*lifecycleWatch, error) {
 func (w *lifecycleWatch) wait(ctx context.Context, loaderID, name string) error {
 	key := loaderID + "/" + name
 	for {
-		select {
-		case w.sem <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if w.seen[key] {
-			<-w.sem
+		ok, changed := w.has(key)
+		if ok {
 			return nil
 		}
-		var err error
-		select {
-		case <-w.stream.Ready():
-			var ev *page.LifecycleEventReply
-			if ev, err = w.stream.Recv(); err == nil {
-				if len(w.seen) > 256 {
-					clear(w.seen)
-				}
-				w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
-				if w.onEvent != nil {
-					w.onEvent(ev)
-				}
-			}
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		<-w.sem
-		if err != nil {
+		if err := w.next(ctx, changed); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ package browserpool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -245,15 +246,42 @@ func (x *tabExt) dialogOpenErr(op string, d Dialog, during string) error {
 	return e
 }
 
-// watch answers the tab's dialogs until its connection ends. It is the
-// tab's one goroutine of ours. While a dialog is deferred it also reads
-// that dialog's JavascriptDialogClosed stream, to notice the page closing
-// it (a navigation); whoever takes the dialog closes that stream, so a
-// close event can only ever apply to its own dialog.
-func (x *tabExt) watch(st page.JavascriptDialogOpeningClient) {
+// dialogOpened hands a dialog that just opened to the watch goroutine,
+// starting it at the tab's first dialog. It runs on the mux's reader
+// goroutine and never blocks: a page that opens more than 16 dialogs
+// faster than they can be answered loses the excess, which the browser
+// then reports as still open to the next call.
+func (x *tabExt) dialogOpened(params json.RawMessage) {
+	ev := new(page.JavascriptDialogOpeningReply)
+	if json.Unmarshal(params, ev) != nil {
+		return
+	}
+	if x.watching.CompareAndSwap(false, true) {
+		go x.watch()
+	}
+	select {
+	case x.dialogs <- ev:
+	default:
+	}
+}
+
+// ended runs when the tab's session has ended (on the mux's reader, or on
+// whoever closed it).
+func (x *tabExt) ended() {
+	if !x.watching.Load() {
+		x.stop()
+	}
+}
+
+// watch answers the tab's dialogs until its connection ends. It starts at
+// the tab's first dialog: a tab that never shows one costs no goroutine of
+// ours. While a dialog is deferred it also reads that dialog's
+// JavascriptDialogClosed stream, to notice the page closing it (a
+// navigation); whoever takes the dialog closes that stream, so a close
+// event can only ever apply to its own dialog.
+func (x *tabExt) watch() {
 	t := x.t
 	defer x.stop()
-	defer st.Close()
 	var (
 		timer   *time.Timer
 		timerC  <-chan time.Time
@@ -269,11 +297,7 @@ func (x *tabExt) watch(st page.JavascriptDialogOpeningClient) {
 	}()
 	for {
 		select {
-		case <-st.Ready():
-			ev, err := st.Recv()
-			if err != nil {
-				return
-			}
+		case ev := <-x.dialogs:
 			d, after := x.onDialog(ev)
 			if after <= 0 {
 				continue

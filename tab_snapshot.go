@@ -255,40 +255,16 @@ func (r *refTable) closeFrames() {
 	}
 }
 
-// lifecycleInits reads the tab's buffered lifecycle events (see
-// noteLifecycle) and returns the loader ids of every "init" event the
-// tab's lifecycleWatch has recorded. It never waits: if a navigation is
-// reading the events itself it leaves them to it and returns ok false.
+// lifecycleInits passes the lifecycle events recorded since the last look
+// to onLifecycle and returns the loader ids of every "init" event the tab's
+// lifecycleWatch has recorded. It never waits; ok is always true (events
+// reach the watch directly from the mux, whoever waits on them).
 func (x *tabExt) lifecycleInits() (inits []string, ok bool) {
-	w := x.t.lifecycle
-	if w == nil {
+	if x.t.lifecycle == nil {
 		return nil, true
 	}
-	select {
-	case w.sem <- struct{}{}:
-	default:
-		return nil, false
-	}
-	defer func() { <-w.sem }()
-	for drained := false; !drained; {
-		select {
-		case <-w.stream.Ready():
-			ev, err := w.stream.Recv()
-			if err != nil {
-				drained = true
-				break
-			}
-			x.noteLifecycle(w, ev)
-		default:
-			drained = true
-		}
-	}
-	for k := range w.seen {
-		if l, ok := strings.CutSuffix(k, "/init"); ok {
-			inits = append(inits, l)
-		}
-	}
-	return inits, true
+	x.takeLifecycle()
+	return x.t.lifecycle.loaders("init"), true
 }
 
 // syncNavigation drops the refs if the main frame has navigated since the

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -176,30 +177,31 @@ type tabExt struct {
 	input  inputState
 	trace  traceRing
 	net    netState
+
+	// dialogs carries opened dialogs from the mux's reader to the watch
+	// goroutine, which starts at the first dialog (watching) and ends
+	// with the tab's connection.
+	dialogs  chan *page.JavascriptDialogOpeningReply
+	watching atomic.Bool
 }
 
 // ext returns the tab's action state (made by connect).
 func (t *Tab) ext() *tabExt { return t.x }
 
 func newTabExt(t *Tab) *tabExt {
-	x := &tabExt{t: t}
+	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
 	x.refs.top = &frameSess{targetID: t.id, conn: t.conn, client: t.client}
 	x.refs.setup()
 	x.dialog.setup()
 	return x
 }
 
-// start subscribes to the tab's dialogs and starts the watcher. A dialog
-// that opened before anyone watched would wedge every later call (even
-// Page.enable waits for it), so start dismisses such a dialog blindly and
-// reports it.
+// start runs once the tab's events are tapped (Tab.onEvent hands dialogs
+// to dialogOpened). A dialog that opened before anyone watched would wedge
+// every later call (even Page.enable waits for it), so start dismisses such
+// a dialog blindly and reports it.
 func (x *tabExt) start(ctx context.Context) error {
 	t := x.t
-	st, err := t.client.Page.JavascriptDialogOpening(context.Background())
-	if err != nil {
-		return err
-	}
-	go x.watch(st)
 	start := time.Now()
 	if t.client.Page.HandleJavaScriptDialog(ctx, page.NewHandleJavaScriptDialogArgs(false)) == nil {
 		d := Dialog{Type: "unknown", Opened: start, Closed: time.Now(), By: DialogDismissedUnseen}

@@ -103,48 +103,35 @@ func (t *Tab) WaitLoad(ctx context.Context) (err error) {
 	return nil
 }
 
-// waitLoad reads the tab's lifecycle events (taking turns with other
-// readers, as lifecycleWatch.wait does) until loader, or a main-frame
-// navigation that replaced it, has fired load.
+// waitLoad waits until loader, or a main-frame navigation that replaced
+// it, has fired load.
 func (x *tabExt) waitLoad(ctx context.Context, loader string) error {
 	w := x.t.lifecycle
 	for {
-		select {
-		case w.sem <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
+		_, changed := w.has("")
+		if l := x.takeLifecycle(); l != "" {
+			loader = l
 		}
-		if w.seen[loader+"/load"] {
-			<-w.sem
+		if ok, _ := w.has(loader + "/load"); ok {
 			return nil
 		}
-		var err error
-		select {
-		case <-w.stream.Ready():
-			var ev *page.LifecycleEventReply
-			if ev, err = w.stream.Recv(); err == nil {
-				if l := x.noteLifecycle(w, ev); l != "" {
-					loader = l
-				}
-			}
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		<-w.sem
-		if err != nil {
+		if err := w.next(ctx, changed); err != nil {
 			return err
 		}
 	}
 }
 
-// noteLifecycle records a lifecycle event as lifecycleWatch.wait does
-// (w.sem must be held) and passes it to onLifecycle.
-func (x *tabExt) noteLifecycle(w *lifecycleWatch, ev *page.LifecycleEventReply) string {
-	if len(w.seen) > 256 {
-		clear(w.seen)
+// takeLifecycle passes the lifecycle events recorded since the last look
+// to onLifecycle and returns the newest main-frame loader among them ("" if
+// none).
+func (x *tabExt) takeLifecycle() string {
+	var loader string
+	for _, ev := range x.t.lifecycle.take() {
+		if l := x.onLifecycle(ev); l != "" {
+			loader = l
+		}
 	}
-	w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
-	return x.onLifecycle(ev)
+	return loader
 }
 
 // onLifecycle sees every lifecycle event of the tab that the package
@@ -200,26 +187,20 @@ func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Contex
 	}
 }
 
-// nextLifecycle waits for the tab's next lifecycle event and notes it.
+// nextLifecycle waits for the tab's next lifecycle event (or returns at
+// once if some arrived unseen) and notes what arrived.
 func (x *tabExt) nextLifecycle(ctx context.Context) error {
 	w := x.t.lifecycle
-	select {
-	case w.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-w.sem }()
-	select {
-	case <-w.stream.Ready():
-		ev, err := w.stream.Recv()
-		if err != nil {
-			return err
-		}
-		x.noteLifecycle(w, ev)
+	_, changed := w.has("")
+	if len(w.peek()) > 0 {
+		x.takeLifecycle()
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	if err := w.next(ctx, changed); err != nil {
+		return err
+	}
+	x.takeLifecycle()
+	return nil
 }
 
 // NetworkIdleOptions configures Tab.WaitNetworkIdle. The zero value waits

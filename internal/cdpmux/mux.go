@@ -256,6 +256,26 @@ func (m *Mux) Dial(ctx context.Context, sessionID string) (*rpcc.Conn, error) {
 	)
 }
 
+// Tap makes f see every event of the session, in order, on the mux's
+// reader goroutine, before the event is queued for the session's conn; once
+// the session has ended, f is called one last time with method "". f must
+// return quickly, must not block and must not wait on the mux (it may call
+// it). Tapping lets a consumer follow events without a stream goroutine. A
+// nil f removes the tap.
+func (m *Mux) Tap(sessionID string, f func(method string, params json.RawMessage)) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[sessionID]
+	if s == nil {
+		if m.closed {
+			return m.err
+		}
+		return fmt.Errorf("cdpmux: tap %q: %w", sessionID, ErrUnknownSession)
+	}
+	s.tap = f
+	return nil
+}
+
 // fail ends the mux with cause (nil: closed by us). Idempotent.
 func (m *Mux) fail(cause error) {
 	m.mu.Lock()
@@ -349,10 +369,17 @@ func (m *Mux) dispatch(msg *message) {
 			reason = ErrTargetCrashed
 		}
 	}
+	var tap func(string, json.RawMessage)
+	if s != nil {
+		tap = s.tap
+	}
 	m.mu.Unlock()
 	if s == nil {
 		m.unroutable.Add(1)
 	} else {
+		if tap != nil {
+			tap(msg.Method, msg.Params)
+		}
 		s.deliver(msg, false)
 	}
 	for _, e := range ended {
@@ -472,9 +499,10 @@ type session struct {
 	id     string
 	notify chan struct{} // capacity 1: "the queue changed"
 
-	// targetID and dialed are guarded by m.mu.
+	// targetID, dialed and tap are guarded by m.mu.
 	targetID string
 	dialed   bool
+	tap      func(method string, params json.RawMessage)
 
 	mu     sync.Mutex
 	queue  []*message // guarded by mu; undelivered, in order
@@ -516,11 +544,21 @@ func (s *session) wake() {
 // ReadResponse returns err.
 func (s *session) end(err error) {
 	s.mu.Lock()
-	if s.err == nil {
+	first := s.err == nil
+	if first {
 		s.err = err
 	}
 	s.mu.Unlock()
 	s.wake()
+	if first {
+		s.m.mu.Lock()
+		tap := s.tap
+		s.tap = nil
+		s.m.mu.Unlock()
+		if tap != nil {
+			tap("", nil)
+		}
+	}
 }
 
 func (s *session) endErr() error {
