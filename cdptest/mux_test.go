@@ -628,3 +628,40 @@ func TestConcurrentUseThenExitEndsEveryCallWithoutHanging(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestATapSeesEverySessionEventInOrderThenTheEnd(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	ctx := t.Context()
+	p := openPage(ctx, t, m, "about:blank")
+	var mu sync.Mutex
+	var got []string
+	ended := make(chan struct{})
+	if err := m.Tap(p.sessionID, func(method string, params json.RawMessage) {
+		mu.Lock()
+		defer mu.Unlock()
+		if method == "" {
+			got = append(got, "end")
+			close(ended)
+			return
+		}
+		got = append(got, method+" "+string(params))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		b.Emit(p.sessionID, "Test.tick", map[string]int{"n": i})
+	}
+	b.Emit("", "Test.browserLevel", nil) // not the tapped session's
+	b.DetachTarget("TARGET_1")
+	<-ended
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{`Test.tick {"n":0}`, `Test.tick {"n":1}`, `Test.tick {"n":2}`, "end"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tapped events (-want +got):\n%s", diff)
+	}
+	if err := m.Tap("NO_SUCH_SESSION", func(string, json.RawMessage) {}); !errors.Is(err, cdpmux.ErrUnknownSession) {
+		t.Errorf("Tap of an unknown session: %v, want ErrUnknownSession", err)
+	}
+}
