@@ -569,7 +569,7 @@ func (v *AttachedView) take(ctx context.Context, op, idOrLabel string) (*Tab, er
 		return nil, err
 	}
 	id := string(info.TargetID)
-	t, err := v.s.attach(ctx, id)
+	t, err := v.s.attach(ctx, id, false)
 	if err != nil {
 		return nil, v.tag(v.s.wrap(op, id, err))
 	}
@@ -712,7 +712,7 @@ func (v *AttachedView) create(ctx context.Context, op, label string) (*Tab, erro
 		return nil, v.tag(v.s.wrap(op, "", err))
 	}
 	id := string(created.TargetID)
-	t, err := v.s.attach(ctx, id)
+	t, err := v.s.attach(ctx, id, true)
 	if err != nil {
 		v.s.closeTarget(id) // ours, just made: no user tab is closed
 		return nil, v.tag(v.s.wrap(op, id, err))

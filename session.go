@@ -349,7 +349,7 @@ func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 		return nil, s.wrap(op, "", err)
 	}
 	id := string(created.TargetID)
-	t, err := s.attach(ctx, id)
+	t, err := s.attach(ctx, id, true)
 	if err != nil {
 		s.closeTarget(id)
 		return nil, s.wrap(op, id, err)
@@ -425,7 +425,7 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 	} else if !slices.ContainsFunc(infos, func(t target.Info) bool { return string(t.TargetID) == id }) {
 		return nil, s.p.notInSession(op, s, id, infos)
 	}
-	t, err := s.attach(ctx, id)
+	t, err := s.attach(ctx, id, false)
 	if err != nil {
 		return nil, s.wrap(op, id, err)
 	}
@@ -466,8 +466,9 @@ func (p *Pool) notInSession(op string, s *Session, id string, infos []target.Inf
 }
 
 // attach returns the Tab for target id, attaching a flattened session
-// once. Concurrent first uses attach once.
-func (s *Session) attach(ctx context.Context, id string) (*Tab, error) {
+// once. Concurrent first uses attach once. fresh says the target was just
+// created on about:blank by us (no dialog can be open on it).
+func (s *Session) attach(ctx context.Context, id string, fresh bool) (*Tab, error) {
 	s.mu.Lock()
 	if t := s.tabs[id]; t != nil {
 		s.mu.Unlock()
@@ -481,7 +482,7 @@ func (s *Session) attach(ctx context.Context, id string) (*Tab, error) {
 	s.tabs[id] = t
 	s.mu.Unlock()
 
-	err := t.connect(ctx)
+	err := t.connect(ctx, fresh)
 	if err != nil {
 		s.mu.Lock()
 		if s.tabs[id] == t {

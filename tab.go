@@ -19,6 +19,7 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
 )
@@ -63,7 +64,7 @@ func (t *Tab) Client() *cdp.Client { return t.client }
 
 // connect attaches a flattened session to the target and enables what the
 // tab's own actions rely on.
-func (t *Tab) connect(ctx context.Context) error {
+func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	conn, sid, err := t.s.mux.Attach(ctx, t.id)
 	if err != nil {
 		return err
@@ -77,17 +78,21 @@ func (t *Tab) connect(ctx context.Context) error {
 		conn.Close()
 		return err
 	}
-	// Watch dialogs before Page.enable: with Page enabled an unanswered
-	// dialog stalls the page, Page.enable included.
-	if err := t.x.start(ctx); err != nil {
-		conn.Close()
-		return err
+	// A dialog already open would stall Page.enable: dismiss it first,
+	// unless we just created the target on about:blank.
+	if !fresh {
+		if err := t.x.start(ctx); err != nil {
+			conn.Close()
+			return err
+		}
 	}
-	if err := t.client.Page.Enable(ctx); err != nil {
-		conn.Close()
-		return err
-	}
-	if err := t.client.Page.SetLifecycleEventsEnabled(ctx, page.NewSetLifecycleEventsEnabledArgs(true)); err != nil {
+	// Both in flight at once: one round trip, not two.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return t.client.Page.Enable(gctx) })
+	g.Go(func() error {
+		return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
+	})
+	if err := g.Wait(); err != nil {
 		conn.Close()
 		return err
 	}
