@@ -35,11 +35,18 @@ var (
 	// none, visibility: hidden, zero size, or outside the page). Returned
 	// by Click, Hover and Scroll.
 	ErrNotVisible = errors.New("element is not visible")
+	// ErrClickMissed: Click pressed and released the mouse over the
+	// element, but no click reached it at any of its aims (the page moved
+	// or covered the element during each click), or its document went away
+	// before the press could be confirmed. The detail says what got the
+	// press or the release instead. Returned by Click.
+	ErrClickMissed = errors.New("the click did not reach the element")
 )
 
 func init() {
 	hints[ErrCovered] = "deal with the covering element first (close or accept it), or scroll; then take a new snapshot and retry"
 	hints[ErrNotVisible] = "the element cannot be clicked now: take a new snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with Tab.WaitVisible"
+	hints[ErrClickMissed] = "the page moved or covered the element during the click (an animation, or the page reacting to the press); wait for it to settle, take a new snapshot and click again"
 }
 
 // inputState is a tab's mouse position and its counter of JavaScript
@@ -57,12 +64,29 @@ func (s *inputState) setMouse(x, y float64) {
 	s.mu.Unlock()
 }
 
+// clickAttempts bounds how many times Click aims at an element and clicks
+// it, when the page moves it out from under the mouse.
+const clickAttempts = 3
+
 // Click clicks the element a ref names (from the latest Tab.Snapshot) the
 // way a user would: it scrolls the element into view, takes the centre of
 // its visible box, checks that nothing covers that point, then moves the
 // mouse there and presses and releases the left button. A covered element
 // is an ErrCovered error naming what covers it; one without a visible box
-// is ErrNotVisible; an old ref is ErrStaleRef.
+// is ErrNotVisible; a disabled one is ErrInvalidArgument; an old ref is
+// ErrStaleRef.
+//
+// Click returns nil only once the page has confirmed the click: a click
+// event reached the element (or, through its label, its control), or the
+// element got the press and the page then removed or hid it or left the
+// document (a menu that acts on the press, a link followed). A page can
+// move an element between the press and the release (the press moves the
+// focus, and a blur handler changes the layout above it): the release then
+// lands elsewhere and the browser sends the click to neither. Click then
+// aims again and clicks again, up to 3 times in all; if the click still
+// does not land, or the element's document went away before the press
+// could be confirmed, it returns an ErrClickMissed error saying what got
+// the press and the release.
 func (t *Tab) Click(ctx context.Context, ref string) (err error) {
 	const op = "Tab.Click"
 	end, err := t.begin(op)
@@ -84,14 +108,30 @@ func (t *Tab) Click(ctx context.Context, ref string) (err error) {
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	px, py, err := x.point(ctx, op, ref, tg, true)
-	if err != nil {
-		return err
+	for attempt := 1; ; attempt++ {
+		px, py, err := x.point(ctx, op, ref, tg, true)
+		if err != nil {
+			return err
+		}
+		rep, err := x.clickTarget(ctx, tg, px, py)
+		if err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		switch rep.outcome() {
+		case clickLanded:
+			if attempt > 1 {
+				args += fmt.Sprintf(" (landed on attempt %d: the earlier click missed it)", attempt)
+			}
+			return nil
+		case clickDisabled:
+			return x.badTarget(op, ref, tg, "disabled", "a disabled element ignores clicks; take a new snapshot to see when it is enabled")
+		case clickMissed:
+			if attempt < clickAttempts {
+				continue
+			}
+		}
+		return x.missed(op, ref, tg, rep, px, py, attempt)
 	}
-	if err := x.click(ctx, px, py); err != nil {
-		return x.fail(op, ctx, ref, err)
-	}
-	return nil
 }
 
 // ClickAt clicks at a point of the viewport, in CSS pixels from its top
@@ -156,6 +196,14 @@ func (t *Tab) Hover(ctx context.Context, ref string) (err error) {
 }
 
 func (x *tabExt) click(ctx context.Context, px, py float64) error {
+	if err := x.press(ctx, px, py); err != nil {
+		return err
+	}
+	return x.release(ctx, px, py)
+}
+
+// press moves the mouse to (px, py) and presses the left button.
+func (x *tabExt) press(ctx context.Context, px, py float64) error {
 	// A move waits for the page's next frame (about 16 ms): skip it when
 	// the mouse is already there.
 	x.input.mu.Lock()
@@ -166,10 +214,14 @@ func (x *tabExt) click(ctx context.Context, px, py float64) error {
 			return err
 		}
 	}
-	if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mousePressed", px, py).
-		SetButton(input.MouseButtonLeft).SetButtons(1).SetClickCount(1)); err != nil {
-		return err
-	}
+	return x.mouse(ctx, input.NewDispatchMouseEventArgs("mousePressed", px, py).
+		SetButton(input.MouseButtonLeft).SetButtons(1).SetClickCount(1))
+}
+
+// release releases the left button at (px, py). The browser sends each
+// mouse event to whatever is at its point when it is dispatched: if the
+// page moved the pressed element meanwhile, the release lands elsewhere.
+func (x *tabExt) release(ctx context.Context, px, py float64) error {
 	return x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseReleased", px, py).
 		SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(1))
 }
@@ -259,9 +311,6 @@ func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bo
 		return 0, 0, x.notVisible(op, ref, "it has no size, or lies outside the page even after scrolling")
 	}
 	px, py := (bx0+bx1)/2, (by0+by1)/2
-	if len(tg.chain) > 0 {
-		fmt.Fprintf(os.Stderr, "DIAG %s point %s quads=%v offsets=%v vp=%+v -> (%g,%g)\n", time.Now().Format("15:04:05.000"), tg.name, q.Quads, offsets, lm.VP, px, py)
-	}
 	if hit {
 		if err := x.hitTest(ctx, op, ref, tg, px, py, lm, offsets); err != nil {
 			return 0, 0, err
@@ -348,17 +397,7 @@ const coverJS = `function(h) {
 	for (let n = h; n; n = n.parentNode || n.host) if (n === this) return {ok: true};
 	for (let p = h; p; p = p.parentElement) if (p.tagName === 'LABEL' && p.control === this) return {ok: true};
 	const visible = this.checkVisibility ? this.checkVisibility({visibilityProperty: true}) : true;
-	const c = h.nodeType === 1 ? h : h.parentElement;
-	let d = '';
-	if (c) {
-		d = c.tagName.toLowerCase();
-		if (c.id) d += '#' + c.id;
-		if (typeof c.className === 'string' && c.className.trim()) d += '.' + c.className.trim().split(/\s+/).slice(0, 3).join('.');
-		let text = (c.getAttribute('aria-label') || c.innerText || c.value || '').trim().replace(/\s+/g, ' ');
-		if (text.length > 60) text = text.slice(0, 59) + '…';
-		if (text) d += ' "' + text + '"';
-	}
-	return {ok: false, visible, cover: d};
+	return {ok: false, visible, cover: (` + describeJS + `)(h)};
 }`
 
 // covered reports that got, not want, is at the click point of ref,
@@ -398,43 +437,89 @@ type nodeArg dom.BackendNodeID
 // decodes its value (awaited if a promise) into out. The objects it makes
 // are released before it returns.
 func (x *tabExt) callOn(ctx context.Context, op string, f *frameSess, node dom.BackendNodeID, fn string, args []any, out any) error {
-	group := "browserpool-" + strconv.FormatUint(x.input.groups.Add(1), 10)
-	resolve := func(id dom.BackendNodeID) (string, error) {
-		a := struct {
-			Backend dom.BackendNodeID `json:"backendNodeId"`
-			Group   string            `json:"objectGroup"`
-		}{id, group}
-		var r struct {
-			Object struct {
-				ObjectID string `json:"objectId"`
-			} `json:"object"`
-		}
-		err := rpcc.Invoke(ctx, "DOM.resolveNode", &a, &r, f.conn)
-		return r.Object.ObjectID, err
-	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		rpcc.Invoke(rctx, "Runtime.releaseObjectGroup", struct {
-			Group string `json:"objectGroup"`
-		}{group}, nil, f.conn)
-		cancel()
-	}()
-	this, err := resolve(node)
+	group := x.newGroup()
+	defer releaseGroup(ctx, f, group)
+	this, err := resolveNode(ctx, f, node, group)
 	if err != nil {
 		return err
 	}
+	cargs := make([]any, len(args))
+	for i, a := range args {
+		cargs[i] = a
+		if n, ok := a.(nodeArg); ok {
+			id, err := resolveNode(ctx, f, dom.BackendNodeID(n), group)
+			if err != nil {
+				return err
+			}
+			cargs[i] = objectArg(id)
+		}
+	}
+	res, err := x.callFn(ctx, op, f, this, fn, cargs, true)
+	if err != nil {
+		return err
+	}
+	if out != nil && len(res.Value) > 0 {
+		return json.Unmarshal(res.Value, out)
+	}
+	return nil
+}
+
+// newGroup names a new object group for the JavaScript objects of one
+// action, released together.
+func (x *tabExt) newGroup() string {
+	return "browserpool-" + strconv.FormatUint(x.input.groups.Add(1), 10)
+}
+
+// releaseGroup releases the objects of group in frame f, within 2 seconds
+// even if ctx has ended.
+func releaseGroup(ctx context.Context, f *frameSess, group string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	rpcc.Invoke(rctx, "Runtime.releaseObjectGroup", struct {
+		Group string `json:"objectGroup"`
+	}{group}, nil, f.conn)
+}
+
+// resolveNode returns the id of a JavaScript object for a DOM node of
+// frame f, in the page's main world, belonging to group.
+func resolveNode(ctx context.Context, f *frameSess, node dom.BackendNodeID, group string) (string, error) {
+	a := struct {
+		Backend dom.BackendNodeID `json:"backendNodeId"`
+		Group   string            `json:"objectGroup"`
+	}{node, group}
+	var r struct {
+		Object struct {
+			ObjectID string `json:"objectId"`
+		} `json:"object"`
+	}
+	err := rpcc.Invoke(ctx, "DOM.resolveNode", &a, &r, f.conn)
+	return r.Object.ObjectID, err
+}
+
+// objectArg marks a call argument as the JavaScript object with this id.
+type objectArg string
+
+// remoteValue is the part of a Runtime.RemoteObject we read.
+type remoteValue struct {
+	Type     string          `json:"type"`
+	Value    json.RawMessage `json:"value"`
+	ObjectID string          `json:"objectId"`
+}
+
+// callFn calls the JavaScript function fn with this bound to the object
+// this of frame f, passing args (JSON values, or objectArg for objects of
+// f), and returns its result, awaited if a promise: by value if byValue,
+// else as an object of this's group (a primitive has its value either way).
+// An exception is an ErrJavaScript error.
+func (x *tabExt) callFn(ctx context.Context, op string, f *frameSess, this, fn string, args []any, byValue bool) (remoteValue, error) {
 	type callArg struct {
 		Value    any    `json:"value,omitempty"`
 		ObjectID string `json:"objectId,omitempty"`
 	}
 	cargs := make([]callArg, len(args))
 	for i, a := range args {
-		if n, ok := a.(nodeArg); ok {
-			id, err := resolve(dom.BackendNodeID(n))
-			if err != nil {
-				return err
-			}
-			cargs[i].ObjectID = id
+		if id, ok := a.(objectArg); ok {
+			cargs[i].ObjectID = string(id)
 			continue
 		}
 		cargs[i].Value = a
@@ -445,23 +530,254 @@ func (x *tabExt) callOn(ctx context.Context, op string, f *frameSess, node dom.B
 		Args     []callArg `json:"arguments"`
 		ByValue  bool      `json:"returnByValue"`
 		Await    bool      `json:"awaitPromise"`
-	}{fn, this, cargs, true, true}
+	}{fn, this, cargs, byValue, true}
 	var reply struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
+		Result    remoteValue               `json:"result"`
 		Exception *runtime.ExceptionDetails `json:"exceptionDetails"`
 	}
 	if err := rpcc.Invoke(ctx, "Runtime.callFunctionOn", &call, &reply, f.conn); err != nil {
-		return err
+		return remoteValue{}, err
 	}
 	if reply.Exception != nil {
-		return x.t.jsError(op, reply.Exception)
+		return remoteValue{}, x.t.jsError(op, reply.Exception)
 	}
-	if out != nil && len(reply.Result.Value) > 0 {
-		return json.Unmarshal(reply.Result.Value, out)
+	return reply.Result, nil
+}
+
+// describeJS describes an element for an error message: its tag, id, up
+// to three classes and the start of its text, as in div#banner.cookie
+// "We use cookies".
+const describeJS = `(n => {
+	const c = n && (n.nodeType === 1 ? n : n.parentElement);
+	if (!c) return '';
+	let d = c.tagName.toLowerCase();
+	if (c.id) d += '#' + c.id;
+	if (typeof c.className === 'string' && c.className.trim()) d += '.' + c.className.trim().split(/\s+/).slice(0, 3).join('.');
+	let text = (c.getAttribute('aria-label') || c.innerText || c.value || '').trim().replace(/\s+/g, ' ');
+	if (text.length > 60) text = text.slice(0, 59) + '…';
+	if (text) d += ' "' + text + '"';
+	return d;
+})`
+
+// clickArmJS arms a click watch on an element (this) for the length of one
+// click: listeners in the capture phase on its window, which see the
+// presses, releases and clicks of its document before any element's
+// handler can stop them, and on the element itself, which also see events
+// inside its shadow trees. A page that stops these events on its window
+// first leaves the click unconfirmed. It returns the watch object, or, when the element
+// cannot take a click at all, a string saying why ("disabled").
+const clickArmJS = `function() {
+	const el = this, win = el.ownerDocument.defaultView;
+	if (el.matches(':disabled')) return 'disabled';
+	const w = {el, log: [], hit: new WeakSet()};
+	const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+	const onWin = e => {
+		if (w.log.length >= 32) return;
+		let label = false;
+		for (const n of e.composedPath()) if (n.tagName === 'LABEL' && n.control === el) label = true;
+		w.log.push({e, type: e.type, label, target: e.target});
+	};
+	const onEl = e => { w.hit.add(e); };
+	for (const t of types) {
+		win.addEventListener(t, onWin, true);
+		el.addEventListener(t, onEl, true);
 	}
-	return nil
+	w.stop = () => {
+		for (const t of types) {
+			win.removeEventListener(t, onWin, true);
+			el.removeEventListener(t, onEl, true);
+		}
+	};
+	return w;
+}`
+
+// clickReportJS reads a click watch (this) into a clickReport, and
+// disarms it if stop is set. Only the nodes that got a press or a release
+// instead of the element are described, and only here: describing reads
+// innerText, which would lay the page out in the middle of the click.
+const clickReportJS = `function(stop) {
+	const w = this, el = w.el;
+	if (stop) w.stop();
+	const describe = ` + describeJS + `;
+	const reached = r => r.label || w.hit.has(r.e);
+	const press = r => r.type === 'pointerdown' || r.type === 'mousedown';
+	const release = r => r.type === 'pointerup' || r.type === 'mouseup';
+	const missed = is => { const r = w.log.find(r => is(r) && !reached(r)); return r ? describe(r.target) || 'a node without a description' : ''; };
+	const shown = el.isConnected && el.getClientRects().length > 0 && (!el.checkVisibility || el.checkVisibility({visibilityProperty: true}));
+	return {
+		pressed: w.log.some(r => press(r) && reached(r)),
+		clicked: w.log.some(r => r.type === 'click' && reached(r)),
+		pressOn: missed(press),
+		releaseOn: missed(release),
+		connected: el.isConnected,
+		shown,
+		disabled: el.matches(':disabled'),
+	};
+}`
+
+// clickReport is what the page saw of one click, from a click watch.
+type clickReport struct {
+	Pressed   bool   `json:"pressed"`   // a pointerdown or mousedown reached the element (or its label)
+	Clicked   bool   `json:"clicked"`   // a click event reached it
+	PressOn   string `json:"pressOn"`   // what in its document got a press instead, described
+	ReleaseOn string `json:"releaseOn"` // what in its document got a release instead, described
+	Connected bool   `json:"connected"` // it is still in its document
+	Shown     bool   `json:"shown"`     // it still has a visible box
+	Disabled  bool   `json:"disabled"`  // it is disabled now
+
+	// refused: the element was disabled before the press, so nothing was
+	// sent. gone: the element's document went away (a navigation, its frame
+	// removed) before the report after the release could be read; Pressed
+	// is then what was read after the press, if that could be.
+	refused, gone bool
+}
+
+// clickOutcome is Click's verdict on one click.
+type clickOutcome int
+
+const (
+	clickLanded   clickOutcome = iota // the element got the click, or the press and then the page took it away
+	clickDisabled                     // the element was disabled before the press: nothing was sent
+	clickMissed                       // the press or the release landed elsewhere: aim again
+	clickLost                         // the element's document went away before the press was confirmed
+)
+
+func (r clickReport) outcome() clickOutcome {
+	switch {
+	case r.refused:
+		return clickDisabled
+	case r.Clicked:
+		return clickLanded
+	case r.Pressed && (r.gone || !r.Connected || !r.Shown || r.Disabled):
+		// The page reacted to the press: it removed, hid or disabled the
+		// element, or left the document (a menu acting on mousedown, a
+		// link followed, a button disabling itself).
+		return clickLanded
+	case r.gone:
+		return clickLost
+	default:
+		return clickMissed
+	}
+}
+
+// clickTarget presses and releases the left button at (px, py), over the
+// element tg, and reports what the element's document saw of it. A watch
+// armed on the element for the length of the click records each press,
+// release and click and whether it reached the element; it is read after
+// the press too, so that a press is known to have landed even if the
+// document then goes away. After a press the button is always released.
+func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) (rep clickReport, err error) {
+	const op = "Tab.Click"
+	f := tg.f
+	group := x.newGroup()
+	var watch string
+	defer func() {
+		// A dialog opened by the click holds the page: calls into it
+		// would wait for the answer. The watch's listeners then stay
+		// until the document goes, recording nothing anyone reads.
+		var dc *dialogCause
+		if errors.As(context.Cause(ctx), &dc) {
+			return
+		}
+		if watch != "" && err != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			x.callFn(cctx, op, f, watch, "function() { this.stop(); }", nil, true)
+			cancel()
+		}
+		releaseGroup(ctx, f, group)
+	}()
+	el, err := resolveNode(ctx, f, tg.node, group)
+	if err != nil {
+		return rep, err
+	}
+	armed, err := x.callFn(ctx, op, f, el, clickArmJS, nil, false)
+	if err != nil {
+		return rep, err
+	}
+	if armed.ObjectID == "" {
+		if rawString(armed.Value) == "disabled" {
+			rep.refused = true
+			return rep, nil
+		}
+		return rep, fmt.Errorf("arming the click watch returned %s %s", armed.Type, armed.Value)
+	}
+	watch = armed.ObjectID
+	if err := x.press(ctx, px, py); err != nil {
+		return rep, err
+	}
+	pressed, perr := x.callFn(ctx, op, f, watch, clickReportJS, []any{false}, true)
+	if err := x.release(ctx, px, py); err != nil {
+		return rep, err
+	}
+	if perr != nil && !docGone(f, perr) {
+		return rep, perr
+	}
+	if perr == nil {
+		if err := json.Unmarshal(pressed.Value, &rep); err != nil {
+			return rep, err
+		}
+	}
+	final, err := x.callFn(ctx, op, f, watch, clickReportJS, []any{true}, true)
+	if err != nil {
+		if !docGone(f, err) {
+			return rep, err
+		}
+		rep.gone = true
+		return rep, nil
+	}
+	rep = clickReport{}
+	return rep, json.Unmarshal(final.Value, &rep)
+}
+
+// docGone says whether err, from a call into frame f, means that the
+// document the call was for has gone: navigated, or its frame removed.
+func docGone(f *frameSess, err error) bool {
+	if errors.Is(frameErr(f, err), errFrameGone) {
+		return true
+	}
+	var re *rpcc.ResponseError
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Message + " " + re.Data
+	for _, s := range []string{"Cannot find context with specified id", "Could not find object with given id",
+		"Execution context was destroyed", "Inspected target navigated or closed", "Session with given id not found",
+		"No target with given id"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// missed is the ErrClickMissed error of a click that did not land after
+// attempts aims, the last at (px, py).
+func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py float64, attempts int) error {
+	var why string
+	switch {
+	case r.gone:
+		why = "went away with its document (a navigation, or its frame removed) before the press could be confirmed"
+	case r.Pressed:
+		on := r.ReleaseOn
+		if on == "" {
+			on = "something outside its frame"
+		}
+		why = fmt.Sprintf("was pressed at (%.0f, %.0f) but moved before the release, which landed on %s", px, py, on)
+	case r.PressOn != "":
+		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed on %s", px, py, r.PressOn)
+	default:
+		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed outside its frame", px, py)
+	}
+	detail := fmt.Sprintf("%s (%s %s) %s", ref, tg.role, quote(tg.name), why)
+	if attempts > 1 {
+		detail += fmt.Sprintf("; aimed and clicked %d times", attempts)
+	}
+	e := newError(op, ErrClickMissed, detail)
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	if r.gone {
+		e.Hint = "the page navigated or the frame was removed during the click: take a new snapshot to see whether the click took effect before clicking again"
+	}
+	return e
 }
 
 // fillJS focuses an editable element and selects its content, and says
