@@ -87,8 +87,42 @@ const clickAttempts = 3
 // does not land, or the element's document went away before the press
 // could be confirmed, it returns an ErrClickMissed error saying what got
 // the press and the release.
-func (t *Tab) Click(ctx context.Context, ref string) (err error) {
+func (t *Tab) Click(ctx context.Context, ref string) error {
 	const op = "Tab.Click"
+	return t.onRef(ctx, op, "click", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
+		for attempt := 1; ; attempt++ {
+			px, py, err := x.point(ctx, op, ref, tg, true)
+			if err != nil {
+				return err
+			}
+			rep, err := x.clickTarget(ctx, tg, px, py)
+			if err != nil {
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
+			}
+			switch rep.outcome() {
+			case clickLanded:
+				if attempt > 1 {
+					*args += fmt.Sprintf(" (landed on attempt %d: the earlier click missed it)", attempt)
+				}
+				return nil
+			case clickDisabled:
+				return x.badTarget(op, ref, tg, "disabled", "a disabled element ignores clicks; take a new snapshot to see when it is enabled")
+			case clickMissed:
+				if attempt < clickAttempts {
+					continue
+				}
+			}
+			return x.missed(op, ref, tg, rep, px, py, attempt)
+		}
+	})
+}
+
+// onRef runs one traced action on the element ref names: it counts the
+// call, resolves the ref, refuses while a dialog waits for an answer, and
+// guards ctx against a dialog opening meanwhile. args is what the trace
+// shows (the ref, the element's role and name, then extra); fn may change
+// it.
+func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(ctx context.Context, x *tabExt, tg refTarget, args *string) error) (err error) {
 	end, err := t.begin(op)
 	if err != nil {
 		return err
@@ -96,42 +130,19 @@ func (t *Tab) Click(ctx context.Context, ref string) (err error) {
 	defer end()
 	x := t.ext()
 	start := time.Now()
-	args := ref
-	defer func() { x.record("click", args, start, &err) }()
+	args := strings.TrimSpace(ref + " " + extra)
+	defer func() { x.record(action, args, start, &err) }()
 	tg, err := x.resolve(ctx, op, ref)
 	if err != nil {
 		return err
 	}
-	args = ref + " " + tg.role + " " + quote(tg.name)
+	args = strings.TrimSpace(ref + " " + tg.role + " " + quote(tg.name) + " " + extra)
 	if err := x.dialogErr(op); err != nil {
 		return err
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	for attempt := 1; ; attempt++ {
-		px, py, err := x.point(ctx, op, ref, tg, true)
-		if err != nil {
-			return err
-		}
-		rep, err := x.clickTarget(ctx, tg, px, py)
-		if err != nil {
-			return x.fail(op, ctx, ref, frameErr(tg.f, err))
-		}
-		switch rep.outcome() {
-		case clickLanded:
-			if attempt > 1 {
-				args += fmt.Sprintf(" (landed on attempt %d: the earlier click missed it)", attempt)
-			}
-			return nil
-		case clickDisabled:
-			return x.badTarget(op, ref, tg, "disabled", "a disabled element ignores clicks; take a new snapshot to see when it is enabled")
-		case clickMissed:
-			if attempt < clickAttempts {
-				continue
-			}
-		}
-		return x.missed(op, ref, tg, rep, px, py, attempt)
-	}
+	return fn(ctx, x, tg, &args)
 }
 
 // ClickAt clicks at a point of the viewport, in CSS pixels from its top
@@ -164,35 +175,18 @@ func (t *Tab) ClickAt(ctx context.Context, px, py float64) (err error) {
 
 // Hover moves the mouse over the element a ref names, after the same
 // checks as Click.
-func (t *Tab) Hover(ctx context.Context, ref string) (err error) {
+func (t *Tab) Hover(ctx context.Context, ref string) error {
 	const op = "Tab.Hover"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	start := time.Now()
-	args := ref
-	defer func() { x.record("hover", args, start, &err) }()
-	tg, err := x.resolve(ctx, op, ref)
-	if err != nil {
-		return err
-	}
-	args = ref + " " + tg.role + " " + quote(tg.name)
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
-	ctx, done := x.guard(ctx)
-	defer done()
-	px, py, err := x.point(ctx, op, ref, tg, true)
-	if err != nil {
-		return err
-	}
-	if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
-		return x.fail(op, ctx, ref, err)
-	}
-	return nil
+	return t.onRef(ctx, op, "hover", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
+		px, py, err := x.point(ctx, op, ref, tg, true)
+		if err != nil {
+			return err
+		}
+		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
+			return x.fail(op, ctx, ref, err)
+		}
+		return nil
+	})
 }
 
 func (x *tabExt) click(ctx context.Context, px, py float64) error {
@@ -827,77 +821,61 @@ const fillDoneJS = `function(v) {
 // notice: it focuses the field, selects its content, types value over it
 // (an empty value deletes it), then fires input and change. Text filled
 // into password and one-time-code fields never reaches the trace.
-func (t *Tab) Fill(ctx context.Context, ref, value string) (err error) {
+func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	start := time.Now()
-	args := ref + " (value withheld)"
-	defer func() { x.record("fill", args, start, &err) }()
-	tg, err := x.resolve(ctx, op, ref)
-	if err != nil {
-		return err
-	}
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
-	ctx, done := x.guard(ctx)
-	defer done()
-	if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", struct {
-		Backend dom.BackendNodeID `json:"backendNodeId"`
-	}{tg.node}, nil, tg.f.conn); err != nil {
-		return x.fail(op, ctx, ref, frameErr(tg.f, err))
-	}
-	var info struct {
-		Kind   string `json:"kind"`
-		Secret bool   `json:"secret"`
-	}
-	if err := x.callOn(ctx, op, tg.f, tg.node, fillJS, nil, &info); err != nil {
-		return x.fail(op, ctx, ref, frameErr(tg.f, err))
-	}
-	if info.Secret {
-		args = ref + " " + tg.role + " " + quote(tg.name) + " ***"
-	} else {
-		args = ref + " " + tg.role + " " + quote(tg.name) + " " + quote(value)
-	}
-	switch info.Kind {
-	case "text", "editable":
-	case "select":
-		return x.badTarget(op, ref, tg, "a select box", "use Tab.Select to choose its option")
-	case "checkbox", "radio":
-		return x.badTarget(op, ref, tg, "a "+info.Kind, "use Tab.Click to toggle it")
-	case "file":
-		return x.badTarget(op, ref, tg, "a file input", "use Tab.Upload to choose files")
-	case "disabled", "readonly":
-		return x.badTarget(op, ref, tg, info.Kind, "it cannot be edited now; take a new snapshot to see when it is enabled")
-	default:
-		return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
-	}
-	if value == "" {
-		events, _ := chordEvents("Delete")
-		for _, ev := range events {
-			if err := x.key(ctx, ev); err != nil {
-				return x.fail(op, ctx, ref, err)
-			}
+	return t.onRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
+		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", struct {
+			Backend dom.BackendNodeID `json:"backendNodeId"`
+		}{tg.node}, nil, tg.f.conn); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
-	} else if err := x.insertText(ctx, tg.f, value); err != nil {
-		return x.fail(op, ctx, ref, frameErr(tg.f, err))
-	}
-	var ok bool
-	if err := x.callOn(ctx, op, tg.f, tg.node, fillDoneJS, []any{value}, &ok); err != nil {
-		return x.fail(op, ctx, ref, frameErr(tg.f, err))
-	}
-	if !ok {
-		e := newError(op, ErrInvalidArgument, ref+" did not take the whole value (a maxlength, pattern or input type may limit it)")
-		e.Session, e.Tab = t.s.id, t.id
-		e.Hint = "take a new snapshot to see the field's value, and fill a value the field accepts"
-		return e
-	}
-	return nil
+		var info struct {
+			Kind   string `json:"kind"`
+			Secret bool   `json:"secret"`
+		}
+		if err := x.callOn(ctx, op, tg.f, tg.node, fillJS, nil, &info); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		if info.Secret {
+			*args = ref + " " + tg.role + " " + quote(tg.name) + " ***"
+		} else {
+			*args = ref + " " + tg.role + " " + quote(tg.name) + " " + quote(value)
+		}
+		switch info.Kind {
+		case "text", "editable":
+		case "select":
+			return x.badTarget(op, ref, tg, "a select box", "use Tab.Select to choose its option")
+		case "checkbox", "radio":
+			return x.badTarget(op, ref, tg, "a "+info.Kind, "use Tab.Click to toggle it")
+		case "file":
+			return x.badTarget(op, ref, tg, "a file input", "use Tab.Upload to choose files")
+		case "disabled", "readonly":
+			return x.badTarget(op, ref, tg, info.Kind, "it cannot be edited now; take a new snapshot to see when it is enabled")
+		default:
+			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
+		}
+		if value == "" {
+			events, _ := chordEvents("Delete")
+			for _, ev := range events {
+				if err := x.key(ctx, ev); err != nil {
+					return x.fail(op, ctx, ref, err)
+				}
+			}
+		} else if err := x.insertText(ctx, tg.f, value); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		var ok bool
+		if err := x.callOn(ctx, op, tg.f, tg.node, fillDoneJS, []any{value}, &ok); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		if !ok {
+			e := newError(op, ErrInvalidArgument, ref+" did not take the whole value (a maxlength, pattern or input type may limit it)")
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "take a new snapshot to see the field's value, and fill a value the field accepts"
+			return e
+		}
+		return nil
+	})
 }
 
 func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) error {
@@ -1269,51 +1247,36 @@ const selectJS = `function(vals) {
 // selected. A single select takes exactly one value.
 func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selected []string, err error) {
 	const op = "Tab.Select"
-	end, err := t.begin(op)
-	if err != nil {
-		return nil, err
-	}
-	defer end()
-	x := t.ext()
-	start := time.Now()
-	args := ref + " " + strings.Join(values, ", ")
-	defer func() { x.record("select", args, start, &err) }()
-	tg, err := x.resolve(ctx, op, ref)
-	if err != nil {
-		return nil, err
-	}
-	args = ref + " " + tg.role + " " + quote(tg.name) + " " + strings.Join(values, ", ")
-	if err := x.dialogErr(op); err != nil {
-		return nil, err
-	}
-	ctx, done := x.guard(ctx)
-	defer done()
-	if values == nil {
-		values = []string{}
-	}
-	var res struct {
-		Err      string   `json:"err"`
-		Missing  string   `json:"missing"`
-		Options  []string `json:"options"`
-		Selected []string `json:"selected"`
-	}
-	if err := x.callOn(ctx, op, tg.f, tg.node, selectJS, []any{values}, &res); err != nil {
-		return nil, x.fail(op, ctx, ref, frameErr(tg.f, err))
-	}
-	switch res.Err {
-	case "":
-		return res.Selected, nil
-	case "not-select":
-		return nil, x.badTarget(op, ref, tg, "not a select box", "for a custom dropdown, click it open with Tab.Click, take a snapshot, and click the option")
-	case "disabled":
-		return nil, x.badTarget(op, ref, tg, "disabled", "it cannot be changed now")
-	case "missing":
-		return nil, x.badTarget(op, ref, tg, fmt.Sprintf("without an option %q; its options: %s", res.Missing, strings.Join(res.Options, ", ")), "pass one of the listed values or labels")
-	case "option-disabled":
-		return nil, x.badTarget(op, ref, tg, fmt.Sprintf("a select whose option %q is disabled", res.Missing), "choose an enabled option")
-	default:
-		return nil, x.badTarget(op, ref, tg, "a single select", "pass exactly one value")
-	}
+	err = t.onRef(ctx, op, "select", ref, strings.Join(values, ", "), func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
+		if values == nil {
+			values = []string{}
+		}
+		var res struct {
+			Err      string   `json:"err"`
+			Missing  string   `json:"missing"`
+			Options  []string `json:"options"`
+			Selected []string `json:"selected"`
+		}
+		if err := x.callOn(ctx, op, tg.f, tg.node, selectJS, []any{values}, &res); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		switch res.Err {
+		case "":
+			selected = res.Selected
+			return nil
+		case "not-select":
+			return x.badTarget(op, ref, tg, "not a select box", "for a custom dropdown, click it open with Tab.Click, take a snapshot, and click the option")
+		case "disabled":
+			return x.badTarget(op, ref, tg, "disabled", "it cannot be changed now")
+		case "missing":
+			return x.badTarget(op, ref, tg, fmt.Sprintf("without an option %q; its options: %s", res.Missing, strings.Join(res.Options, ", ")), "pass one of the listed values or labels")
+		case "option-disabled":
+			return x.badTarget(op, ref, tg, fmt.Sprintf("a select whose option %q is disabled", res.Missing), "choose an enabled option")
+		default:
+			return x.badTarget(op, ref, tg, "a single select", "pass exactly one value")
+		}
+	})
+	return selected, err
 }
 
 // Upload sets the files of the file input a ref names, as if the user
