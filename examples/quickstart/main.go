@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log"
 	"net"
@@ -27,7 +28,10 @@ const page = `<!doctype html>
   <script>let n = 0;</script>
 </body></html>`
 
+var keep = flag.String("out", "", "keep the screenshot in this directory (by default everything is removed on exit)")
+
 func main() {
+	flag.Parse()
 	if err := run(); err != nil {
 		log.Fatal(err)
 	}
@@ -57,6 +61,9 @@ func run() error {
 	}
 	defer os.RemoveAll(root)
 	out := filepath.Join(root, "output")
+	if *keep != "" {
+		out = *keep // artifacts outlive the run there
+	}
 
 	pool, err := browserpool.NewPool(browserpool.Config{Root: root, OutputDir: out})
 	if err != nil {
@@ -118,6 +125,9 @@ func run() error {
 		return err
 	}
 	fmt.Printf("screenshot: %s (%dx%d, %d bytes)\n", shot.Path, shot.Width, shot.Height, shot.Bytes)
+	if *keep == "" {
+		fmt.Println("  (removed on exit with the temporary root; run with -out DIR to keep it)")
+	}
 
 	// Bad input gets a clear error and loses nothing.
 	if _, err := tab.Navigate(ctx, "file:///etc/passwd"); err != nil {
