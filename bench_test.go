@@ -84,7 +84,7 @@ func BenchmarkEvaluate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := runtime.NewEvaluateArgs("1+1").SetReturnByValue(true)
+	args := runtime.NewEvaluateArgs("1+1").SetReturnByValue(true).SetAwaitPromise(true) // what Tab.Evaluate sends
 	calls := map[string]func() error{
 		"raw": func() error { _, err := tab.Client().Runtime.Evaluate(ctx, args); return err },
 		"ours": func() error {
