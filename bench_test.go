@@ -3,7 +3,6 @@ package browserpool_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -147,5 +146,3 @@ func BenchmarkTabOpenClose(b *testing.B) {
 		}
 	})
 }
-
-var _ = os.Getpid

@@ -20,8 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mafredri/cdp"
-
 	"github.com/browserpool/browserpool/internal/cdpmux"
 )
 
@@ -778,8 +776,6 @@ func browserMux(b LaunchedBrowser) (*cdpmux.Mux, error) {
 	}
 	return m, nil
 }
-
-var _ = cdp.NewClient
 
 // Ref names a session and a tab the way an agent's tool call does.
 type Ref struct {

@@ -139,13 +139,3 @@ func (q *eventQueue) close() {
 	}
 	q.mu.Unlock()
 }
-
-// flush waits until every event queued so far has run (for tests and
-// examples via Pool.Close; kept unexported).
-func (q *eventQueue) flush() {
-	q.mu.Lock()
-	for q.running {
-		q.idle.Wait()
-	}
-	q.mu.Unlock()
-}

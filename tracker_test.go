@@ -1,7 +1,6 @@
 package browserpool_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -360,5 +359,3 @@ func TestTrackerWithEightPlusOneRealBrowsers(t *testing.T) {
 		t.Errorf("evictions (-want +got):\n%s", diff)
 	}
 }
-
-var _ = context.Background
