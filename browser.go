@@ -307,18 +307,9 @@ func (p *Pool) Session(ctx context.Context, id string) (*Session, error) {
 		return nil, newError(op, ErrPoolClosed, "")
 	}
 	if id != "" {
-		s := p.sessions[id]
-		if s == nil {
-			s = p.attached[id]
-		}
-		ids := p.liveIDsLocked()
+		s, err := p.lookupLocked(op, id)
 		p.mu.Unlock()
-		if s == nil {
-			e := newError(op, ErrSessionNotFound, fmt.Sprintf("no live session has id %q; live sessions: %s", id, fmtIDs(ids)))
-			e.Session = id
-			return nil, e
-		}
-		return s, nil
+		return s, err
 	}
 	switch len(p.sessions) {
 	case 1:
@@ -342,6 +333,20 @@ func (p *Pool) Session(ctx context.Context, id string) (*Session, error) {
 	}
 	p.mu.Unlock()
 	return p.await(ctx, op, launch)
+}
+
+// lookupLocked returns the live (launched or attached) session id, or an
+// ErrSessionNotFound error listing the live ones. p.mu must be held.
+func (p *Pool) lookupLocked(op, id string) (*Session, error) {
+	if s := p.sessions[id]; s != nil {
+		return s, nil
+	}
+	if s := p.attached[id]; s != nil {
+		return s, nil
+	}
+	e := newError(op, ErrSessionNotFound, fmt.Sprintf("no live session has id %q; live sessions: %s", id, fmtIDs(p.liveIDsLocked())))
+	e.Session = id
+	return nil, e
 }
 
 func fmtIDs(ids []string) string {
@@ -553,16 +558,10 @@ func (p *Pool) watch(s *Session) {
 // explicit). See Session.Close.
 func (p *Pool) CloseSession(ctx context.Context, id string) error {
 	p.mu.Lock()
-	s := p.sessions[id]
-	if s == nil {
-		s = p.attached[id]
-	}
-	ids := p.liveIDsLocked()
+	s, err := p.lookupLocked("Pool.CloseSession", id)
 	p.mu.Unlock()
-	if s == nil {
-		e := newError("Pool.CloseSession", ErrSessionNotFound, fmt.Sprintf("no live session has id %q; live sessions: %s", id, fmtIDs(ids)))
-		e.Session = id
-		return e
+	if err != nil {
+		return err
 	}
 	return s.closeWith(ctx, ReasonExplicit)
 }
