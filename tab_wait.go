@@ -63,15 +63,45 @@ func (x *tabExt) waitErr(op string, caller, ctx context.Context, what string, er
 // event. It follows the page's own loader ids, so an old load event never
 // satisfies it, and if a new navigation starts meanwhile it waits for that
 // one's load. It is bounded by ctx and DefaultWaitTimeout.
-func (t *Tab) WaitLoad(ctx context.Context) (err error) {
+func (t *Tab) WaitLoad(ctx context.Context) error {
 	const op = "Tab.WaitLoad"
+	return t.waiting(ctx, op, "wait-load", "", func(ctx, caller context.Context, x *tabExt) error {
+		var tree struct {
+			FrameTree struct {
+				Frame struct {
+					LoaderID string `json:"loaderId"`
+				} `json:"frame"`
+			} `json:"frameTree"`
+		}
+		if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
+			return x.waitErr(op, caller, ctx, "", err)
+		}
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.readyState").SetReturnByValue(true))
+		if err != nil {
+			return x.waitErr(op, caller, ctx, "the page did not answer", err)
+		}
+		if reply.ExceptionDetails == nil && string(reply.Result.Value) == `"complete"` {
+			return nil
+		}
+		if err := x.waitLoad(ctx, tree.FrameTree.Frame.LoaderID); err != nil {
+			return x.waitErr(op, caller, ctx, "the page did not finish loading", err)
+		}
+		return nil
+	})
+}
+
+// waiting runs one traced wait: the call counts as use of the session, is
+// refused while a dialog waits for an answer, is bounded by ctx and
+// DefaultWaitTimeout, and is cut short when a dialog opens. fn gets the
+// bounded ctx and the caller's (to tell the two apart in waitErr).
+func (t *Tab) waiting(ctx context.Context, op, action, args string, fn func(ctx, caller context.Context, x *tabExt) error) (err error) {
 	end, err := t.begin(op)
 	if err != nil {
 		return err
 	}
 	defer end()
 	x := t.ext()
-	defer x.record("wait-load", "", time.Now(), &err)
+	defer x.record(action, args, time.Now(), &err)
 	if err := x.dialogErr(op); err != nil {
 		return err
 	}
@@ -80,27 +110,7 @@ func (t *Tab) WaitLoad(ctx context.Context) (err error) {
 	defer cancel()
 	ctx, done := x.guard(ctx)
 	defer done()
-	var tree struct {
-		FrameTree struct {
-			Frame struct {
-				LoaderID string `json:"loaderId"`
-			} `json:"frame"`
-		} `json:"frameTree"`
-	}
-	if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
-		return x.waitErr(op, caller, ctx, "", err)
-	}
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.readyState").SetReturnByValue(true))
-	if err != nil {
-		return x.waitErr(op, caller, ctx, "the page did not answer", err)
-	}
-	if reply.ExceptionDetails == nil && string(reply.Result.Value) == `"complete"` {
-		return nil
-	}
-	if err := x.waitLoad(ctx, tree.FrameTree.Frame.LoaderID); err != nil {
-		return x.waitErr(op, caller, ctx, "the page did not finish loading", err)
-	}
-	return nil
+	return fn(ctx, caller, x)
 }
 
 // waitLoad waits until loader, or a main-frame navigation that replaced
@@ -230,111 +240,99 @@ var ignoredTypes = set("WebSocket", "EventSource", "Media")
 // are not seen: pass the action that starts them as opts.Action. Bounded by
 // ctx and DefaultWaitTimeout; running out names the requests still in
 // flight.
-func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) (err error) {
+func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) error {
 	const op = "Tab.WaitNetworkIdle"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	defer x.record("wait-network-idle", fmt.Sprintf("quiet=%v max=%d action=%v", opts.Quiet, opts.MaxInflight, opts.Action != nil), time.Now(), &err)
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
-	quiet := opts.Quiet
-	if quiet <= 0 {
-		quiet = DefaultNetworkQuiet
-	}
-	caller := ctx
-	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
-	defer cancel()
-	ctx, done := x.guard(ctx)
-	defer done()
+	args := fmt.Sprintf("quiet=%v max=%d action=%v", opts.Quiet, opts.MaxInflight, opts.Action != nil)
+	return t.waiting(ctx, op, "wait-network-idle", args, func(ctx, caller context.Context, x *tabExt) error {
+		quiet := opts.Quiet
+		if quiet <= 0 {
+			quiet = DefaultNetworkQuiet
+		}
 
-	var streams [3]rpcc.Stream
-	for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed"} {
-		s, err := rpcc.NewStream(ctx, m, t.conn)
-		if err != nil {
+		var streams [3]rpcc.Stream
+		for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed"} {
+			s, err := rpcc.NewStream(ctx, m, t.conn)
+			if err != nil {
+				return x.waitErr(op, caller, ctx, "", err)
+			}
+			defer s.Close()
+			streams[i] = s
+		}
+		if err := rpcc.Sync(streams[:]...); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
-		defer s.Close()
-		streams[i] = s
-	}
-	if err := rpcc.Sync(streams[:]...); err != nil {
-		return x.waitErr(op, caller, ctx, "", err)
-	}
-	if err := x.net.enable(ctx, x); err != nil {
-		return x.waitErr(op, caller, ctx, "", err)
-	}
-	if opts.Action != nil {
-		if err := opts.Action(ctx); err != nil {
-			return err
+		if err := x.net.enable(ctx, x); err != nil {
+			return x.waitErr(op, caller, ctx, "", err)
 		}
-	}
+		if opts.Action != nil {
+			if err := opts.Action(ctx); err != nil {
+				return err
+			}
+		}
 
-	type request struct{ url, typ string }
-	inflight := map[string]request{}
-	timer := time.NewTimer(quiet)
-	defer timer.Stop()
-	timerOn := true
-	changed := func() {
-		if len(inflight) <= opts.MaxInflight {
-			timer.Reset(quiet)
-			timerOn = true
-		} else if timerOn {
-			timer.Stop()
-			timerOn = false
-		}
-	}
-	for {
-		var ev struct {
-			RequestID string `json:"requestId"`
-			Type      string `json:"type"`
-			Request   struct {
-				URL string `json:"url"`
-			} `json:"request"`
-		}
-		select {
-		case <-streams[0].Ready():
-			if err := streams[0].RecvMsg(&ev); err != nil {
-				return x.waitErr(op, caller, ctx, "", err)
-			}
-			if ignoredTypes[ev.Type] {
-				continue
-			}
-			inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type}
-			changed()
-		case <-streams[1].Ready():
-			if err := streams[1].RecvMsg(&ev); err != nil {
-				return x.waitErr(op, caller, ctx, "", err)
-			}
-			delete(inflight, ev.RequestID)
-			changed()
-		case <-streams[2].Ready():
-			if err := streams[2].RecvMsg(&ev); err != nil {
-				return x.waitErr(op, caller, ctx, "", err)
-			}
-			delete(inflight, ev.RequestID)
-			changed()
-		case <-timer.C:
-			timerOn = false
+		type request struct{ url, typ string }
+		inflight := map[string]request{}
+		timer := time.NewTimer(quiet)
+		defer timer.Stop()
+		timerOn := true
+		changed := func() {
 			if len(inflight) <= opts.MaxInflight {
-				return nil
+				timer.Reset(quiet)
+				timerOn = true
+			} else if timerOn {
+				timer.Stop()
+				timerOn = false
 			}
-		case <-ctx.Done():
-			pending := make([]string, 0, len(inflight))
-			for _, r := range inflight {
-				pending = append(pending, fmt.Sprintf("%s %s", r.typ, cut(scrubURL(r.url), 120)))
-			}
-			slices.Sort(pending)
-			if len(pending) > 10 {
-				pending = append(pending[:10], fmt.Sprintf("+%d more", len(pending)-10))
-			}
-			what := fmt.Sprintf("the network did not stay idle for %v; %d requests in flight: [%s]", quiet, len(inflight), strings.Join(pending, "; "))
-			return x.waitErr(op, caller, ctx, what, ctx.Err())
 		}
-	}
+		for {
+			var ev struct {
+				RequestID string `json:"requestId"`
+				Type      string `json:"type"`
+				Request   struct {
+					URL string `json:"url"`
+				} `json:"request"`
+			}
+			select {
+			case <-streams[0].Ready():
+				if err := streams[0].RecvMsg(&ev); err != nil {
+					return x.waitErr(op, caller, ctx, "", err)
+				}
+				if ignoredTypes[ev.Type] {
+					continue
+				}
+				inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type}
+				changed()
+			case <-streams[1].Ready():
+				if err := streams[1].RecvMsg(&ev); err != nil {
+					return x.waitErr(op, caller, ctx, "", err)
+				}
+				delete(inflight, ev.RequestID)
+				changed()
+			case <-streams[2].Ready():
+				if err := streams[2].RecvMsg(&ev); err != nil {
+					return x.waitErr(op, caller, ctx, "", err)
+				}
+				delete(inflight, ev.RequestID)
+				changed()
+			case <-timer.C:
+				timerOn = false
+				if len(inflight) <= opts.MaxInflight {
+					return nil
+				}
+			case <-ctx.Done():
+				pending := make([]string, 0, len(inflight))
+				for _, r := range inflight {
+					pending = append(pending, fmt.Sprintf("%s %s", r.typ, cut(scrubURL(r.url), 120)))
+				}
+				slices.Sort(pending)
+				if len(pending) > 10 {
+					pending = append(pending[:10], fmt.Sprintf("+%d more", len(pending)-10))
+				}
+				what := fmt.Sprintf("the network did not stay idle for %v; %d requests in flight: [%s]", quiet, len(inflight), strings.Join(pending, "; "))
+				return x.waitErr(op, caller, ctx, what, ctx.Err())
+			}
+		}
+	})
 }
 
 // netState records whether the tab's Network domain is on. It is turned
@@ -398,15 +396,14 @@ const visibleJS = `() => {
 // WaitVisible waits until the first element matching a CSS selector is
 // visible (has a box and is not hidden). It survives navigations: it
 // checks again in each new document. Bounded by ctx and DefaultWaitTimeout.
-func (t *Tab) WaitVisible(ctx context.Context, selector string) (err error) {
+func (t *Tab) WaitVisible(ctx context.Context, selector string) error {
 	const op = "Tab.WaitVisible"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	defer x.record("wait-visible", selector, time.Now(), &err)
+	return t.waiting(ctx, op, "wait-visible", selector, func(ctx, caller context.Context, x *tabExt) error {
+		return t.waitVisible(ctx, caller, x, op, selector)
+	})
+}
+
+func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector string) error {
 	if strings.TrimSpace(selector) == "" {
 		e := newError(op, ErrInvalidArgument, "empty selector")
 		e.Session, e.Tab = t.s.id, t.id
@@ -414,7 +411,7 @@ func (t *Tab) WaitVisible(ctx context.Context, selector string) (err error) {
 		return e
 	}
 	sel, _ := json.Marshal(selector)
-	err = x.poll(ctx, op, fmt.Sprintf(visibleJS, sel), fmt.Sprintf("no element matching %s became visible", cut(selector, 100)), nil)
+	err := x.poll(ctx, caller, op, fmt.Sprintf(visibleJS, sel), fmt.Sprintf("no element matching %s became visible", cut(selector, 100)), nil)
 	var js *JSError
 	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", cut(selector, 100)))
@@ -431,30 +428,18 @@ func (t *Tab) WaitVisible(ctx context.Context, selector string) (err error) {
 // every 50 ms, and again in each new document after a navigation. An
 // exception is an ErrJavaScript error. Bounded by ctx and
 // DefaultWaitTimeout.
-func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) (err error) {
+func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	const op = "Tab.WaitCondition"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	defer x.record("wait-condition", expr, time.Now(), &err)
-	return x.poll(ctx, op, "() => (\n"+expr+"\n)", "the condition did not become true", out)
+	return t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {
+		return x.poll(ctx, caller, op, "() => (\n"+expr+"\n)", "the condition did not become true", out)
+	})
 }
 
 // poll runs pollJS with check in the page until it succeeds, retrying in
 // the next document when a navigation destroys the page's context.
-func (x *tabExt) poll(ctx context.Context, op, check, what string, out any) error {
+// ctx is the bounded, guarded context of Tab.waiting; caller the caller's.
+func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out any) error {
 	t := x.t
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
-	caller := ctx
-	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
-	defer cancel()
-	ctx, done := x.guard(ctx)
-	defer done()
 	for {
 		before := x.currentLoader(ctx)
 		ms := int64(math.Ceil(float64(DefaultWaitTimeout) / float64(time.Millisecond)))
