@@ -117,12 +117,24 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 	})
 }
 
-// onRef runs one traced action on the element ref names: it counts the
-// call, resolves the ref, refuses while a dialog waits for an answer, and
-// guards ctx against a dialog opening meanwhile. args is what the trace
-// shows (the ref, the element's role and name, then extra); fn may change
-// it.
-func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(ctx context.Context, x *tabExt, tg refTarget, args *string) error) (err error) {
+// onRef runs one traced action on the element ref names (see act); it
+// resolves the ref first. The trace shows the ref, the element's role and
+// name, then extra; fn may change that.
+func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(ctx context.Context, x *tabExt, tg refTarget, args *string) error) error {
+	return t.act(ctx, op, action, strings.TrimSpace(ref+" "+extra), func(ctx context.Context, x *tabExt, args *string) error {
+		tg, err := x.resolve(ctx, op, ref)
+		if err != nil {
+			return err
+		}
+		*args = strings.TrimSpace(ref + " " + tg.role + " " + quote(tg.name) + " " + extra)
+		return fn(ctx, x, tg, args)
+	})
+}
+
+// act runs one traced action: it counts the call as use of the session,
+// refuses while a dialog waits for an answer, and guards ctx against a
+// dialog opening meanwhile. args is what the trace shows; fn may change it.
+func (t *Tab) act(ctx context.Context, op, action, args string, fn func(ctx context.Context, x *tabExt, args *string) error) (err error) {
 	end, err := t.begin(op)
 	if err != nil {
 		return err
@@ -130,19 +142,13 @@ func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(
 	defer end()
 	x := t.ext()
 	start := time.Now()
-	args := strings.TrimSpace(ref + " " + extra)
 	defer func() { x.record(action, args, start, &err) }()
-	tg, err := x.resolve(ctx, op, ref)
-	if err != nil {
-		return err
-	}
-	args = strings.TrimSpace(ref + " " + tg.role + " " + quote(tg.name) + " " + extra)
 	if err := x.dialogErr(op); err != nil {
 		return err
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	return fn(ctx, x, tg, &args)
+	return fn(ctx, x, &args)
 }
 
 // ClickAt clicks at a point of the viewport, in CSS pixels from its top
@@ -906,36 +912,24 @@ const secretFocusJS = `(() => {
 // Type types text into the focused element, as one insertion (no key
 // events). Text typed into a password or one-time-code field, or into an
 // iframe, never reaches the trace.
-func (t *Tab) Type(ctx context.Context, text string) (err error) {
+func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	start := time.Now()
-	args := "(text withheld)"
-	defer func() { x.record("type", args, start, &err) }()
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
-	ctx, done := x.guard(ctx)
-	defer done()
-	var secret bool
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(secretFocusJS).SetReturnByValue(true))
-	if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
-		err = json.Unmarshal(reply.Result.Value, &secret)
-	}
-	if err == nil && !secret {
-		args = quote(text)
-	} else {
-		args = "***"
-	}
-	if err := x.insertText(ctx, x.refs.top, text); err != nil {
-		return x.fail(op, ctx, "", err)
-	}
-	return nil
+	return t.act(ctx, op, "type", "(text withheld)", func(ctx context.Context, x *tabExt, args *string) error {
+		var secret bool
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(secretFocusJS).SetReturnByValue(true))
+		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
+			err = json.Unmarshal(reply.Result.Value, &secret)
+		}
+		if err == nil && !secret {
+			*args = quote(text)
+		} else {
+			*args = "***"
+		}
+		if err := x.insertText(ctx, x.refs.top, text); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		return nil
+	})
 }
 
 // Press presses a key or a chord on the focused element, with the key
@@ -1184,41 +1178,32 @@ type ScrollOptions struct {
 
 // Scroll turns the mouse wheel. The page scrolls asynchronously: read the
 // new position with Tab.PageInfo or wait for it with Tab.WaitCondition.
-func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) (err error) {
+func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 	const op = "Tab.Scroll"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	defer x.record("scroll", fmt.Sprintf("dx=%g dy=%g ref=%s at=%g,%g", opts.DeltaX, opts.DeltaY, opts.Ref, opts.X, opts.Y), time.Now(), &err)
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
-	ctx, done := x.guard(ctx)
-	defer done()
-	px, py := opts.X, opts.Y
-	switch {
-	case opts.Ref != "":
-		tg, err := x.resolve(ctx, op, opts.Ref)
-		if err != nil {
-			return err
+	args := fmt.Sprintf("dx=%g dy=%g ref=%s at=%g,%g", opts.DeltaX, opts.DeltaY, opts.Ref, opts.X, opts.Y)
+	return t.act(ctx, op, "scroll", args, func(ctx context.Context, x *tabExt, _ *string) error {
+		px, py := opts.X, opts.Y
+		switch {
+		case opts.Ref != "":
+			tg, err := x.resolve(ctx, op, opts.Ref)
+			if err != nil {
+				return err
+			}
+			if px, py, err = x.point(ctx, op, opts.Ref, tg, false); err != nil {
+				return err
+			}
+		case px == 0 && py == 0:
+			lm, err := layoutMetrics(ctx, t.conn)
+			if err != nil {
+				return x.fail(op, ctx, "", err)
+			}
+			px, py = lm.VP.W/2, lm.VP.H/2
 		}
-		if px, py, err = x.point(ctx, op, opts.Ref, tg, false); err != nil {
-			return err
+		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseWheel", px, py).SetDeltaX(opts.DeltaX).SetDeltaY(opts.DeltaY)); err != nil {
+			return x.fail(op, ctx, opts.Ref, err)
 		}
-	case px == 0 && py == 0:
-		lm, err := layoutMetrics(ctx, t.conn)
-		if err != nil {
-			return x.fail(op, ctx, "", err)
-		}
-		px, py = lm.VP.W/2, lm.VP.H/2
-	}
-	if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseWheel", px, py).SetDeltaX(opts.DeltaX).SetDeltaY(opts.DeltaY)); err != nil {
-		return x.fail(op, ctx, opts.Ref, err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // selectJS chooses the options matching vals (by value, else by label).
