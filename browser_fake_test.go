@@ -225,3 +225,35 @@ func TestIdleSessionsAreReclaimedButNotMidCall(t *testing.T) {
 		}
 	})
 }
+
+func TestAPanickingOrSlowHookNeverStallsThePool(t *testing.T) {
+	release := make(chan struct{})
+	var c closes
+	p := newFakePool(t, cdptest.NewLauncher(t), browserpool.Config{Hooks: browserpool.Hooks{
+		SessionCreated: func(browserpool.SessionEvent) { <-release; panic("a host's bug") },
+		SessionClosed:  c.hook,
+	}})
+	ctx := ctxT(t)
+	// The first hook blocks; opening and closing still go on.
+	for range 3 {
+		s, err := p.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := p.Stats(); st.Closes[browserpool.ReasonExplicit] != 3 {
+		t.Fatalf("closes while a hook was stuck: %v", st.Closes)
+	}
+	close(release) // now every SessionCreated hook panics
+	waitFor(t, "the close events after the panics", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.evs) == 3
+	})
+	if _, err := p.Open(ctx); err != nil {
+		t.Fatalf("the pool after panicking hooks: %v", err)
+	}
+}
