@@ -79,6 +79,7 @@ type Error struct {
 	Hint     string // what to do next
 }
 
+// Error formats the error as "browserpool: <op> <ids>: <class>: <detail>: <cause> (hint: ...)".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("browserpool: ")

@@ -73,6 +73,7 @@ func (id Identity) IsolatedChild(agent string) Identity {
 	return Identity{ToolSessionID: id.ToolSessionID, BrowserSessionID: "browser-" + hex.EncodeToString(b[:]), Agent: agent}
 }
 
+// String shows the identity's tool session, browser key and holder key.
 func (id Identity) String() string {
 	return fmt.Sprintf("tool=%s browser=%s holder=%s", id.ToolSessionID, id.BrowserKey(), id.HolderKey())
 }

@@ -235,6 +235,7 @@ type JSError struct {
 	Column  int    // 1-based column
 }
 
+// Error shows the exception's message with its line and column.
 func (e *JSError) Error() string {
 	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
 }

@@ -70,6 +70,7 @@ type EndError struct {
 	Cause     error  // why the connection closed, when known; may be nil
 }
 
+// Error says which session ended, why, and the cause when known.
 func (e *EndError) Error() string {
 	who := "browser connection"
 	if e.SessionID != "" {
