@@ -69,23 +69,10 @@ var (
 	ErrLeaked = errors.New("session could not be closed")
 )
 
-// allocHints holds the default hint of each allocator error class;
-// constructors that know more facts write a more specific hint.
-var allocHints = map[error]string{
-	ErrNotBound:        "bind the task first with Allocator.Bind(task, computer), or name the computer in AcquireOptions.Computer",
-	ErrWrongComputer:   "acquire on the computer the task is bound to (leave AcquireOptions.Computer empty to use its binding)",
-	ErrUnknownComputer: "use one of the computer names listed above",
-	ErrRejected:        "retry later, or acquire with PolicyQueue to wait in line for a free slot",
-	ErrQueueFull:       "the computer is overloaded: retry later, or finish tasks that no longer need a browser",
-	ErrQueueTimeout:    "the computer stayed busy for the whole budget: retry later, finish tasks that no longer need a browser, or raise AcquireOptions.Budget, AllocatorConfig.Budget or the computer's Cap",
-	ErrTaskBusy:        "use the session the task already holds (Lease.Session), or Finish the task before acquiring differently",
-	ErrNotShared:       "acquire a session for the task named in ShareWith first, or drop ShareWith to give this task its own session",
-	ErrTaskFinished:    "the task is over; use a new task id if more browser work is needed",
-	ErrLeaked:          "nothing to do for this task: the allocator retries the close and reports it in Stats().Leaked; check the computer if the count keeps growing",
-}
-
 func allocError(op, task string, class error, detail string) *Error {
-	return &Error{Op: op, Task: task, Class: class, Detail: detail, Hint: allocHints[class]}
+	e := newError(op, class, detail)
+	e.Task = task
+	return e
 }
 
 // Policy says what Allocator.Acquire does when the computer has every slot

@@ -121,8 +121,9 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
-// hints holds the default hint of each class. Constructors that know more
-// facts write a more specific hint.
+// hints holds the default hint of every class the package defines, in one
+// table so golden tests can pin them. Constructors that know more facts
+// write a more specific hint.
 var hints = map[error]string{
 	ErrPoolClosed:       "create a new Pool; a closed one cannot be reused",
 	ErrBrowserNotFound:  "install Chromium (Debian/Ubuntu: apt-get install chromium) or set Config.Executable to the browser's path",
@@ -142,6 +143,44 @@ var hints = map[error]string{
 	ErrInvalidConfig:    "fix the Config field named above",
 	ErrCloseFailed:      "nothing to do now: the pool retries the cleanup and Stats shows what is pending",
 	ErrAmbiguousSession: "pass one of the live session ids",
+
+	ErrInvalidArgument: "fix the argument the detail names; nothing was changed",
+	ErrInvalidIdentity: "build identities with NewIdentity, Identity.Child or Identity.IsolatedChild, and group keys with GroupKey from the group's canonical id",
+	ErrTabNotHeld:      "open a tab of your own with Holder.OpenTab, or ask the tab's holder to hand it over with Holder.HandTab",
+	ErrJavaScript:      "fix the expression; the page is unchanged unless the code ran partly",
+
+	// Tracker (tracker.go).
+	ErrSessionLimit: "close one of the workflow's sessions first, or keep using one it already has",
+	ErrAllBusy:      "wait for a running browser step to finish and open again, or close a session you no longer need",
+
+	// Attaching to the user's browser (attach.go, cdpcheck.go).
+	ErrTabRequired:      "name the tab by id or label (AttachedView.Tabs lists them), or create one with AttachedView.NewTab",
+	ErrCDPRefused:       "start Chrome with --remote-debugging-port=9222 (quit every other Chrome first), and check that no other program holds the port",
+	ErrCDPUnreachable:   "check the host name and that this machine can reach it (from a container: host.docker.internal)",
+	ErrCDPNotDevTools:   "point at Chrome's DevTools port (the one given to --remote-debugging-port), not another service",
+	ErrCDPTimeout:       "check that Chrome is responsive and the port is right, then check again",
+	ErrCDPPromptPending: "click Allow in Chrome's \"Allow remote debugging?\" prompt, then check again; do not open another connection meanwhile",
+	ErrCDPRejected:      "Chrome refused the connection: copy a fresh URL from /json/version or DevToolsActivePort, or restart Chrome with --remote-debugging-port",
+
+	// Agent actions (tab_*.go).
+	ErrDialogOpen:     "answer the dialog with Tab.AnswerDialog (accept or dismiss), then continue; Tab.PageInfo shows it",
+	ErrDownloadFailed: "check that the link still works (open it in a tab to see the server's answer), then retry",
+	ErrCovered:        "deal with the covering element first (close or accept it), or scroll; then take a new snapshot and retry",
+	ErrNotVisible:     "the element cannot be clicked now: take a new snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with Tab.WaitVisible",
+	ErrClickMissed:    "the page moved or covered the element during the click (an animation, or the page reacting to the press); wait for it to settle, take a new snapshot and click again",
+	ErrStaleRef:       "take a new snapshot with Tab.Snapshot and use a ref it shows",
+
+	// Allocator (allocator.go).
+	ErrNotBound:        "bind the task first with Allocator.Bind(task, computer), or name the computer in AcquireOptions.Computer",
+	ErrWrongComputer:   "acquire on the computer the task is bound to (leave AcquireOptions.Computer empty to use its binding)",
+	ErrUnknownComputer: "use one of the computer names listed above",
+	ErrRejected:        "retry later, or acquire with PolicyQueue to wait in line for a free slot",
+	ErrQueueFull:       "the computer is overloaded: retry later, or finish tasks that no longer need a browser",
+	ErrQueueTimeout:    "the computer stayed busy for the whole budget: retry later, finish tasks that no longer need a browser, or raise AcquireOptions.Budget, AllocatorConfig.Budget or the computer's Cap",
+	ErrTaskBusy:        "use the session the task already holds (Lease.Session), or Finish the task before acquiring differently",
+	ErrNotShared:       "acquire a session for the task named in ShareWith first, or drop ShareWith to give this task its own session",
+	ErrTaskFinished:    "the task is over; use a new task id if more browser work is needed",
+	ErrLeaked:          "nothing to do for this task: the allocator retries the close and reports it in Stats().Leaked; check the computer if the count keeps growing",
 }
 
 func newError(op string, class error, detail string) *Error {

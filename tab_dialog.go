@@ -25,10 +25,6 @@ import (
 // which it opened. Answer it with Tab.AnswerDialog.
 var ErrDialogOpen = errors.New("a JavaScript dialog is open")
 
-func init() {
-	hints[ErrDialogOpen] = "answer the dialog with Tab.AnswerDialog (accept or dismiss), then continue; Tab.PageInfo shows it"
-}
-
 // DialogBy says who answered a dialog. The text is stable.
 type DialogBy string
 

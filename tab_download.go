@@ -24,10 +24,6 @@ import (
 // Returned by Tab.WaitDownload.
 var ErrDownloadFailed = errors.New("download failed")
 
-func init() {
-	hints[ErrDownloadFailed] = "check that the link still works (open it in a tab to see the server's answer), then retry"
-}
-
 // DefaultDownloadTimeout bounds Tab.WaitDownload when its context has no
 // earlier deadline.
 const DefaultDownloadTimeout = 2 * time.Minute

@@ -43,12 +43,6 @@ var (
 	ErrClickMissed = errors.New("the click did not reach the element")
 )
 
-func init() {
-	hints[ErrCovered] = "deal with the covering element first (close or accept it), or scroll; then take a new snapshot and retry"
-	hints[ErrNotVisible] = "the element cannot be clicked now: take a new snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with Tab.WaitVisible"
-	hints[ErrClickMissed] = "the page moved or covered the element during the click (an animation, or the page reacting to the press); wait for it to settle, take a new snapshot and click again"
-}
-
 // inputState is a tab's mouse position and its counter of JavaScript
 // object groups (atomic: no lock).
 type inputState struct {

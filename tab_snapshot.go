@@ -27,10 +27,6 @@ import (
 // gone). Returned by every action that takes a ref.
 var ErrStaleRef = errors.New("stale element ref")
 
-func init() {
-	hints[ErrStaleRef] = "take a new snapshot with Tab.Snapshot and use a ref it shows"
-}
-
 // DefaultSnapshotMaxChars bounds a snapshot's text when
 // SnapshotOptions.MaxChars is zero (about 8,000 tokens).
 const DefaultSnapshotMaxChars = 30000
