@@ -111,19 +111,10 @@ func TestACrashedFakeBrowserIsReclaimedWithItsExitStatus(t *testing.T) {
 	var c closes
 	p := newFakePool(t, l, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate := l.Browsers()[0].Hold("Runtime.evaluate")
-	defer gate.Release()
-	errc := make(chan error, 1)
-	go func() { errc <- tab.Evaluate(ctx, "1+1", nil) }()
-	waitFor(t, "the call in flight", func() bool { return s.Info().InFlight > 0 })
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	errc, release := heldEvaluate(t, ctx, l.Browsers()[0], tab)
+	defer release()
 	l.Browsers()[0].Exit(3)
 	if err := <-errc; !errors.Is(err, browserpool.ErrBrowserExited) {
 		t.Errorf("call in flight: error = %v, want ErrBrowserExited", err)
@@ -147,19 +138,10 @@ func TestATabCrashOrDetachFailsItsCallWithErrTabClosed(t *testing.T) {
 			l := cdptest.NewLauncher(t)
 			p := newFakePool(t, l, browserpool.Config{})
 			ctx := ctxT(t)
-			s, err := p.Open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tab, err := s.Tab(ctx, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			gate := l.Browsers()[0].Hold("Runtime.evaluate")
-			defer gate.Release()
-			errc := make(chan error, 1)
-			go func() { errc <- tab.Evaluate(ctx, "1+1", nil) }()
-			waitFor(t, "the call in flight", func() bool { return s.Info().InFlight > 0 })
+			s := mustOpen(t, ctx, p)
+			tab := mustTab(t, ctx, s)
+			errc, release := heldEvaluate(t, ctx, l.Browsers()[0], tab)
+			defer release()
 			fault(l.Browsers()[0], tab.ID())
 			if err := <-errc; !errors.Is(err, browserpool.ErrTabClosed) {
 				t.Errorf("call in flight: error = %v, want ErrTabClosed", err)
@@ -178,18 +160,9 @@ func TestIdleSessionsAreReclaimedButNotMidCall(t *testing.T) {
 		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t), IdleTimeout: 10 * time.Minute,
 			Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 		ctx := context.Background()
-		idle, err := p.Open(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		busy, err := p.Open(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, err := busy.Tab(ctx, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		idle := mustOpen(t, ctx, p)
+		busy := mustOpen(t, ctx, p)
+		tab := mustTab(t, ctx, busy)
 		// A 20-minute call on busy: it must never be reclaimed mid-call.
 		l.Browsers()[1].Delay("Runtime.evaluate", 20*time.Minute)
 		done := make(chan error, 1)
@@ -236,10 +209,7 @@ func TestAPanickingOrSlowHookNeverStallsThePool(t *testing.T) {
 	ctx := ctxT(t)
 	// The first hook blocks; opening and closing still go on.
 	for range 3 {
-		s, err := p.Open(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustOpen(t, ctx, p)
 		if err := s.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -256,4 +226,15 @@ func TestAPanickingOrSlowHookNeverStallsThePool(t *testing.T) {
 	if _, err := p.Open(ctx); err != nil {
 		t.Fatalf("the pool after panicking hooks: %v", err)
 	}
+}
+
+// heldEvaluate starts tab.Evaluate("1+1") with the fake browser b holding
+// every Runtime.evaluate reply, and returns once the call is in flight.
+func heldEvaluate(t testing.TB, ctx context.Context, b *cdptest.Browser, tab *browserpool.Tab) (errc <-chan error, release func()) {
+	t.Helper()
+	gate := b.Hold("Runtime.evaluate")
+	ch := make(chan error, 1)
+	go func() { ch <- tab.Evaluate(ctx, "1+1", nil) }()
+	waitFor(t, "the call in flight", func() bool { return tab.Session().Info().InFlight > 0 })
+	return ch, gate.Release
 }

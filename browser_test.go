@@ -113,14 +113,8 @@ func TestSessionResolutionWithZeroOneAndThreeLiveSessions(t *testing.T) {
 func TestEverySessionHasItsOwnProcessGroupProfileAndPort(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	a, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustOpen(t, ctx, p)
+	b := mustOpen(t, ctx, p)
 	ai, bi := a.Info(), b.Info()
 	if ai.PID == bi.PID || ai.PGID == bi.PGID || ai.Port == bi.Port || ai.ProfileDir == bi.ProfileDir {
 		t.Fatalf("sessions share something:\n%+v\n%+v", ai, bi)
@@ -155,15 +149,9 @@ func TestEverySessionHasItsOwnProcessGroupProfileAndPort(t *testing.T) {
 func TestNewInstanceWithATabIDIsRefusedAndLaunchesNothing(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = p.ResolveTab(ctx, browserpool.Ref{NewInstance: true, TabID: tab.ID()})
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	_, err := p.ResolveTab(ctx, browserpool.Ref{NewInstance: true, TabID: tab.ID()})
 	if !errors.Is(err, browserpool.ErrTabNotInSession) {
 		t.Fatalf("NewInstance with a tab id: error = %v, want ErrTabNotInSession", err)
 	}
@@ -183,14 +171,8 @@ func TestNewInstanceWithATabIDIsRefusedAndLaunchesNothing(t *testing.T) {
 func TestATabOfSessionADoesNotResolveOnSessionB(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	a, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustOpen(t, ctx, p)
+	b := mustOpen(t, ctx, p)
 	tabA, err := a.OpenTab(ctx, "about:blank")
 	if err != nil {
 		t.Fatal(err)
@@ -224,14 +206,8 @@ func TestATabOfSessionADoesNotResolveOnSessionB(t *testing.T) {
 func TestRefusedURLsSayWhatIsAllowed(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
 	for _, tc := range []struct{ url, want string }{
 		{"javascript:alert(1)", `browserpool: Session.OpenTab session=` + s.ID() + `: URL not allowed: scheme "javascript" is not allowed (hint: use an http:// or https:// URL (about:blank opens an empty tab))`},
 		{"file:///etc/passwd", `browserpool: Session.OpenTab session=` + s.ID() + `: URL not allowed: scheme "file" is not allowed (hint: use an http:// or https:// URL (about:blank opens an empty tab))`},
@@ -270,14 +246,8 @@ func TestTabsAreListedOpenedActivatedAndClosed(t *testing.T) {
 	})
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blank, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctx, p)
+	blank := mustTab(t, ctx, s)
 	ta, err := s.OpenTab(ctx, base+"/a?token=secret")
 	if err != nil {
 		t.Fatal(err)
@@ -343,10 +313,7 @@ func TestCloseRemovesProfileDirAndProcessGroup(t *testing.T) {
 	var c closes
 	p := newRealPool(t, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctx, p)
 	info := s.Info()
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -375,14 +342,8 @@ func TestAKilledBrowserIsDetectedAndReclaimed(t *testing.T) {
 	var c closes
 	p := newRealPool(t, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
 	info := s.Info()
 	// A call in flight when the browser dies fails, never hangs.
 	inflight := make(chan error, 1)
@@ -395,7 +356,7 @@ func TestAKilledBrowserIsDetectedAndReclaimed(t *testing.T) {
 		t.Errorf("the call in flight: error = %v, want ErrBrowserExited", err)
 	}
 	<-s.Done()
-	err = s.Err()
+	err := s.Err()
 	if !errors.Is(err, browserpool.ErrBrowserExited) || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("Session.Err() = %v, want ErrBrowserExited naming the signal", err)
 	}
@@ -442,14 +403,8 @@ func TestACallerCancellingDuringLaunchLeavesNoHalfStartedBrowser(t *testing.T) {
 func TestNavigationFailureCarriesTheBrowsersErrorText(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -527,10 +482,7 @@ func TestScreenshotNamesAreConfinedToTheOutputDir(t *testing.T) {
 func TestAnOpenTabCostsOneGoroutine(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctx, p)
 	if _, err := s.Tab(ctx, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -99,3 +99,23 @@ func ctxT(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// mustOpen opens a session of p or ends the test.
+func mustOpen(t testing.TB, ctx context.Context, p *browserpool.Pool) *browserpool.Session {
+	t.Helper()
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// mustTab returns s's active tab or ends the test.
+func mustTab(t testing.TB, ctx context.Context, s *browserpool.Session) *browserpool.Tab {
+	t.Helper()
+	tab, err := s.Tab(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}

@@ -311,10 +311,7 @@ func TestTwoPoolsSharingARootNeverSweepEachOthersLiveSessions(t *testing.T) {
 	}
 	// This pool's own session lives beside them; Orphans names the other
 	// pool's two as alive, not as leftovers.
-	s, err := p.Open(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctxT(t), p)
 	orphans, err := p.Orphans()
 	if err != nil {
 		t.Fatal(err)
@@ -352,15 +349,9 @@ func TestAnIdleRealBrowserIsReclaimed(t *testing.T) {
 	var c closes
 	p := newRealPool(t, browserpool.Config{IdleTimeout: 300 * time.Millisecond, Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 	ctx := ctxT(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, ctx, p)
 	dir := s.Info().ProfileDir
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := mustTab(t, ctx, s)
 	// A call longer than the idle timeout keeps it alive.
 	if err := tab.Evaluate(ctx, "new Promise(r => setTimeout(r, 800))", nil); err != nil {
 		t.Fatalf("a call longer than the idle timeout failed: %v", err)

@@ -133,17 +133,11 @@ func TestBusySessionsAreNeverEvicted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := s.Tab(ctx, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		tab := mustTab(t, ctx, s)
 		tabs = append(tabs, tab)
 	}
 	// w1 is the least recently used but has a call in flight.
-	gate := l.Browsers()[0].Hold("Runtime.evaluate")
-	errc := make(chan error, 1)
-	go func() { errc <- tabs[0].Evaluate(ctx, "1+1", nil) }()
-	waitFor(t, "the call in flight", func() bool { return tabs[0].Session().Info().InFlight > 0 })
+	errc, release := heldEvaluate(t, ctx, l.Browsers()[0], tabs[0])
 	tr.Touch("w2", "main")
 	if _, err := tr.Open(ctx, "w3", "main"); err != nil {
 		t.Fatal(err)
@@ -155,16 +149,10 @@ func TestBusySessionsAreNeverEvicted(t *testing.T) {
 		t.Fatal("the idle session was not evicted")
 	}
 	// Now both remaining sessions are busy.
-	gate3 := l.Browsers()[2].Hold("Runtime.evaluate")
 	s3, _ := tr.Lookup("w3", "main")
-	tab3, err := s3.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	errc3 := make(chan error, 1)
-	go func() { errc3 <- tab3.Evaluate(ctx, "1+1", nil) }()
+	errc3, release3 := heldEvaluate(t, ctx, l.Browsers()[2], mustTab(t, ctx, s3))
 	waitFor(t, "the second call in flight", func() bool { return s3.Info().InFlight > 0 })
-	_, err = tr.Open(ctx, "w4", "main")
+	_, err := tr.Open(ctx, "w4", "main")
 	if !errors.Is(err, browserpool.ErrAllBusy) {
 		t.Fatalf("all busy: error = %v, want ErrAllBusy", err)
 	}
@@ -172,8 +160,8 @@ func TestBusySessionsAreNeverEvicted(t *testing.T) {
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
 		t.Errorf("error text (-want +got):\n%s", diff)
 	}
-	gate.Release()
-	gate3.Release()
+	release()
+	release3()
 	if err := <-errc; err != nil {
 		t.Error(err)
 	}
