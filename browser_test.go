@@ -504,3 +504,23 @@ func TestAnOpenTabCostsOneGoroutine(t *testing.T) {
 	})
 	t.Logf("%d tabs cost %d goroutines", n, got)
 }
+
+func TestAMissingBrowserIsACapabilityErrorThatSaysHowToInstallOne(t *testing.T) {
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Executable: "/nonexistent/chromium"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = p.Open(ctxT(t))
+	if !errors.Is(err, browserpool.ErrBrowserNotFound) {
+		t.Fatalf("Open with a missing executable: error = %v, want ErrBrowserNotFound", err)
+	}
+	for _, want := range []string{"/nonexistent/chromium", "apt-get install chromium", "Config.Executable"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not mention %q: %v", want, err)
+		}
+	}
+	if st := p.Stats(); st.LaunchFailures != 1 || len(p.Sessions()) != 0 {
+		t.Errorf("after the failed launch: %+v, %d sessions", st, len(p.Sessions()))
+	}
+}

@@ -66,7 +66,8 @@ type LaunchedBrowser interface {
 	ExitErr() error
 	// Stop ends the browser: a bounded graceful close, then a kill of
 	// everything it started, and waits until all of it has exited. It must
-	// be idempotent and safe after a crash. It does not remove Dir.
+	// be idempotent and safe after a crash. It may remove Dir; the pool
+	// removes it after Stop either way (and counts a failure once).
 	Stop(ctx context.Context) error
 }
 
