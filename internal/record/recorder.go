@@ -159,6 +159,17 @@ func New(outputDir string, opts Options) (*Recorder, error) {
 	return &Recorder{dir: filepath.Join(outputDir, name), opts: opts, budget: budget, root: root, events: f}, nil
 }
 
+// escapes reports whether err, or an error it wraps, is os.Root's refusal
+// of a path leading out.
+func escapes(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == rootEscapeText {
+			return true
+		}
+	}
+	return false
+}
+
 // rootEscapeText is the text of the (unexported) error os.Root returns for a
 // path that would leave it.
 const rootEscapeText = "path escapes from parent"
@@ -166,8 +177,7 @@ const rootEscapeText = "path escapes from parent"
 // dirError classifies an error making or opening the recording dir: a path
 // os.Root refused is ErrPathEscapes.
 func dirError(op, name string, err error) *Error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Err.Error() == rootEscapeText {
+	if escapes(err) {
 		return newError(op, ErrPathEscapes, fmt.Sprintf("%q leads out of the output dir", name), nil)
 	}
 	return newError(op, ErrWrite, "cannot create the recording dir "+name, err)
@@ -303,7 +313,7 @@ func (r *Recorder) Close() error {
 		last := r.entries[len(r.entries)-1]
 		end := last.Time.Add(time.Duration(last.DurationMS * float64(time.Millisecond)))
 		note := Entry{Time: end, Action: NoteAction, Dropped: r.stats.Dropped,
-			Note: fmt.Sprintf("%d frames dropped over the frame budget of %d frames", r.stats.Dropped, r.budget)}
+			Note: fmt.Sprintf("%d %s dropped over the frame budget of %d frames", r.stats.Dropped, plural(r.stats.Dropped, "frame", "frames"), r.budget)}
 		errs = append(errs, r.appendLocked(note))
 	}
 	root, events, entries := r.root, r.events, append([]Entry(nil), r.entries...)
@@ -317,4 +327,11 @@ func (r *Recorder) Close() error {
 	r.inflight.Wait()
 	root.Close()
 	return errors.Join(errs...)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -106,10 +106,11 @@ func formatMS(ms float64) string {
 }
 
 // ExportVideo renders the frames into an MP4 (H.264, VideoFPS frames a
-// second) with ffmpeg: each frame held for its real duration (see
-// MinFrameHold), the step, action, arguments and duration written as a
-// caption, and an error in a red line above it. Frames of different sizes
-// are scaled and padded to one size. name is the video's file name inside
+// second, constant rate) with ffmpeg: each frame held for its real duration
+// (see MinFrameHold), and in a band below it the step, action, arguments
+// and duration as a caption, with an error in a red line above. Frames of
+// different sizes are scaled down and padded to the size of the largest
+// (at most 1920x1080). name is the video's file name inside
 // the recording dir (zero means DefaultVideoName); an existing file of that
 // name is replaced, atomically. ctx bounds the ffmpeg run, which is killed
 // when ctx ends.
@@ -146,7 +147,7 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 	if err != nil {
 		return Video{}, newError(op, ErrVideo, "cannot read a frame", err)
 	}
-	v := Video{Path: filepath.Join(r.dir, name), Images: len(segs), Width: w, Height: h}
+	v := Video{Path: filepath.Join(r.dir, name), Images: len(segs), Width: w, Height: h + captionBand(h)}
 	for _, s := range segs {
 		v.Frames += s.ticks
 	}
@@ -165,6 +166,7 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 		}
 		return Video{}, newError(op, ErrVideo, "", err)
 	}
+	root.Chmod(out, 0o600) // ffmpeg created it by the umask; the recording's files are private
 	if err := root.Rename(out, name); err != nil {
 		root.Remove(out)
 		return Video{}, newError(op, ErrWrite, "cannot write "+name, err)
@@ -193,6 +195,13 @@ func videoSize(root *os.Root, segs []segment) (int, int, error) {
 		w, h = int(float64(w)*scale), int(float64(h)*scale)
 	}
 	return max(w+w%2, 2), max(h+h%2, 2), nil
+}
+
+// captionBand is the height of the band below the frames that holds the
+// captions (two lines), so a caption never hides a part of the page.
+func captionBand(h int) int {
+	b := fontSize(h) * 4
+	return b + b%2
 }
 
 // maxCaption is how many characters of caption fit the width.
@@ -256,9 +265,9 @@ func ffmpegArgs(list, out string, w, h int, d time.Duration) []string {
 	}
 	vf := strings.Join([]string{
 		fmt.Sprintf("scale=%d:%d:force_original_aspect_ratio=decrease", w, h),
-		fmt.Sprintf("pad=%d:%d:(ow-iw)/2:(oh-ih)/2:color=white", w, h),
-		draw("caption", "black@0.7", fmt.Sprintf("h-th-%d", fs/2)),
-		draw("error", "0xC62828@0.9", fmt.Sprintf("h-2*th-%d", fs*3/2)),
+		fmt.Sprintf("pad=%d:%d:(ow-iw)/2:(%d-ih)/2:color=white", w, h+captionBand(h), h),
+		draw("caption", "black", fmt.Sprintf("%d", h+fs*2+fs/4)),
+		draw("error", "0xC62828", fmt.Sprintf("%d", h+fs/2)),
 		"format=yuv420p",
 	}, ",")
 	return []string{
