@@ -7,7 +7,9 @@ BROWSER := $(shell command -v chromium || command -v chromium-browser || command
 # make test runs the real-browser tests and fails, never skips, without a browser.
 export BROWSERPOOL_REQUIRE_BROWSER ?= 1
 
-.PHONY: demo test browser vet fmt bench
+FFMPEG  := $(shell command -v ffmpeg || true)
+
+.PHONY: demo test browser ffmpeg vet fmt bench
 
 browser:
 ifeq ($(BROWSER),)
@@ -17,6 +19,16 @@ ifeq ($(BROWSER),)
 	@command -v chromium >/dev/null || { echo "browserpool: chromium is still missing after apt-get install"; exit 1; }
 else
 	@echo "browserpool: using $(BROWSER)"
+endif
+
+# The recording tests export a video and check it with ffprobe (Debian package ffmpeg).
+ffmpeg:
+ifeq ($(FFMPEG),)
+	@echo "browserpool: no ffmpeg found; installing the Debian package ffmpeg with apt-get"
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y ffmpeg || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y ffmpeg; }
+	@command -v ffmpeg >/dev/null || { echo "browserpool: ffmpeg is still missing after apt-get install"; exit 1; }
+else
+	@echo "browserpool: using $(FFMPEG)"
 endif
 
 demo: browser
@@ -29,7 +41,7 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-test: browser fmt vet
+test: browser ffmpeg fmt vet
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 bench: browser

@@ -48,7 +48,8 @@ type Options struct {
 
 // Event is one action to record. The caller fills it from its traced-action
 // prologue: Args already redacted (password text masked) as in the trace.
-// The Recorder scrubs token-like URL query values from Args and URL again.
+// The Recorder scrubs token-like URL query values from Args, Err and URL
+// again.
 type Event struct {
 	Time     time.Time     // when the action started
 	Action   string        // e.g. "navigate", "click", "fill"
@@ -224,7 +225,7 @@ func (r *Recorder) Add(ev Event, frame []byte) error {
 		Action:     ev.Action,
 		Args:       ScrubText(ev.Args),
 		DurationMS: float64(ev.Duration.Microseconds()) / 1000,
-		Error:      ev.Err,
+		Error:      ScrubText(ev.Err),
 		URL:        ScrubURL(ev.URL),
 		Title:      ev.Title,
 	}

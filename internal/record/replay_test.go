@@ -180,14 +180,14 @@ func TestReplayPageStepsThroughTheRecordingWithTheKeyboard(t *testing.T) {
 	press("End", end)
 	check("End", steps[5])
 
-	var page struct {
+	var got struct {
 		Errors    []string
 		Notes     string
 		Resources []string
 	}
 	evalJSON(t, c, `({Errors: [...document.querySelectorAll("#timeline li.err")].map(li => li.id),
 		Notes: document.getElementById("notes").textContent,
-		Resources: performance.getEntriesByType("resource").map(e => e.name).filter(n => !n.startsWith(location.origin + "/"))})`, &page)
+		Resources: performance.getEntriesByType("resource").map(e => e.name).filter(n => !n.startsWith(location.origin + "/"))})`, &got)
 	want := struct {
 		Errors    []string
 		Notes     string
@@ -197,7 +197,20 @@ func TestReplayPageStepsThroughTheRecordingWithTheKeyboard(t *testing.T) {
 		Notes:     "frame budget of 5 frames reached: frames of later actions are dropped, their events are still recorded\n1 frame dropped over the frame budget of 5 frames",
 		Resources: []string{},
 	}
-	if diff := cmp.Diff(want, page); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("timeline errors, notes and resources from elsewhere (-want +got):\n%s", diff)
 	}
+
+	// Opened from the disk, as a person would, the frames load too.
+	if _, err := c.Page.Navigate(ctx, page.NewNavigateArgs("file://"+filepath.Join(r.Dir(), IndexFile))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the replay page opened from a file is ready", func() bool {
+		var ready string
+		evalJSON(t, c, `location.protocol === "file:" && document.body && document.body.dataset.ready || ""`, &ready)
+		return ready == "1"
+	})
+	check("opened from a file", steps[0])
+	press("ArrowRight", right)
+	check("ArrowRight in the page opened from a file", steps[1])
 }

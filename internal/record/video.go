@@ -126,19 +126,24 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 	if !filepath.IsLocal(name) || strings.ContainsRune(name, '/') {
 		return Video{}, newError(op, ErrPathEscapes, fmt.Sprintf("%q is not a file name", name), nil)
 	}
-	exe := r.opts.FFmpeg
-	if exe == "" {
-		exe = "ffmpeg"
-	}
-	path, err := exec.LookPath(exe)
-	if err != nil {
-		return Video{}, newError(op, ErrFFmpegNotFound, fmt.Sprintf("no executable %q", exe), err)
-	}
 	root, entries, err := r.snapshot(op)
 	if err != nil {
 		return Video{}, err
 	}
 	defer r.inflight.Done()
+	exe := r.opts.FFmpeg
+	if exe == "" {
+		exe = "ffmpeg"
+	}
+	path, err := exec.LookPath(exe)
+	if err == nil {
+		// ffmpeg runs in the recording dir: a relative path must not
+		// resolve there.
+		path, err = filepath.Abs(path)
+	}
+	if err != nil {
+		return Video{}, newError(op, ErrFFmpegNotFound, fmt.Sprintf("no executable %q", exe), err)
+	}
 	segs := planVideo(entries)
 	if len(segs) == 0 {
 		return Video{}, newError(op, ErrNoFrames, "", nil)
@@ -231,7 +236,8 @@ func concatList(segs []segment, maxChars int) []byte {
 }
 
 // quote quotes s for ffconcat: inside single quotes everything is literal
-// but the quote itself, written '\''.
+// but the quote itself, which closes the quotes, is escaped with a
+// backslash, and opens them again.
 func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
@@ -326,4 +332,3 @@ func tempTag() string {
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
-

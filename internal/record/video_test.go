@@ -32,9 +32,9 @@ func TestPlanVideoHoldsEachFrameUntilTheNextFrameClampedAndRounded(t *testing.T)
 	}
 	want := []segment{
 		{frame: "0001.jpg", caption: "1/6  navigate https://a.test/  (120 ms)", ticks: 10},
-		{frame: "0002.jpg", caption: `2/6  fill #q "x"  (8 ms)`, ticks: 2},                      // 50 ms, raised to MinFrameHold
-		{frame: "0003.jpg", caption: "3/6  click  (1.50 s)", err: "boom", ticks: 30},             // 7.95 s, cut to MaxFrameHold
-		{frame: "0004.jpg", caption: "5/6  press Enter  (2 ms)", ticks: 4},                       // 440 ms, rounded to 400
+		{frame: "0002.jpg", caption: `2/6  fill #q "x"  (8 ms)`, ticks: 2},           // 50 ms, raised to MinFrameHold
+		{frame: "0003.jpg", caption: "3/6  click  (1.50 s)", err: "boom", ticks: 30}, // 7.95 s, cut to MaxFrameHold
+		{frame: "0004.jpg", caption: "5/6  press Enter  (2 ms)", ticks: 4},           // 440 ms, rounded to 400
 		{frame: "0005.jpg", caption: "6/6  scroll  (2 ms)", ticks: int(LastFrameHold * VideoFPS / time.Second)},
 	}
 	if diff := cmp.Diff(want, planVideo(entries), cmp.AllowUnexported(segment{})); diff != "" {
@@ -236,4 +236,3 @@ func redPixels(img image.Image, top int) int {
 	}
 	return n
 }
-
