@@ -9,10 +9,12 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -235,4 +237,51 @@ func redPixels(img image.Image, top int) int {
 		}
 	}
 	return n
+}
+
+func TestExportVideoKillsFFmpegWhenItsContextEnds(t *testing.T) {
+	dir := filepath.Join(testRoot, "fake-ffmpeg-"+strconv.FormatInt(time.Now().UnixNano(), 10))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	// A stand-in for ffmpeg that says it started (its pid, in its working
+	// dir: the recording dir) and then runs until it is killed, with a
+	// child in its process group.
+	fake := filepath.Join(dir, "ffmpeg")
+	script := "#!/bin/sh\nsleep 600 &\necho $$ > started.tmp && mv started.tmp started\nwhile :; do sleep 0.05; done\n"
+	if err := os.WriteFile(fake, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := newRecorder(t, Options{FFmpeg: fake})
+	videoFlow(t, r)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.ExportVideo(ctx, "")
+		done <- err
+	}()
+	var pid int
+	eventually(t, "the fake ffmpeg started in the recording dir", func() bool {
+		b, err := os.ReadFile(filepath.Join(r.Dir(), "started"))
+		if err != nil {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	})
+	cancel()
+	err := <-done
+	if !errors.Is(err, ErrVideo) || !errors.Is(err, context.Canceled) {
+		t.Errorf("ExportVideo cancelled while ffmpeg runs: %v; want ErrVideo wrapping context.Canceled", err)
+	}
+	eventually(t, "the fake ffmpeg's process group is gone", func() bool {
+		return syscall.Kill(-pid, 0) == syscall.ESRCH
+	})
+	for _, n := range dirNames(t, r.Dir()) {
+		if strings.HasSuffix(n, ".mp4") || strings.HasPrefix(n, ".video-") {
+			t.Errorf("file %s left after a cancelled export", n)
+		}
+	}
 }
