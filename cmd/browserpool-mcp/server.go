@@ -88,11 +88,11 @@ type Server struct {
 type client struct {
 	id string // the workflow id, [A-Za-z0-9_-]{1,64}
 
-	mu    sync.Mutex
-	names []string                  // guarded by mu: sessions it opened, oldest first
-	view  *browserpool.AttachedView // guarded by mu: attach mode only
-	ended bool                      // guarded by mu: the client went away
-	labels int                      // guarded by mu: tab labels generated in attach mode
+	mu     sync.Mutex
+	names  []string                  // guarded by mu: sessions it opened, oldest first
+	view   *browserpool.AttachedView // guarded by mu: attach mode only
+	ended  bool                      // guarded by mu: the client went away
+	labels int                       // guarded by mu: tab labels generated in attach mode
 }
 
 // NewServer returns a server over a new pool.

@@ -139,13 +139,13 @@ func TestAttachRefusedIsAToolErrorSayingHowToStartChrome(t *testing.T) {
 
 func TestExpressionCallsFunctionsAndKeepsExpressions(t *testing.T) {
 	for in, want := range map[string]string{
-		"() => document.title":        "(() => document.title)()",
-		"async () => 1":               "(async () => 1)()",
-		"x => 2":                      "(x => 2)()",
-		"function () { return 3 }":    "(function () { return 3 })()",
-		"document.title":              "document.title",
-		"(1 + 2) * 3":                 "(1 + 2) * 3",
-		"  [1, 2].map(x => x * 2)  ":  "[1, 2].map(x => x * 2)",
+		"() => document.title":       "(() => document.title)()",
+		"async () => 1":              "(async () => 1)()",
+		"x => 2":                     "(x => 2)()",
+		"function () { return 3 }":   "(function () { return 3 })()",
+		"document.title":             "document.title",
+		"(1 + 2) * 3":                "(1 + 2) * 3",
+		"  [1, 2].map(x => x * 2)  ": "[1, 2].map(x => x * 2)",
 	} {
 		if got := expression(in); got != want {
 			t.Errorf("expression(%q) = %q, want %q", in, got, want)
