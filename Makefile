@@ -7,7 +7,7 @@ BROWSER := $(shell command -v chromium || command -v chromium-browser || command
 # make test runs the real-browser tests and fails, never skips, without a browser.
 export BROWSERPOOL_REQUIRE_BROWSER ?= 1
 
-.PHONY: demo test browser vet fmt bench
+.PHONY: demo test browser vet fmt bench mcp
 
 browser:
 ifeq ($(BROWSER),)
@@ -31,6 +31,11 @@ vet:
 
 test: browser fmt vet
 	$(GO) test -race -count=1 -timeout 30m ./...
+	cd cmd/browserpool-mcp && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
+
+# The MCP server (its own module): bin/browserpool-mcp.
+mcp:
+	cd cmd/browserpool-mcp && $(GO) build -o ../../bin/browserpool-mcp .
 
 bench: browser
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

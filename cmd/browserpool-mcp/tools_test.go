@@ -33,11 +33,14 @@ func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
 
 func TestToolsListMatchesGolden(t *testing.T) {
 	s := newServer(t, Config{Pool: browserpool.Config{Launcher: noLauncher{}}})
-	got, err := json.MarshalIndent(listTools(t, connect(t, s)), "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(listTools(t, connect(t, s))); err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
+	got := buf.Bytes()
 	golden := filepath.Join("testdata", "tools.json")
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
