@@ -75,12 +75,46 @@ func TestAnIdleClientsBrowserIsReclaimedAndTheNextCallOpensAFreshOne(t *testing.
 	s := newServer(t, Config{Pool: browserpool.Config{IdleTimeout: 300 * time.Millisecond}})
 	cs := connect(t, s)
 	first := find(t, `session (\S+), tab`, ok(t, cs, "browser_navigate", map[string]any{"url": site.URL}))
-	waitFor(t, "the idle browser is reclaimed", func() bool { return len(s.pool.Sessions()) == 0 })
-	if list := ok(t, cs, "browser_session_list", nil); !strings.Contains(list, "no browser session") {
+	waitFor(t, "the idle browser is reclaimed and the client told", func() bool { return len(s.pool.Sessions()) == 0 && pendingNotes(s) > 0 })
+	list := ok(t, cs, "browser_session_list", nil)
+	if !strings.Contains(list, "no browser session") || !strings.Contains(list, `Note: your browser session "default" (id `+first+`) was closed because it had no tool call`) {
 		t.Errorf("after idle reclaim the list is:\n%s", list)
+	}
+	if list := ok(t, cs, "browser_session_list", nil); strings.Contains(list, "Note:") {
+		t.Errorf("the note came twice:\n%s", list)
 	}
 	second := find(t, `session (\S+), tab`, ok(t, cs, "browser_navigate", map[string]any{"url": site.URL}))
 	if second == first {
 		t.Errorf("the next call reused the reclaimed session %s", first)
+	}
+}
+
+// pendingNotes counts the notes waiting for the server's clients.
+func pendingNotes(s *Server) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.clients {
+		c.mu.Lock()
+		n += len(c.notes)
+		c.mu.Unlock()
+	}
+	return n
+}
+
+func TestAtTheGlobalLimitTheLeastRecentlyUsedClientsBrowserIsClosedAndItIsTold(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{Global: 1})
+	a, b := connect(t, s), connect(t, s)
+	sessA := find(t, `session (\S+), tab`, ok(t, a, "browser_navigate", map[string]any{"url": site.URL}))
+	ok(t, b, "browser_navigate", map[string]any{"url": site.URL + "/other"})
+	waitFor(t, "A is told", func() bool { return pendingNotes(s) > 0 })
+	nav := ok(t, a, "browser_navigate", map[string]any{"url": site.URL})
+	if !strings.Contains(nav, "Note: your browser session \"default\" (id "+sessA+") was closed because the server's browser limit was reached") {
+		t.Errorf("A's next result does not tell it its browser was evicted:\n%s", nav)
+	}
+	if sessA2 := find(t, `session (\S+), tab`, nav); sessA2 == sessA {
+		t.Errorf("A still has session %s", sessA)
 	}
 }

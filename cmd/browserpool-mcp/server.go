@@ -90,6 +90,8 @@ type client struct {
 
 	mu     sync.Mutex
 	names  []string                  // guarded by mu: sessions it opened, oldest first
+	ids    map[string]string         // guarded by mu: session id to name, for the sessions in names
+	notes  []string                  // guarded by mu: news for the next tool result (a session closed behind its back)
 	view   *browserpool.AttachedView // guarded by mu: attach mode only
 	ended  bool                      // guarded by mu: the client went away
 	labels int                       // guarded by mu: tab labels generated in attach mode
@@ -108,11 +110,19 @@ func NewServer(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg.Pool.Logger = cfg.Logger
+	s := &Server{cfg: cfg, log: log, clients: map[*mcp.ServerSession]*client{}}
+	closed := cfg.Pool.Hooks.SessionClosed
+	cfg.Pool.Hooks.SessionClosed = func(e browserpool.SessionEvent) {
+		s.sessionClosed(e)
+		if closed != nil {
+			closed(e)
+		}
+	}
 	pool, err := browserpool.NewPool(cfg.Pool)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, pool: pool, log: log, clients: map[*mcp.ServerSession]*client{}}
+	s.pool = pool
 	if cfg.CDPEndpoint == "" {
 		s.tracker, err = browserpool.NewTracker(browserpool.TrackerConfig{Pool: pool, PerWorkflow: cfg.PerClient, Global: cfg.Global})
 		if err != nil {
@@ -198,7 +208,7 @@ func (s *Server) client(ss *mcp.ServerSession) (*client, error) {
 	if browserpool.ValidateID("client", id) != nil {
 		id = fmt.Sprintf("client-%d", s.next)
 	}
-	c := &client{id: id}
+	c := &client{id: id, ids: map[string]string{}}
 	s.clients[ss] = c
 	s.watchers.Add(1)
 	go func() {
@@ -234,6 +244,45 @@ func (s *Server) endClient(ss *mcp.ServerSession, c *client) {
 	s.log.Info("client disconnected", "client", c.id)
 }
 
+// sessionClosed tells the client whose session the pool closed behind its
+// back (idle reclaim, the global limit, a crash) in its next tool result, so
+// an agent knows why its pages are gone.
+func (s *Server) sessionClosed(e browserpool.SessionEvent) {
+	var why string
+	switch e.Reason {
+	case browserpool.ReasonIdle:
+		why = "it had no tool call for the idle timeout"
+	case browserpool.ReasonLRU:
+		why = "the server's browser limit was reached and it was the least recently used idle browser"
+	case browserpool.ReasonCrashed:
+		why = "its browser crashed"
+	default:
+		return // the client closed it, or the client or server is ending
+	}
+	s.mu.Lock()
+	clients := make([]*client, 0, len(s.clients))
+	for _, c := range s.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
+	for _, c := range clients {
+		c.mu.Lock()
+		if name, ok := c.ids[e.SessionID]; ok {
+			c.notes = append(c.notes, fmt.Sprintf("your browser session %q (id %s) was closed because %s; its pages, cookies and storage are gone, and the next page tool opens a new browser", name, e.SessionID, why))
+		}
+		c.mu.Unlock()
+	}
+}
+
+// takeNotes returns and forgets the client's pending notes.
+func (c *client) takeNotes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.notes
+	c.notes = nil
+	return n
+}
+
 // liveNames returns the client's sessions that are still open, with their
 // sessions, dropping the names of sessions that ended (idle reclaim, LRU,
 // crash).
@@ -252,6 +301,11 @@ func (s *Server) liveNames(c *client) ([]string, []*browserpool.Session) {
 	if len(live) != len(names) {
 		c.mu.Lock()
 		c.names = slices.DeleteFunc(c.names, func(n string) bool { return !slices.Contains(live, n) })
+		for id, n := range c.ids {
+			if !slices.Contains(c.names, n) {
+				delete(c.ids, id)
+			}
+		}
 		c.mu.Unlock()
 	}
 	return live, sess
@@ -267,6 +321,9 @@ func (s *Server) openSession(ctx context.Context, c *client, name string) (*brow
 	ended := c.ended
 	if !ended && !slices.Contains(c.names, name) {
 		c.names = append(c.names, name)
+	}
+	if !ended {
+		c.ids[se.ID()] = name
 	}
 	c.mu.Unlock()
 	if ended {

@@ -75,7 +75,18 @@ func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx cont
 		res, err := h(ctx, c, in)
 		if err != nil {
 			s.log.Debug("tool error", "tool", t.Name, "client", c.id, "err", err)
-			return errorResult(err), nil, nil
+			res = errorResult(err)
+		}
+		if notes := c.takeNotes(); len(notes) > 0 {
+			var b strings.Builder
+			for _, n := range notes {
+				b.WriteString("Note: " + n + "\n")
+			}
+			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+				tc.Text = b.String() + tc.Text
+			} else {
+				res.Content = append([]mcp.Content{&mcp.TextContent{Text: b.String()}}, res.Content...)
+			}
 		}
 		return res, nil, nil
 	})
