@@ -164,3 +164,75 @@ func TestTabsAndSessionsOfOneClient(t *testing.T) {
 		t.Errorf("after closing second, the list is:\n%s", list)
 	}
 }
+
+func TestTheOtherPageToolsAgainstRealChromium(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/tools"})
+	snap := ok(t, cs, "browser_snapshot", map[string]any{"interactive": true})
+	out := func() string {
+		return ok(t, cs, "browser_evaluate", map[string]any{"function": "document.getElementById('out').textContent"})
+	}
+
+	ok(t, cs, "browser_hover", map[string]any{"ref": find(t, `button "Hover me" (@e\d+)`, snap)})
+	if got := out(); got != `"hovered"` {
+		t.Errorf("after browser_hover: %s", got)
+	}
+
+	ok(t, cs, "browser_type", map[string]any{"ref": find(t, `textbox "Name" (@e\d+)`, snap), "text": "Ann", "submit": true})
+	if got := out(); got != `"entered Ann"` {
+		t.Errorf("after browser_type with submit: %s", got)
+	}
+	ok(t, cs, "browser_press_key", map[string]any{"key": "Control+A"})
+	ok(t, cs, "browser_type", map[string]any{"text": "Bob"}) // into the focused field, over the selection
+	ok(t, cs, "browser_press_key", map[string]any{"key": "Enter"})
+	if got := out(); got != `"entered Bob"` {
+		t.Errorf("after browser_press_key and browser_type without a ref: %s", got)
+	}
+
+	sel := ok(t, cs, "browser_select_option", map[string]any{"ref": find(t, `listbox "Colors" (@e\d+)`, snap), "values": []string{"Red", "b"}})
+	if !strings.Contains(sel, `["r" "b"]`) {
+		t.Errorf("browser_select_option: %s", sel)
+	}
+
+	file := t.TempDir() + "/upload.txt"
+	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, cs, "browser_file_upload", map[string]any{"ref": find(t, `button "File" (@e\d+)`, snap), "paths": []string{file}})
+	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "async () => await document.getElementById('file').files[0].text()"}); got != `"hello"` {
+		t.Errorf("the uploaded file reads %s", got)
+	}
+
+	dl := ok(t, cs, "browser_download", map[string]any{"ref": find(t, `link "Report" (@e\d+)`, snap)})
+	path := find(t, ` to (\S+) \[session`, dl)
+	if b, err := os.ReadFile(path); err != nil || string(b) != "a,b\n1,2\n" {
+		t.Errorf("the downloaded file %s holds %q (err %v)", path, b, err)
+	}
+
+	scrolled := ok(t, cs, "browser_scroll", map[string]any{"deltaY": 600})
+	if y := find(t, `page is now at 0,(\d+) of`, scrolled); y == "0" {
+		t.Errorf("browser_scroll did not move the page: %s", scrolled)
+	}
+	if info := ok(t, cs, "browser_page_info", nil); !strings.Contains(info, "Page: Tools") || strings.Contains(info, "scrolled to 0,0") {
+		t.Errorf("browser_page_info after scrolling: %s", info)
+	}
+
+	ok(t, cs, "browser_click", map[string]any{"ref": find(t, `button "Later" (@e\d+)`, snap)})
+	ok(t, cs, "browser_wait_for", map[string]any{"text": "arrived later"})
+	ok(t, cs, "browser_wait_for", map[string]any{"selector": "#late"})
+	ok(t, cs, "browser_wait_for", map[string]any{"textGone": "waiting for nothing"})
+	ok(t, cs, "browser_wait_for", map[string]any{"state": "load"})
+	ok(t, cs, "browser_wait_for", map[string]any{"time": 0.05})
+	if msg := fails(t, cs, "browser_wait_for", map[string]any{"text": "a", "selector": "b"}); !strings.Contains(msg, "exactly one") {
+		t.Errorf("two conditions: %s", msg)
+	}
+	if msg := fails(t, cs, "browser_evaluate", map[string]any{"function": "() => { throw new Error('boom') }"}); !strings.Contains(msg, "boom") || !strings.Contains(msg, "browser_evaluate") {
+		t.Errorf("a throwing function: %s", msg)
+	}
+	if msg := fails(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}); !strings.Contains(msg, "http://") || !strings.Contains(msg, "browser_navigate") {
+		t.Errorf("a file URL: %s", msg)
+	}
+}

@@ -208,6 +208,17 @@ const formPage = `<!doctype html>
 <p id="out">waiting</p>
 </body></html>`
 
+const toolsPage = `<!doctype html>
+<html><head><title>Tools</title></head><body style="height: 5000px">
+<button id="hov" onmouseover="document.getElementById('out').textContent = 'hovered'">Hover me</button>
+<label>Name <input id="name" type="text" onkeydown="if (event.key === 'Enter') document.getElementById('out').textContent = 'entered ' + this.value"></label>
+<label>Colors <select id="colors" multiple><option value="r">Red</option><option value="g">Green</option><option value="b">Blue</option></select></label>
+<label>File <input id="file" type="file"></label>
+<a href="/report.csv">Report</a>
+<button onclick="setTimeout(() => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'arrived later'; document.body.appendChild(p) }, 300)">Later</button>
+<p id="out">waiting</p>
+</body></html>`
+
 // newSite serves the test pages on 127.0.0.1.
 func newSite(t testing.TB) *httptest.Server {
 	t.Helper()
@@ -219,6 +230,15 @@ func newSite(t testing.TB) *httptest.Server {
 	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Other</title><p>other page</p>`)
+	})
+	mux.HandleFunc("/tools", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, toolsPage)
+	})
+	mux.HandleFunc("/report.csv", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		w.Header().Set("Content-Disposition", `attachment; filename="report.csv"`)
+		fmt.Fprint(w, "a,b\n1,2\n")
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
