@@ -1,3 +1,5 @@
+// Room: the command line (flags, stdio or HTTP, shutdown). No locks.
+
 // Command browserpool-mcp serves browserpool's isolated Chromium sessions
 // to AI agents as Model Context Protocol tools: over stdio (the default,
 // what desktop agents launch) or streamable HTTP (-http 127.0.0.1:PORT, one
@@ -8,8 +10,6 @@
 // -cdp-endpoint the tools drive the user's running Chrome instead.
 //
 // Logs go to stderr only: on stdio, stdout is the protocol.
-//
-// Room: the command line. No locks.
 package main
 
 import (
@@ -154,12 +154,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cancel()
 	}
 	if o.http == "" {
-		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-		if stdin == os.Stdin && stdout == os.Stdout {
-			err = s.mcp.Run(ctx, &mcp.StdioTransport{})
-		} else {
-			err = s.mcp.Run(ctx, t)
+		var t mcp.Transport = &mcp.StdioTransport{}
+		if stdin != os.Stdin || stdout != os.Stdout {
+			t = &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 		}
+		err = s.mcp.Run(ctx, t)
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			err = nil
 		}
