@@ -173,17 +173,27 @@ var goToTool = []struct{ goName, tool string }{
 	{"AttachedView.Do", "browser_tabs"},
 }
 
+// libraryWords are the library's words for what an agent knows by another
+// name: each MCP client is a Tracker workflow.
+var libraryWords = []string{
+	"workflow=", "client=",
+	"per workflow", "per client",
+	"workflow's", "client's",
+	"workflow ", "client ",
+}
+
 var goToToolReplacer = func() *strings.Replacer {
 	var pairs []string
 	for _, p := range goToTool {
 		pairs = append(pairs, p.goName, p.tool)
 	}
-	return strings.NewReplacer(pairs...)
+	return strings.NewReplacer(append(pairs, libraryWords...)...)
 }()
 
 // goName matches a Go method or field the library may still name
 // (Config.Executable, AcquireOptions.Budget).
 var goName = regexp.MustCompile(`\b[A-Z][A-Za-z]+\.[A-Z][A-Za-z]+\b`)
 
-// toolNames replaces the Go names in a library text with tool names.
+// toolNames replaces the Go names in a library text with tool names, and
+// the library's words with the agent's.
 func toolNames(s string) string { return goToToolReplacer.Replace(s) }

@@ -141,6 +141,14 @@ func TestGoMethodNamesBecomeToolNames(t *testing.T) {
 	if got := describe(err); !strings.HasSuffix(got, "\nNext: retry browser_type after browser_snapshot") {
 		t.Errorf("describe of an unlisted class = %q", got)
 	}
+	// The tracker's words: a workflow is a client here.
+	err = &browserpool.Error{Op: "Tracker.Open", Session: "two", Workflow: "client-1", Class: browserpool.ErrSessionLimit,
+		Detail: `cannot open browser session "two": workflow client-1 already has 1 active browser session (max 1 per workflow); active sessions: [default]`}
+	want = "Error: browserpool: browser_session_open session=two client=client-1: session limit reached: cannot open browser session \"two\": client client-1 already has 1 active browser session (max 1 per client); active sessions: [default]\n" +
+		"Next: close a session you no longer need with browser_session_close, or keep using one you have (browser_session_list)"
+	if diff := cmp.Diff(want, describe(err)); diff != "" {
+		t.Errorf("describe (-want +got):\n%s", diff)
+	}
 	err = &browserpool.Error{Op: "Pool.Open", Class: odd, Hint: "set Config.Executable"}
 	if got := describe(err); strings.Contains(got, "Config.Executable") {
 		t.Errorf("describe kept a hint naming Go API: %q", got)
