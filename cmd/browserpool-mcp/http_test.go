@@ -79,6 +79,11 @@ func TestHTTPClientsGetSeparateBrowsersAndADisconnectReclaimsOnlyItsOwn(t *testi
 		t.Errorf("B's tab after A's attempts: title %s", got)
 	}
 	_ = tabA
+	// Error texts name the client by a hash of its MCP session id, never the
+	// id itself (which lets its holder speak in the session).
+	if msg := fails(t, a, "browser_session_open", map[string]any{"name": "second"}); a.ID() == "" || strings.Contains(msg, a.ID()) || !strings.Contains(msg, "client=mcp-") {
+		t.Errorf("over the limit, A's error (session id %q):\n%s", a.ID(), msg)
+	}
 
 	// A leaves: its browser process and profile dir go; B keeps working.
 	if err := a.Close(); err != nil {

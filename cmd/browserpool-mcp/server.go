@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -204,9 +206,14 @@ func (s *Server) client(ss *mcp.ServerSession) (*client, error) {
 		return c, nil
 	}
 	s.next++
-	id := ss.ID()
-	if browserpool.ValidateID("client", id) != nil {
-		id = fmt.Sprintf("client-%d", s.next)
+	// The workflow is named after the MCP session id, hashed: the id itself
+	// lets whoever holds it speak in the session, so it must not reach
+	// error texts, logs or the trace. Transports without ids (stdio,
+	// in-memory) get a counter.
+	id := fmt.Sprintf("client-%d", s.next)
+	if sid := ss.ID(); sid != "" {
+		sum := sha256.Sum256([]byte(sid))
+		id = "mcp-" + hex.EncodeToString(sum[:6])
 	}
 	c := &client{id: id, ids: map[string]string{}}
 	s.clients[ss] = c
