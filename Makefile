@@ -9,7 +9,7 @@ export BROWSERPOOL_REQUIRE_BROWSER ?= 1
 
 FFMPEG  := $(shell command -v ffmpeg || true)
 
-.PHONY: demo test browser ffmpeg vet fmt bench
+.PHONY: demo test browser ffmpeg vet fmt bench mcp
 
 browser:
 ifeq ($(BROWSER),)
@@ -43,6 +43,11 @@ vet:
 
 test: browser ffmpeg fmt vet
 	$(GO) test -race -count=1 -timeout 30m ./...
+	cd cmd/browserpool-mcp && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
+
+# The MCP server (its own module): bin/browserpool-mcp.
+mcp:
+	cd cmd/browserpool-mcp && $(GO) build -o ../../bin/browserpool-mcp .
 
 bench: browser
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// imageOf returns a result's image content, failing without one.
+func imageOf(t *testing.T, res *mcp.CallToolResult) *mcp.ImageContent {
+	t.Helper()
+	for _, c := range res.Content {
+		if ic, ok := c.(*mcp.ImageContent); ok {
+			return ic
+		}
+	}
+	t.Fatalf("no image content in %s", textOf(res))
+	return nil
+}
+
+func TestFlowNavigateSnapshotClickFillScreenshotOverInMemoryTransport(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+
+	nav := ok(t, cs, "browser_navigate", map[string]any{"url": site.URL})
+	if !strings.Contains(nav, "browser_snapshot") {
+		t.Errorf("navigate result does not point to browser_snapshot: %s", nav)
+	}
+	snap := ok(t, cs, "browser_snapshot", nil)
+	email := find(t, `textbox "Email" (@e\d+)`, snap)
+	goBtn := find(t, `button "Go" (@e\d+)`, snap)
+	agree := find(t, `checkbox "I agree" (@e\d+)`, snap)
+	plan := find(t, `combobox "Plan" (@e\d+)`, snap)
+
+	ok(t, cs, "browser_type", map[string]any{"element": "Email", "ref": email, "text": "ann@example.com"})
+	// Refs are accepted without their "@", as Playwright MCP writes them.
+	ok(t, cs, "browser_click", map[string]any{"element": "Go", "ref": strings.TrimPrefix(goBtn, "@")})
+	if snap := ok(t, cs, "browser_snapshot", nil); !strings.Contains(snap, "clicked ann@example.com") {
+		t.Errorf("after typing and clicking, the snapshot does not show the page's answer:\n%s", snap)
+	}
+
+	ok(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"name": "Email", "type": "textbox", "ref": email, "value": "bob@example.com"},
+		{"name": "I agree", "type": "checkbox", "ref": agree, "value": "true"},
+		{"name": "Plan", "type": "combobox", "ref": plan, "value": "Pro"},
+	}})
+	got := ok(t, cs, "browser_evaluate", map[string]any{"function": `() => [document.getElementById('email').value, document.getElementById('agree').checked, document.getElementById('plan').value]`})
+	if want := `["bob@example.com",true,"pro"]`; got != want {
+		t.Errorf("form after browser_fill_form = %s, want %s", got, want)
+	}
+	// Filling a checkbox that is already checked leaves it checked.
+	ok(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{{"type": "checkbox", "ref": agree, "value": "true"}}})
+	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.getElementById('agree').checked"}); got != "true" {
+		t.Errorf("checkbox after filling it true twice = %s, want true", got)
+	}
+
+	vw, _ := strconv.Atoi(ok(t, cs, "browser_evaluate", map[string]any{"function": "() => innerWidth"}))
+	vh, _ := strconv.Atoi(ok(t, cs, "browser_evaluate", map[string]any{"function": "() => innerHeight"}))
+	for _, tc := range []struct {
+		args         map[string]any
+		format       string
+		wantW, wantH int
+	}{
+		{nil, "png", vw, vh},
+		{map[string]any{"maxDimension": 200, "type": "jpeg", "filename": "small.jpg"}, "jpeg", 200, vh * 200 / vw},
+	} {
+		res := call(t, cs, "browser_take_screenshot", tc.args)
+		if res.IsError {
+			t.Fatalf("browser_take_screenshot(%v): %s", tc.args, textOf(res))
+		}
+		img := imageOf(t, res)
+		cfg, format, err := image.DecodeConfig(bytes.NewReader(img.Data))
+		if err != nil {
+			t.Fatalf("screenshot %v does not decode: %v", tc.args, err)
+		}
+		if format != tc.format || img.MIMEType != "image/"+tc.format {
+			t.Errorf("screenshot %v is %s (%s), want %s", tc.args, format, img.MIMEType, tc.format)
+		}
+		// Scaling rounds: allow one pixel on the derived side.
+		if cfg.Width != tc.wantW || cfg.Height < tc.wantH-1 || cfg.Height > tc.wantH+1 {
+			t.Errorf("screenshot %v is %dx%d, want %dx%d", tc.args, cfg.Width, cfg.Height, tc.wantW, tc.wantH)
+		}
+		path := find(t, `saved to (\S+)`, textOf(res))
+		if saved, err := os.ReadFile(path); err != nil || !bytes.Equal(saved, img.Data) {
+			t.Errorf("the saved file %s is not the image returned (err %v)", path, err)
+		}
+	}
+
+	msg := fails(t, cs, "browser_click", map[string]any{"element": "gone", "ref": "@e999"})
+	if !strings.Contains(msg, "browser_snapshot") || strings.Contains(msg, "Tab.") {
+		t.Errorf("a bad ref's error does not send the agent to browser_snapshot in tool names:\n%s", msg)
+	}
+}
+
+func TestDialogWaitsForBrowserHandleDialog(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL})
+	ask := find(t, `button "Ask" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
+
+	// The click opens a confirm dialog; the click reports it, naming the
+	// tool that answers it.
+	if msg := fails(t, cs, "browser_click", map[string]any{"ref": ask}); !strings.Contains(msg, "browser_handle_dialog") {
+		t.Errorf("the click's error does not name browser_handle_dialog:\n%s", msg)
+	}
+	if info := ok(t, cs, "browser_page_info", nil); !strings.Contains(info, "Sure?") {
+		t.Errorf("browser_page_info does not show the open dialog: %s", info)
+	}
+	ok(t, cs, "browser_handle_dialog", map[string]any{"accept": true})
+	ok(t, cs, "browser_wait_for", map[string]any{"text": "confirmed"})
+}
+
+func TestTabsAndSessionsOfOneClient(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{PerClient: 2})
+	cs := connect(t, s)
+
+	first := ok(t, cs, "browser_navigate", map[string]any{"url": site.URL})
+	firstTab := find(t, `tab ([0-9A-F]+)\]`, first)
+	opened := ok(t, cs, "browser_tabs", map[string]any{"action": "new", "url": site.URL + "/other"})
+	newTab := find(t, `Opened tab ([0-9A-F]+)`, opened)
+	if !strings.Contains(opened, "* tab "+newTab) {
+		t.Errorf("the new tab is not the active one:\n%s", opened)
+	}
+	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.title", "tab": firstTab}); got != `"Sign up"` {
+		t.Errorf("evaluate in the first tab = %s", got)
+	}
+	ok(t, cs, "browser_tabs", map[string]any{"action": "select", "tab": firstTab})
+	closed := ok(t, cs, "browser_tabs", map[string]any{"action": "close", "tab": newTab})
+	if strings.Contains(closed, newTab+":") {
+		t.Errorf("the closed tab is still listed:\n%s", closed)
+	}
+
+	ok(t, cs, "browser_session_open", map[string]any{"name": "second", "url": site.URL + "/other"})
+	msg := fails(t, cs, "browser_snapshot", nil)
+	if !strings.Contains(msg, "default") || !strings.Contains(msg, "second") || !strings.Contains(msg, "browser_session_list") {
+		t.Errorf("with two sessions and none named, the error does not list them and name browser_session_list:\n%s", msg)
+	}
+	if snap := ok(t, cs, "browser_snapshot", map[string]any{"session": "second"}); !strings.Contains(snap, "other page") {
+		t.Errorf("snapshot of session second:\n%s", snap)
+	}
+	// A tab id alone finds its session among the client's.
+	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.title", "tab": firstTab}); got != `"Sign up"` {
+		t.Errorf("evaluate by tab id alone = %s", got)
+	}
+	msg = fails(t, cs, "browser_session_open", map[string]any{"name": "third"})
+	if !strings.Contains(msg, "browser_session_close") {
+		t.Errorf("over the per-client limit the error does not name browser_session_close:\n%s", msg)
+	}
+	ok(t, cs, "browser_session_close", map[string]any{"session": "second"})
+	if list := ok(t, cs, "browser_session_list", nil); strings.Contains(list, "second") || !strings.Contains(list, "default") {
+		t.Errorf("after closing second, the list is:\n%s", list)
+	}
+}
+
+func TestTheOtherPageToolsAgainstRealChromium(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/tools"})
+	snap := ok(t, cs, "browser_snapshot", map[string]any{"interactive": true})
+	out := func() string {
+		return ok(t, cs, "browser_evaluate", map[string]any{"function": "document.getElementById('out').textContent"})
+	}
+
+	ok(t, cs, "browser_hover", map[string]any{"ref": find(t, `button "Hover me" (@e\d+)`, snap)})
+	if got := out(); got != `"hovered"` {
+		t.Errorf("after browser_hover: %s", got)
+	}
+
+	ok(t, cs, "browser_type", map[string]any{"ref": find(t, `textbox "Name" (@e\d+)`, snap), "text": "Ann", "submit": true})
+	if got := out(); got != `"entered Ann"` {
+		t.Errorf("after browser_type with submit: %s", got)
+	}
+	ok(t, cs, "browser_press_key", map[string]any{"key": "Control+A"})
+	ok(t, cs, "browser_type", map[string]any{"text": "Bob"}) // into the focused field, over the selection
+	ok(t, cs, "browser_press_key", map[string]any{"key": "Enter"})
+	if got := out(); got != `"entered Bob"` {
+		t.Errorf("after browser_press_key and browser_type without a ref: %s", got)
+	}
+
+	sel := ok(t, cs, "browser_select_option", map[string]any{"ref": find(t, `listbox "Colors" (@e\d+)`, snap), "values": []string{"Red", "b"}})
+	if !strings.Contains(sel, `["r" "b"]`) {
+		t.Errorf("browser_select_option: %s", sel)
+	}
+
+	file := t.TempDir() + "/upload.txt"
+	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, cs, "browser_file_upload", map[string]any{"ref": find(t, `button "File" (@e\d+)`, snap), "paths": []string{file}})
+	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "async () => await document.getElementById('file').files[0].text()"}); got != `"hello"` {
+		t.Errorf("the uploaded file reads %s", got)
+	}
+
+	dl := ok(t, cs, "browser_download", map[string]any{"ref": find(t, `link "Report" (@e\d+)`, snap)})
+	path := find(t, ` to (\S+) \[session`, dl)
+	if b, err := os.ReadFile(path); err != nil || string(b) != "a,b\n1,2\n" {
+		t.Errorf("the downloaded file %s holds %q (err %v)", path, b, err)
+	}
+
+	scrolled := ok(t, cs, "browser_scroll", map[string]any{"deltaY": 600})
+	if y := find(t, `page is now at 0,(\d+) of`, scrolled); y == "0" {
+		t.Errorf("browser_scroll did not move the page: %s", scrolled)
+	}
+	if info := ok(t, cs, "browser_page_info", nil); !strings.Contains(info, "Page: Tools") || strings.Contains(info, "scrolled to 0,0") {
+		t.Errorf("browser_page_info after scrolling: %s", info)
+	}
+
+	ok(t, cs, "browser_click", map[string]any{"ref": find(t, `button "Later" (@e\d+)`, snap)})
+	ok(t, cs, "browser_wait_for", map[string]any{"text": "arrived later"})
+	ok(t, cs, "browser_wait_for", map[string]any{"selector": "#late"})
+	ok(t, cs, "browser_wait_for", map[string]any{"textGone": "waiting for nothing"})
+	ok(t, cs, "browser_wait_for", map[string]any{"state": "load"})
+	ok(t, cs, "browser_wait_for", map[string]any{"time": 0.05})
+	if msg := fails(t, cs, "browser_wait_for", map[string]any{"text": "a", "selector": "b"}); !strings.Contains(msg, "exactly one") {
+		t.Errorf("two conditions: %s", msg)
+	}
+	if msg := fails(t, cs, "browser_evaluate", map[string]any{"function": "() => { throw new Error('boom') }"}); !strings.Contains(msg, "boom") || !strings.Contains(msg, "browser_evaluate") {
+		t.Errorf("a throwing function: %s", msg)
+	}
+	if msg := fails(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}); !strings.Contains(msg, "http://") || !strings.Contains(msg, "browser_navigate") {
+		t.Errorf("a file URL: %s", msg)
+	}
+}

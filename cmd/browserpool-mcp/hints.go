@@ -1,0 +1,199 @@
+// Room: error texts for tool results. The library's hints name Go methods
+// (Tab.Snapshot); an agent knows tools (browser_snapshot). No locks: the
+// tables are written once, at package initialization.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/browserpool/browserpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolError is an error of the server itself, already in tool terms.
+type toolError struct {
+	what, next string
+}
+
+func (e *toolError) Error() string { return e.what + " (next: " + e.next + ")" }
+
+func toolErrorf(what, next string) error { return &toolError{what: what, next: next} }
+
+// errorResult turns err into a tool error result whose text says what
+// happened and what to do next, naming tools.
+func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: describe(err)}}}
+}
+
+// describe returns err's text for an agent: "Error: <what happened>" and
+// "Next: <what to do>", with every Go method the library names replaced by
+// the tool that does the same.
+func describe(err error) string {
+	var te *toolError
+	if errors.As(err, &te) {
+		return "Error: " + te.what + "\nNext: " + te.next
+	}
+	var be *browserpool.Error
+	if errors.As(err, &be) {
+		what := *be
+		what.Hint = ""
+		next := ""
+		for class, h := range classHints {
+			if errors.Is(be, class) {
+				next = h
+				break
+			}
+		}
+		if h := toolNames(be.Hint); next == "" && !goName.MatchString(h) {
+			next = h
+		}
+		if next == "" {
+			next = "check the arguments and call the tool again"
+		}
+		return "Error: " + toolNames(what.Error()) + "\nNext: " + next
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "Error: " + err.Error() + "\nNext: the call ran out of time; call browser_snapshot to see where the page is, then retry the step"
+	case errors.Is(err, context.Canceled):
+		return "Error: " + err.Error() + "\nNext: the call was cancelled; call the tool again if it is still needed"
+	}
+	return "Error: " + toolNames(err.Error()) + "\nNext: call browser_snapshot to see the page's state, then retry the step"
+}
+
+// classHints says what to do next for each error class, in tool names.
+// They replace the library's hints, which name Go methods; the facts (which
+// ref, which sessions, which limit) stay in the error's own text.
+var classHints = map[error]string{
+	browserpool.ErrPoolClosed:       "the server is shutting down; reconnect to a running browserpool-mcp",
+	browserpool.ErrBrowserNotFound:  "Chromium is not installed where the server runs: install it (Debian/Ubuntu: apt-get install chromium) or start the server with -browser /path/to/chrome",
+	browserpool.ErrLaunchFailed:     "the browser did not start; call the tool again, and if it keeps failing check the server's log",
+	browserpool.ErrSessionNotFound:  "call browser_session_list to see your sessions, or browser_session_open to open one",
+	browserpool.ErrAmbiguousSession: "pass session set to one of the sessions listed (browser_session_list shows them)",
+	browserpool.ErrSessionClosed:    "the session is gone: call browser_session_open (or any page tool without a session, which opens one) and redo the steps",
+	browserpool.ErrBrowserExited:    "the browser crashed or was killed: call browser_navigate again (a new browser opens) and redo the step",
+	browserpool.ErrTabNotFound:      "call browser_tabs with action list to see your tabs' ids, or action new to open one",
+	browserpool.ErrTabNotInSession:  "call browser_tabs with action list and use one of the ids it shows",
+	browserpool.ErrTabClosed:        "the tab is gone: call browser_tabs with action list and pick another, or action new to open one",
+	browserpool.ErrInvalidURL:       "call browser_navigate with an http:// or https:// URL",
+	browserpool.ErrInvalidID:        "use 1 to 64 letters, digits, '-' or '_'",
+	browserpool.ErrNavigation:       "check the URL and that the site is reachable from the server's machine, then call browser_navigate again",
+	browserpool.ErrTimeout:          "the page did not get there in time: call browser_snapshot to see its state, then retry or wait longer with browser_wait_for",
+	browserpool.ErrPathEscapes:      "give a plain file name such as shot.png; files always land in the session's output directory",
+	browserpool.ErrProtocol:         "the browser refused the call: check the arguments, call browser_snapshot, and retry",
+	browserpool.ErrCloseFailed:      "nothing to do: the server retries the cleanup",
+	browserpool.ErrInvalidArgument:  "fix the argument the error names and call the tool again; nothing was changed",
+	browserpool.ErrInvalidConfig:    "the server was started with a bad option; fix the server's command line",
+	browserpool.ErrInvalidIdentity:  "reconnect: your client session has no usable identity",
+	browserpool.ErrTabNotHeld:       "call browser_tabs with action list and use one of your own tabs, or action new to open one",
+	browserpool.ErrJavaScript:       "fix the function passed to browser_evaluate; the page is unchanged unless the code ran partly",
+
+	browserpool.ErrSessionLimit: "close a session you no longer need with browser_session_close, or keep using one you have (browser_session_list)",
+	browserpool.ErrAllBusy:      "every browser is busy: wait for a running step to finish and call browser_session_open again, or close a session with browser_session_close",
+
+	browserpool.ErrTabRequired:      "the browser is shared: pass tab set to an id from browser_tabs with action list, or open one with browser_tabs action new",
+	browserpool.ErrCDPRefused:       "the user must start Chrome with --remote-debugging-port=9222 (quitting every other Chrome first); then call the tool again",
+	browserpool.ErrCDPUnreachable:   "the server cannot reach the browser's host: check the -cdp-endpoint host name, then call the tool again",
+	browserpool.ErrCDPNotDevTools:   "the -cdp-endpoint port is not Chrome's DevTools port: restart the server with the port given to --remote-debugging-port",
+	browserpool.ErrCDPTimeout:       "Chrome did not answer: check that it is responsive, then call the tool again",
+	browserpool.ErrCDPPromptPending: "ask the user to click Allow in Chrome's \"Allow remote debugging?\" prompt, then call the tool again (no second prompt opens)",
+	browserpool.ErrCDPRejected:      "Chrome refused the connection: the user must allow remote debugging (or restart Chrome with --remote-debugging-port), then call the tool again",
+
+	browserpool.ErrDialogOpen:     "answer the dialog with browser_handle_dialog (accept true or false), then continue; browser_page_info shows it",
+	browserpool.ErrDownloadFailed: "check that the link still works (browser_navigate to it shows the server's answer), then call browser_download again",
+	browserpool.ErrCovered:        "deal with the covering element first (click its close or accept button), or browser_scroll; then call browser_snapshot and retry with a fresh ref",
+	browserpool.ErrNotVisible:     "the element cannot be acted on now: call browser_snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with browser_wait_for",
+	browserpool.ErrClickMissed:    "the page moved during the click: wait for it to settle (browser_wait_for), call browser_snapshot and click again with a fresh ref",
+	browserpool.ErrStaleRef:       "call browser_snapshot and use a ref it shows",
+
+	browserpool.ErrNotBound:        "internal: the server's allocator lost the task; call the tool again",
+	browserpool.ErrWrongComputer:   "internal: the server's allocator mixed computers; call the tool again",
+	browserpool.ErrUnknownComputer: "internal: the server has no such computer; call the tool again",
+	browserpool.ErrRejected:        "every browser slot is in use: call the tool again later, or close a session with browser_session_close",
+	browserpool.ErrQueueFull:       "the server is overloaded: call the tool again later, or close a session with browser_session_close",
+	browserpool.ErrQueueTimeout:    "no browser freed up in time: call the tool again later, or close a session with browser_session_close",
+	browserpool.ErrTaskBusy:        "a browser is already being opened for you: call the tool again",
+	browserpool.ErrNotShared:       "open a session of your own with browser_session_open",
+	browserpool.ErrTaskFinished:    "call browser_session_open to start again",
+	browserpool.ErrLeaked:          "nothing to do: the server retries the close",
+}
+
+// goToTool maps the library's Go names to the tools that do the same. Longer
+// names come first where one is a prefix of another.
+var goToTool = []struct{ goName, tool string }{
+	{"Tab.Snapshot", "browser_snapshot"},
+	{"Tab.ClickAt", "browser_click"},
+	{"Tab.Click", "browser_click"},
+	{"Tab.Hover", "browser_hover"},
+	{"Tab.Fill", "browser_type"},
+	{"Tab.Type", "browser_type"},
+	{"Tab.Press", "browser_press_key"},
+	{"Tab.Select", "browser_select_option"},
+	{"Tab.Upload", "browser_file_upload"},
+	{"Tab.WaitVisible", "browser_wait_for"},
+	{"Tab.WaitCondition", "browser_wait_for"},
+	{"Tab.WaitNetworkIdle", "browser_wait_for"},
+	{"Tab.WaitNavigation", "browser_wait_for"},
+	{"Tab.WaitLoad", "browser_wait_for"},
+	{"Tab.WaitDownload", "browser_download"},
+	{"Tab.Screenshot", "browser_take_screenshot"},
+	{"Tab.AnswerDialog", "browser_handle_dialog"},
+	{"Tab.Evaluate", "browser_evaluate"},
+	{"Tab.PageInfo", "browser_page_info"},
+	{"Tab.Scroll", "browser_scroll"},
+	{"Tab.Navigate", "browser_navigate"},
+	{"Session.OpenTab", "browser_tabs action new"},
+	{"Session.CloseTab", "browser_tabs action close"},
+	{"Session.ActivateTab", "browser_tabs action select"},
+	{"Session.Tabs", "browser_tabs action list"},
+	{"Session.Tab", "browser_tabs"},
+	{"Session.Close", "browser_session_close"},
+	{"Pool.OpenTab", "browser_tabs action new"},
+	{"Pool.ResolveTab", "browser_tabs"},
+	{"Pool.Sessions", "browser_session_list"},
+	{"Pool.Session", "browser_session_list"},
+	{"Pool.Open", "browser_session_open"},
+	{"Pool.CloseSession", "browser_session_close"},
+	{"Pool.AttachFor", "browser_tabs"},
+	{"Pool.Attach", "browser_tabs"},
+	{"Tracker.OpenFor", "browser_session_open"},
+	{"Tracker.Open", "browser_session_open"},
+	{"Tracker.Lookup", "browser_session_list"},
+	{"Tracker.CloseSession", "browser_session_close"},
+	{"AttachedView.Tabs", "browser_tabs action list"},
+	{"AttachedView.NewTab", "browser_tabs action new"},
+	{"AttachedView.SelectTab", "browser_tabs action select"},
+	{"AttachedView.Activate", "browser_tabs action select"},
+	{"AttachedView.CloseTab", "browser_tabs action close"},
+	{"AttachedView.Open", "browser_navigate"},
+	{"AttachedView.Do", "browser_tabs"},
+}
+
+// libraryWords are the library's words for what an agent knows by another
+// name: each MCP client is a Tracker workflow.
+var libraryWords = []string{
+	"workflow=", "client=",
+	"per workflow", "per client",
+	"workflow's", "client's",
+	"workflow ", "client ",
+}
+
+var goToToolReplacer = func() *strings.Replacer {
+	var pairs []string
+	for _, p := range goToTool {
+		pairs = append(pairs, p.goName, p.tool)
+	}
+	return strings.NewReplacer(append(pairs, libraryWords...)...)
+}()
+
+// goName matches a Go method or field the library may still name
+// (Config.Executable, AcquireOptions.Budget).
+var goName = regexp.MustCompile(`\b[A-Z][A-Za-z]+\.[A-Z][A-Za-z]+\b`)
+
+// toolNames replaces the Go names in a library text with tool names, and
+// the library's words with the agent's.
+func toolNames(s string) string { return goToToolReplacer.Replace(s) }

@@ -1,0 +1,466 @@
+// Room: the server and its clients. Server.mu guards the client table;
+// client.mu guards one client's session names and attached view. No CDP I/O,
+// file I/O or tracker call runs under either lock.
+
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/browserpool/browserpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of the zero Config fields.
+const (
+	// DefaultScreenshotMax is the long side, in pixels, screenshots are
+	// scaled down to (some image-aware models refuse more than 2000 px).
+	DefaultScreenshotMax = 1800
+	// DefaultDialogTimeout is how long a JavaScript dialog stays open for
+	// browser_handle_dialog before it is dismissed.
+	DefaultDialogTimeout = time.Minute
+	// DefaultSessionName is the name of the session a client gets when it
+	// calls a page tool before opening one.
+	DefaultSessionName = "default"
+	// toolCallTimeout bounds one tool call whose context has no deadline.
+	toolCallTimeout = 2 * time.Minute
+)
+
+// Config configures a Server. The zero value launches local Chromium with
+// the library's defaults.
+type Config struct {
+	// Pool configures the pool of browsers (root, executable, idle timeout,
+	// output dir).
+	Pool browserpool.Config
+	// PerClient is how many browser sessions one MCP client may hold.
+	// Zero means the Tracker's default (1).
+	PerClient int
+	// Global is how many browser sessions may exist over all clients; at
+	// the limit the least recently used idle one is closed. Zero means the
+	// Tracker's default (8).
+	Global int
+	// CDPEndpoint, when set, attaches to a browser the user runs (with
+	// --remote-debugging-port) instead of launching browsers: every client
+	// shares it, page tools must name their tab, and closing disconnects.
+	CDPEndpoint string
+	// ScreenshotMax is the default long side of screenshots in pixels.
+	// Zero means DefaultScreenshotMax; negative means no limit.
+	ScreenshotMax int
+	// DialogTimeout is how long a JavaScript dialog waits for
+	// browser_handle_dialog. Zero means DefaultDialogTimeout.
+	DialogTimeout time.Duration
+	// Trace, when set, receives the redacted action trace, one JSON object
+	// per line.
+	Trace io.Writer
+	// Logger receives log lines. Nil means silent.
+	Logger *slog.Logger
+}
+
+// Server serves the pool's browsers as MCP tools. Each MCP client session
+// is a tool identity (a Tracker workflow) with its own browsers; when the
+// client goes away its browsers are closed. Create it with NewServer; the
+// creator must call Close.
+type Server struct {
+	cfg     Config
+	pool    *browserpool.Pool
+	tracker *browserpool.Tracker // nil in attach mode
+	mcp     *mcp.Server
+	trace   *traceWriter // nil without Config.Trace
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	clients map[*mcp.ServerSession]*client // guarded by mu
+	next    int                            // guarded by mu: clients ever seen, for workflow ids
+	closed  bool                           // guarded by mu
+
+	watchers sync.WaitGroup // one per client: waits for its disconnect
+}
+
+// client is one MCP client session: a workflow of the tracker.
+type client struct {
+	id string // the workflow id, [A-Za-z0-9_-]{1,64}
+
+	mu     sync.Mutex
+	names  []string                  // guarded by mu: sessions it opened, oldest first
+	ids    map[string]string         // guarded by mu: session id to name, for the sessions in names
+	notes  []string                  // guarded by mu: news for the next tool result (a session closed behind its back)
+	view   *browserpool.AttachedView // guarded by mu: attach mode only
+	ended  bool                      // guarded by mu: the client went away
+	labels int                       // guarded by mu: tab labels generated in attach mode
+}
+
+// NewServer returns a server over a new pool.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.ScreenshotMax == 0 {
+		cfg.ScreenshotMax = DefaultScreenshotMax
+	}
+	if cfg.DialogTimeout <= 0 {
+		cfg.DialogTimeout = DefaultDialogTimeout
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg.Pool.Logger = cfg.Logger
+	s := &Server{cfg: cfg, log: log, clients: map[*mcp.ServerSession]*client{}}
+	closed := cfg.Pool.Hooks.SessionClosed
+	cfg.Pool.Hooks.SessionClosed = func(e browserpool.SessionEvent) {
+		s.sessionClosed(e)
+		if closed != nil {
+			closed(e)
+		}
+	}
+	pool, err := browserpool.NewPool(cfg.Pool)
+	if err != nil {
+		return nil, err
+	}
+	s.pool = pool
+	if cfg.CDPEndpoint == "" {
+		s.tracker, err = browserpool.NewTracker(browserpool.TrackerConfig{Pool: pool, PerWorkflow: cfg.PerClient, Global: cfg.Global})
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	if cfg.Trace != nil {
+		s.trace = &traceWriter{w: cfg.Trace}
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "browserpool-mcp", Title: "browserpool", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       cfg.Logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// A client's identity is its session. The 2026-07-28 protocol is
+		// sessionless (each request stands alone), so it would give every
+		// call a stranger's identity: offer the session-based versions only.
+		SupportedProtocolVersions: sessionVersions(),
+	})
+	s.addTools()
+	return s, nil
+}
+
+const instructions = `Browser tools over isolated Chromium sessions. Each client gets its own browser; other clients never see it.
+Work like this: browser_navigate to a URL, browser_snapshot to read the page with refs (@e1, @e2, ...), then act by ref (browser_click, browser_type, browser_fill_form, browser_select_option). Take a new snapshot after the page changes; old refs go stale.
+Most tools take optional "session" (a name from browser_session_list) and "tab" (an id from browser_tabs); leave them empty to use your only session and its active tab.`
+
+// sessionVersions returns the protocol versions that have sessions.
+func sessionVersions() []string {
+	var out []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// MCP returns the MCP server, to connect transports to.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Close ends every client session, closes every browser and the pool, and
+// returns when no goroutine of the server is left.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	// Every session, also those that never called a tool (they have no
+	// client yet).
+	var sessions []*mcp.ServerSession
+	for ss := range s.mcp.Sessions() {
+		sessions = append(sessions, ss)
+	}
+	for _, ss := range sessions {
+		ss.Close()
+	}
+	s.watchers.Wait()
+	var errs []error
+	if s.tracker != nil {
+		errs = append(errs, s.tracker.Close())
+	}
+	errs = append(errs, s.pool.Close())
+	return errors.Join(errs...)
+}
+
+// client returns the client of an MCP session, registering it on first use:
+// a goroutine waits for the session to end and then reclaims its browsers.
+func (s *Server) client(ss *mcp.ServerSession) (*client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, toolErrorf("the server is shutting down", "reconnect to a running browserpool-mcp server")
+	}
+	if c := s.clients[ss]; c != nil {
+		return c, nil
+	}
+	s.next++
+	// The workflow is named after the MCP session id, hashed: the id itself
+	// lets whoever holds it speak in the session, so it must not reach
+	// error texts, logs or the trace. Transports without ids (stdio,
+	// in-memory) get a counter.
+	id := fmt.Sprintf("client-%d", s.next)
+	if sid := ss.ID(); sid != "" {
+		sum := sha256.Sum256([]byte(sid))
+		id = "mcp-" + hex.EncodeToString(sum[:6])
+	}
+	c := &client{id: id, ids: map[string]string{}}
+	s.clients[ss] = c
+	s.watchers.Add(1)
+	go func() {
+		defer s.watchers.Done()
+		ss.Wait()
+		s.endClient(ss, c)
+	}()
+	s.log.Info("client connected", "client", id)
+	return c, nil
+}
+
+// endClient reclaims what a client that went away held: its browsers in
+// launch mode, its labels and selected tab in attach mode.
+func (s *Server) endClient(ss *mcp.ServerSession, c *client) {
+	c.mu.Lock()
+	c.ended = true
+	view := c.view
+	c.names = nil
+	c.mu.Unlock()
+	if view != nil {
+		view.Forget()
+	}
+	if s.tracker != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.pool.Config().CloseTimeout+5*time.Second)
+		if err := s.tracker.EndWorkflow(ctx, c.id); err != nil {
+			s.log.Warn("closing a departed client's browsers", "client", c.id, "err", err)
+		}
+		cancel()
+	}
+	s.mu.Lock()
+	delete(s.clients, ss)
+	s.mu.Unlock()
+	s.log.Info("client disconnected", "client", c.id)
+}
+
+// sessionClosed tells the client whose session the pool closed behind its
+// back (idle reclaim, the global limit, a crash) in its next tool result, so
+// an agent knows why its pages are gone.
+func (s *Server) sessionClosed(e browserpool.SessionEvent) {
+	var why string
+	switch e.Reason {
+	case browserpool.ReasonIdle:
+		why = "it had no tool call for the idle timeout"
+	case browserpool.ReasonLRU:
+		why = "the server's browser limit was reached and it was the least recently used idle browser"
+	case browserpool.ReasonCrashed:
+		why = "its browser crashed"
+	default:
+		return // the client closed it, or the client or server is ending
+	}
+	s.mu.Lock()
+	clients := make([]*client, 0, len(s.clients))
+	for _, c := range s.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
+	for _, c := range clients {
+		c.mu.Lock()
+		if name, ok := c.ids[e.SessionID]; ok {
+			c.notes = append(c.notes, fmt.Sprintf("your browser session %q (id %s) was closed because %s; its pages, cookies and storage are gone, and the next page tool opens a new browser", name, e.SessionID, why))
+		}
+		c.mu.Unlock()
+	}
+}
+
+// takeNotes returns and forgets the client's pending notes.
+func (c *client) takeNotes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.notes
+	c.notes = nil
+	return n
+}
+
+// liveNames returns the client's sessions that are still open, with their
+// sessions, dropping the names of sessions that ended (idle reclaim, LRU,
+// crash).
+func (s *Server) liveNames(c *client) ([]string, []*browserpool.Session) {
+	c.mu.Lock()
+	names := slices.Clone(c.names)
+	c.mu.Unlock()
+	var live []string
+	var sess []*browserpool.Session
+	for _, n := range names {
+		if se, err := s.tracker.Lookup(c.id, n); err == nil {
+			live = append(live, n)
+			sess = append(sess, se)
+		}
+	}
+	if len(live) != len(names) {
+		c.mu.Lock()
+		c.names = slices.DeleteFunc(c.names, func(n string) bool { return !slices.Contains(live, n) })
+		for id, n := range c.ids {
+			if !slices.Contains(c.names, n) {
+				delete(c.ids, id)
+			}
+		}
+		c.mu.Unlock()
+	}
+	return live, sess
+}
+
+// openSession opens (or reuses) the client's session called name.
+func (s *Server) openSession(ctx context.Context, c *client, name string) (*browserpool.Session, error) {
+	se, err := s.tracker.Open(ctx, c.id, name)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	ended := c.ended
+	if !ended && !slices.Contains(c.names, name) {
+		c.names = append(c.names, name)
+	}
+	if !ended {
+		c.ids[se.ID()] = name
+	}
+	c.mu.Unlock()
+	if ended {
+		// The client left while its browser started: EndWorkflow may have
+		// run before the tracker knew the session, so close it here.
+		s.tracker.CloseSession(context.WithoutCancel(ctx), c.id, name)
+		return nil, toolErrorf("the client disconnected while its browser started", "reconnect and call the tool again")
+	}
+	return se, nil
+}
+
+// session resolves the client's session named (by name or session id) want,
+// by the library's rule applied to the client's own sessions only: an empty
+// name means the only one, a new one when there is none, and an error
+// listing them when there are several.
+func (s *Server) session(ctx context.Context, c *client, want string) (*browserpool.Session, string, error) {
+	names, sess := s.liveNames(c)
+	if want != "" {
+		for i, n := range names {
+			if n == want || sess[i].ID() == want {
+				return sess[i], n, nil
+			}
+		}
+		return nil, "", toolErrorf(fmt.Sprintf("you have no browser session %q; your sessions: [%s]", want, strings.Join(names, ", ")),
+			"call browser_session_list to see your sessions, or browser_session_open to open one")
+	}
+	switch len(names) {
+	case 0:
+		se, err := s.openSession(ctx, c, DefaultSessionName)
+		return se, DefaultSessionName, err
+	case 1:
+		return sess[0], names[0], nil
+	}
+	return nil, "", toolErrorf(fmt.Sprintf("you have several browser sessions and named none: [%s]", strings.Join(names, ", ")),
+		"pass session set to one of them (browser_session_list shows their tabs)")
+}
+
+// tab resolves the client's tab: the session (see session), then the tab by
+// id, or the session's active tab. A tab id given without a session is
+// looked for in each of the client's sessions.
+func (s *Server) tab(ctx context.Context, c *client, tg Target) (*browserpool.Tab, string, error) {
+	if tg.Session == "" && tg.Tab != "" {
+		names, sess := s.liveNames(c)
+		if len(names) > 1 {
+			for i, se := range sess {
+				if t, err := se.Tab(ctx, tg.Tab); err == nil {
+					s.prepare(c, t)
+					return t, names[i], nil
+				}
+			}
+			return nil, "", tabNotFound(tg.Tab)
+		}
+	}
+	se, name, err := s.session(ctx, c, tg.Session)
+	if err != nil {
+		return nil, "", err
+	}
+	t, err := se.Tab(ctx, tg.Tab)
+	if err != nil {
+		if errors.Is(err, browserpool.ErrTabNotInSession) || errors.Is(err, browserpool.ErrTabNotFound) && tg.Tab != "" {
+			// Another client's tab must not resolve, nor say whose it is.
+			return nil, "", tabNotFound(tg.Tab)
+		}
+		return nil, "", err
+	}
+	s.prepare(c, t)
+	return t, name, nil
+}
+
+func tabNotFound(id string) error {
+	return toolErrorf(fmt.Sprintf("none of your sessions has a tab %q", id),
+		"call browser_tabs with action list to see your tabs' ids, or action new to open one")
+}
+
+// view returns the client's view of the attached browser, attaching on
+// first use. Connectivity errors (Chrome not started with remote debugging,
+// the "Allow remote debugging?" prompt pending) are returned as they are:
+// their text says what the user must do.
+func (s *Server) view(ctx context.Context, c *client) (*browserpool.AttachedView, error) {
+	c.mu.Lock()
+	v := c.view
+	c.mu.Unlock()
+	if v != nil && v.Session().Err() == nil {
+		return v, nil
+	}
+	v, err := s.pool.AttachFor(ctx, s.cfg.CDPEndpoint, c.id)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.view = v
+	c.mu.Unlock()
+	return v, nil
+}
+
+// withTab runs fn on the client's tab: in launch mode the tab tg names
+// (see tab); in attach mode the named tab of the shared browser, holding its
+// port lock.
+func (s *Server) withTab(ctx context.Context, c *client, tg Target, fn func(t *browserpool.Tab) error) error {
+	if s.cfg.CDPEndpoint == "" {
+		t, _, err := s.tab(ctx, c, tg)
+		if err != nil {
+			return err
+		}
+		return fn(t)
+	}
+	v, err := s.view(ctx, c)
+	if err != nil {
+		return err
+	}
+	if tg.Tab == "" {
+		next := "pass tab set to an id from browser_tabs action list, or open one with browser_tabs action new"
+		if sel, ok := v.Selected(); ok {
+			next = fmt.Sprintf("pass tab %q (your selected tab, %q %s), or another id from browser_tabs action list", sel.ID, sel.Title, sel.URL)
+		}
+		return toolErrorf("the browser is the user's and shared, so page tools must name their tab", next)
+	}
+	return v.Do(ctx, tg.Tab, func(t *browserpool.Tab) error {
+		s.prepare(c, t)
+		return fn(t)
+	})
+}
+
+// prepare sets the tab's dialog handler (dialogs stay open for
+// browser_handle_dialog) and its trace recorder.
+func (s *Server) prepare(c *client, t *browserpool.Tab) {
+	wait := s.cfg.DialogTimeout
+	t.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply { return browserpool.DialogReply{Defer: wait} })
+	if s.trace != nil {
+		session, tab := t.SessionID(), t.ID()
+		t.SetRecorder(func(e browserpool.TraceEntry) { s.trace.write(c.id, session, tab, e) })
+	}
+}

@@ -1,0 +1,310 @@
+// Room: tool registration, and the page tools that read. Each tool is one
+// library call and one result mapping. No locks of its own.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/browserpool/browserpool"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Target names the session and tab a page tool acts on.
+type Target struct {
+	Session string `json:"session,omitempty" jsonschema:"Your browser session: a name or id from browser_session_list. Empty means your only session (one is opened on first use)."`
+	Tab     string `json:"tab,omitempty" jsonschema:"Tab id from browser_tabs. Empty means the session's active tab. Required when the server is attached to a shared browser (-cdp-endpoint)."`
+}
+
+// annotations of a tool. ReadOnlyHint is set for tools that only look;
+// DestructiveHint for tools whose effect on the page or the sessions cannot
+// be taken back (a click may submit or delete; closing loses the page);
+// IdempotentHint where calling again with the same arguments changes
+// nothing more; OpenWorldHint where the tool talks to web sites.
+func annotations(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		Title:           title,
+		ReadOnlyHint:    readOnly,
+		DestructiveHint: &destructive,
+		IdempotentHint:  idempotent,
+		OpenWorldHint:   &openWorld,
+	}
+}
+
+// schema returns In's input schema with the enums given: a property path
+// (names, and "items" for an array's items, joined by dots) to the allowed
+// values.
+func schema[In any](enums map[string][]any) *jsonschema.Schema {
+	sc, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("browserpool-mcp: schema of %T: %v", *new(In), err))
+	}
+	for path, values := range enums {
+		p := sc
+		for name := range strings.SplitSeq(path, ".") {
+			if name == "items" {
+				p = p.Items
+			} else {
+				p = p.Properties[name]
+			}
+		}
+		p.Enum = values
+	}
+	return sc
+}
+
+// add registers a tool whose handler gets the calling client. An error the
+// handler returns becomes a tool error (see describe).
+func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx context.Context, c *client, in In) (*mcp.CallToolResult, error)) {
+	t.InputSchema = schema[In](enums)
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		c, err := s.client(req.Session)
+		if err != nil {
+			return errorResult(err), nil, nil
+		}
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, toolCallTimeout)
+			defer cancel()
+		}
+		res, err := h(ctx, c, in)
+		if err != nil {
+			s.log.Debug("tool error", "tool", t.Name, "client", c.id, "err", err)
+			res = errorResult(err)
+		}
+		if notes := c.takeNotes(); len(notes) > 0 {
+			var b strings.Builder
+			for _, n := range notes {
+				b.WriteString("Note: " + n + "\n")
+			}
+			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+				tc.Text = b.String() + tc.Text
+			} else {
+				res.Content = append([]mcp.Content{&mcp.TextContent{Text: b.String()}}, res.Content...)
+			}
+		}
+		return res, nil, nil
+	})
+}
+
+// text returns a result of one text content.
+func text(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+// ref accepts a ref with or without its "@" ("e3" or "@e3").
+func ref(r string) string {
+	r = strings.TrimSpace(r)
+	if r != "" && !strings.HasPrefix(r, "@") {
+		return "@" + r
+	}
+	return r
+}
+
+// where names the session and tab of a result.
+func where(t *browserpool.Tab) string {
+	return fmt.Sprintf("[session %s, tab %s]", t.SessionID(), t.ID())
+}
+
+// addTools registers every tool.
+func (s *Server) addTools() {
+	s.addPageTools()
+	s.addInputTools()
+	s.addSessionTools()
+}
+
+// SnapshotArgs are browser_snapshot's arguments.
+type SnapshotArgs struct {
+	Target
+	Interactive bool `json:"interactive,omitempty" jsonschema:"List only the elements that have refs (buttons, links, fields), one per line, without the page's structure. Shorter."`
+	MaxChars    int  `json:"maxChars,omitempty" jsonschema:"Bound on the snapshot's length in characters. Zero means 30000 (about 8000 tokens)."`
+}
+
+// NavigateArgs are browser_navigate's arguments.
+type NavigateArgs struct {
+	Target
+	URL string `json:"url" jsonschema:"The http:// or https:// URL to load."`
+}
+
+// PageInfoArgs are browser_page_info's arguments.
+type PageInfoArgs struct {
+	Target
+}
+
+// WaitForArgs are browser_wait_for's arguments.
+type WaitForArgs struct {
+	Target
+	Time     float64 `json:"time,omitempty" jsonschema:"Seconds to wait (at most 60). Prefer waiting for text or a selector."`
+	Text     string  `json:"text,omitempty" jsonschema:"Wait until this text appears on the page."`
+	TextGone string  `json:"textGone,omitempty" jsonschema:"Wait until this text is no longer on the page."`
+	Selector string  `json:"selector,omitempty" jsonschema:"Wait until the first element matching this CSS selector is visible."`
+	State    string  `json:"state,omitempty" jsonschema:"Wait for the page's load event (load) or for its network to go quiet (networkidle)."`
+}
+
+// ScreenshotArgs are browser_take_screenshot's arguments.
+type ScreenshotArgs struct {
+	Target
+	Type         string `json:"type,omitempty" jsonschema:"Image format: png (the default) or jpeg."`
+	Filename     string `json:"filename,omitempty" jsonschema:"File name inside the session's output directory, such as page.png. Empty means a generated name."`
+	FullPage     bool   `json:"fullPage,omitempty" jsonschema:"Capture the whole page instead of the viewport."`
+	MaxDimension int    `json:"maxDimension,omitempty" jsonschema:"Scale the image down so its long side is at most this many pixels. Zero means the server's default (1800)."`
+}
+
+// EvaluateArgs are browser_evaluate's arguments.
+type EvaluateArgs struct {
+	Target
+	Function string `json:"function" jsonschema:"JavaScript to run in the page: a function such as () => document.title (it is called with no arguments, and awaited if it returns a promise) or an expression. The result comes back as JSON."`
+}
+
+// DownloadArgs are browser_download's arguments.
+type DownloadArgs struct {
+	Target
+	Element string `json:"element,omitempty" jsonschema:"Human-readable description of the link or button, for the record."`
+	Ref     string `json:"ref,omitempty" jsonschema:"Ref of the link or button that starts the download, from browser_snapshot. Empty waits for a download the page starts by itself."`
+}
+
+func (s *Server) addPageTools() {
+	add(s, &mcp.Tool{
+		Name:        "browser_navigate",
+		Description: "Load a URL in the tab and wait for the page's load event. Then call browser_snapshot to read the page.",
+		Annotations: annotations("Navigate to a URL", false, true, true, true),
+	}, nil, func(ctx context.Context, c *client, in NavigateArgs) (*mcp.CallToolResult, error) {
+		if s.cfg.CDPEndpoint != "" && in.Tab == "" {
+			v, err := s.view(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			r, err := v.Open(ctx, in.URL)
+			if err != nil {
+				return nil, err
+			}
+			return text("Navigated to %s [session %s, tab %s]. Call browser_snapshot to read the page.", r.URL, r.SessionID, r.TabID), nil
+		}
+		var r browserpool.NavigateResult
+		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+			r, err = t.Navigate(ctx, in.URL)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return text("Navigated to %s [session %s, tab %s]. Call browser_snapshot to read the page.", r.URL, r.SessionID, r.TabID), nil
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_snapshot",
+		Description: "Read the page as an accessibility snapshot: one line per element, with a ref (@e1, @e2, ...) on each element you can act on. Pass refs to browser_click, browser_type, browser_fill_form and the other action tools. Take a new snapshot after the page changes: refs of elements that are gone go stale.",
+		Annotations: annotations("Page snapshot", true, false, true, true),
+	}, nil, func(ctx context.Context, c *client, in SnapshotArgs) (*mcp.CallToolResult, error) {
+		var snap browserpool.Snapshot
+		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+			snap, err = t.Snapshot(ctx, browserpool.SnapshotOptions{Interactive: in.Interactive, MaxChars: in.MaxChars})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Page: %s\nURL: %s\n[session %s, tab %s]\n\n%s", snap.Title, snap.URL, snap.SessionID, snap.TabID, snap.Text)
+		if snap.Omitted > 0 {
+			fmt.Fprintf(&b, "\n(%d elements left out: pass a larger maxChars, or interactive true)", snap.Omitted)
+		}
+		return text("%s", b.String()), nil
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_page_info",
+		Description: "Tell the page's URL, title, viewport size, scroll position and page size, or the JavaScript dialog that is open (answer it with browser_handle_dialog).",
+		Annotations: annotations("Page info", true, false, true, false),
+	}, nil, func(ctx context.Context, c *client, in PageInfoArgs) (*mcp.CallToolResult, error) {
+		var pi browserpool.PageInfo
+		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+			pi, err = t.PageInfo(ctx)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if d := pi.Dialog; d != nil {
+			return text("A %s dialog is open and waits for browser_handle_dialog: %q (default prompt text %q) [session %s, tab %s]", d.Type, d.Message, d.DefaultPrompt, pi.SessionID, pi.TabID), nil
+		}
+		return text("Page: %s\nURL: %s\nViewport: %dx%d, scrolled to %d,%d; page size %dx%d\n[session %s, tab %s]",
+			pi.Title, pi.URL, pi.ViewportWidth, pi.ViewportHeight, pi.ScrollX, pi.ScrollY, pi.PageWidth, pi.PageHeight, pi.SessionID, pi.TabID), nil
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_wait_for",
+		Description: "Wait until text appears or disappears, an element becomes visible, the page loads or its network goes quiet, or a number of seconds passes. Give one condition.",
+		Annotations: annotations("Wait for a condition", true, false, true, true),
+	}, map[string][]any{"state": {"load", "networkidle"}}, s.waitFor)
+
+	add(s, &mcp.Tool{
+		Name:        "browser_take_screenshot",
+		Description: "Take a screenshot of the viewport (or the whole page). The image comes back scaled down to a long side of at most 1800 px and is saved in the session's output directory. To act on elements use browser_snapshot: screenshots carry no refs.",
+		Annotations: annotations("Take a screenshot", false, false, false, false),
+	}, map[string][]any{"type": {"png", "jpeg"}}, s.screenshot)
+
+	add(s, &mcp.Tool{
+		Name:        "browser_evaluate",
+		Description: "Run JavaScript in the page and return its result as JSON. Promises are awaited. The code can change the page.",
+		Annotations: annotations("Evaluate JavaScript", false, true, false, true),
+	}, nil, func(ctx context.Context, c *client, in EvaluateArgs) (*mcp.CallToolResult, error) {
+		var out []byte
+		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
+			var raw json.RawMessage
+			err := t.Evaluate(ctx, expression(in.Function), &raw)
+			out = raw
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == 0 {
+			out = []byte("undefined")
+		}
+		const limit = 20000
+		if len(out) > limit {
+			return text("%s… (cut at %d of %d bytes: return less, e.g. a slice or a count)", out[:limit], limit, len(out)), nil
+		}
+		return text("%s", out), nil
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_download",
+		Description: "Click a link or button (by ref) and wait for the download it starts to complete; the file is saved in the session's download directory and its path returned.",
+		Annotations: annotations("Download a file", false, true, false, true),
+	}, nil, func(ctx context.Context, c *client, in DownloadArgs) (*mcp.CallToolResult, error) {
+		var dl browserpool.Download
+		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+			var trigger func(context.Context) error
+			if in.Ref != "" {
+				trigger = func(ctx context.Context) error { return t.Click(ctx, ref(in.Ref)) }
+			}
+			dl, err = t.WaitDownload(ctx, trigger)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return text("Downloaded %q (%d bytes) from %s to %s [session %s, tab %s]", dl.SuggestedName, dl.Bytes, dl.URL, dl.Path, dl.SessionID, dl.TabID), nil
+	})
+}
+
+// expression turns browser_evaluate's code into an expression: a function
+// is called with no arguments, anything else is evaluated as it is.
+func expression(code string) string {
+	c := strings.TrimSpace(code)
+	if isFunction.MatchString(c) {
+		return "(" + c + ")()"
+	}
+	return c
+}
+
+// isFunction matches the start of a function: function f() {}, async () =>,
+// (a, b) =>, x =>.
+var isFunction = regexp.MustCompile(`^(async\s*)?(function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)`)

@@ -1,0 +1,373 @@
+// Room: the page tools that act (click, type, fill, keys, select, upload,
+// dialogs, scroll), and the waits and screenshots. Each is one library call
+// and one result mapping. No locks of its own.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/browserpool/browserpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ElementArgs name one element by ref, as Playwright MCP's tools do.
+type ElementArgs struct {
+	Target
+	Element string `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record (the ref alone decides)."`
+	Ref     string `json:"ref" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3."`
+}
+
+// TypeArgs are browser_type's arguments.
+type TypeArgs struct {
+	Target
+	Element string `json:"element,omitempty" jsonschema:"Human-readable description of the field, for the record."`
+	Ref     string `json:"ref,omitempty" jsonschema:"Ref of the text field from browser_snapshot: its content is replaced by text. Empty types into the focused element instead."`
+	Text    string `json:"text" jsonschema:"The text to type."`
+	Submit  bool   `json:"submit,omitempty" jsonschema:"Press Enter after typing."`
+}
+
+// FormField is one field of browser_fill_form.
+type FormField struct {
+	Name  string `json:"name,omitempty" jsonschema:"Human-readable field name, for the record."`
+	Type  string `json:"type" jsonschema:"The field's kind: textbox (also text areas and editable elements), checkbox, radio, combobox (a select box) or slider."`
+	Ref   string `json:"ref" jsonschema:"The field's ref from browser_snapshot."`
+	Value string `json:"value" jsonschema:"Text for a textbox or slider; true or false for a checkbox (a radio button takes true); the option's value or label for a combobox."`
+}
+
+// FillFormArgs are browser_fill_form's arguments.
+type FillFormArgs struct {
+	Target
+	Fields []FormField `json:"fields" jsonschema:"The fields to fill, in order."`
+}
+
+// PressKeyArgs are browser_press_key's arguments.
+type PressKeyArgs struct {
+	Target
+	Key string `json:"key" jsonschema:"Key or chord to press on the focused element: Enter, Tab, Escape, ArrowDown, a, F5, Control+A, Shift+Tab, Meta+Enter (KeyboardEvent.key names)."`
+}
+
+// SelectOptionArgs are browser_select_option's arguments.
+type SelectOptionArgs struct {
+	Target
+	Element string   `json:"element,omitempty" jsonschema:"Human-readable description of the select box, for the record."`
+	Ref     string   `json:"ref" jsonschema:"The select box's ref from browser_snapshot."`
+	Values  []string `json:"values" jsonschema:"Options to select, by value or visible label. A single select takes exactly one."`
+}
+
+// FileUploadArgs are browser_file_upload's arguments.
+type FileUploadArgs struct {
+	Target
+	Element string   `json:"element,omitempty" jsonschema:"Human-readable description of the file input, for the record."`
+	Ref     string   `json:"ref" jsonschema:"The file input's ref from browser_snapshot."`
+	Paths   []string `json:"paths" jsonschema:"Absolute paths of files on the server's machine. Several files need an input that accepts several."`
+}
+
+// HandleDialogArgs are browser_handle_dialog's arguments.
+type HandleDialogArgs struct {
+	Target
+	Accept     bool   `json:"accept" jsonschema:"Press OK (true) or Cancel (false)."`
+	PromptText string `json:"promptText,omitempty" jsonschema:"The answer to a prompt dialog. Empty keeps its default text."`
+}
+
+// ScrollArgs are browser_scroll's arguments.
+type ScrollArgs struct {
+	Target
+	DeltaX float64 `json:"deltaX,omitempty" jsonschema:"How far to scroll right, in CSS pixels (negative scrolls left)."`
+	DeltaY float64 `json:"deltaY,omitempty" jsonschema:"How far to scroll down, in CSS pixels (negative scrolls up)."`
+	Ref    string  `json:"ref,omitempty" jsonschema:"Ref of an element whose own scroll container should scroll. Empty scrolls the page."`
+}
+
+func (s *Server) addInputTools() {
+	add(s, &mcp.Tool{
+		Name:        "browser_click",
+		Description: "Click an element by its ref from browser_snapshot, the way a user would: scrolled into view, checked that nothing covers it, confirmed that the click landed.",
+		Annotations: annotations("Click", false, true, false, true),
+	}, nil, func(ctx context.Context, c *client, in ElementArgs) (*mcp.CallToolResult, error) {
+		return s.act(ctx, c, in.Target, ptr("Clicked "+ref(in.Ref)), func(t *browserpool.Tab) error { return t.Click(ctx, ref(in.Ref)) })
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_hover",
+		Description: "Move the mouse over an element by its ref from browser_snapshot (to open a hover menu or show a tooltip).",
+		Annotations: annotations("Hover", false, false, true, true),
+	}, nil, func(ctx context.Context, c *client, in ElementArgs) (*mcp.CallToolResult, error) {
+		return s.act(ctx, c, in.Target, ptr("Hovered over "+ref(in.Ref)), func(t *browserpool.Tab) error { return t.Hover(ctx, ref(in.Ref)) })
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_type",
+		Description: "Type text into a field: with a ref, the field's content is replaced the way React and Vue notice; without one, the text goes to the focused element. Text typed into password fields never reaches the trace.",
+		Annotations: annotations("Type text", false, true, false, true),
+	}, nil, func(ctx context.Context, c *client, in TypeArgs) (*mcp.CallToolResult, error) {
+		done := fmt.Sprintf("Typed %d characters", len([]rune(in.Text)))
+		if in.Ref != "" {
+			done += " into " + ref(in.Ref)
+		}
+		return s.act(ctx, c, in.Target, ptr(done), func(t *browserpool.Tab) error {
+			var err error
+			if in.Ref != "" {
+				err = t.Fill(ctx, ref(in.Ref), in.Text)
+			} else {
+				err = t.Type(ctx, in.Text)
+			}
+			if err == nil && in.Submit {
+				err = t.Press(ctx, "Enter")
+			}
+			return err
+		})
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_fill_form",
+		Description: "Fill several form fields at once, each by its ref from browser_snapshot: text boxes, checkboxes, radio buttons, select boxes and sliders.",
+		Annotations: annotations("Fill a form", false, true, true, true),
+	}, map[string][]any{"fields.items.type": {"textbox", "checkbox", "radio", "combobox", "slider"}}, func(ctx context.Context, c *client, in FillFormArgs) (*mcp.CallToolResult, error) {
+		return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Filled %d fields", len(in.Fields))), func(t *browserpool.Tab) error {
+			return fillForm(ctx, t, in.Fields)
+		})
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_press_key",
+		Description: "Press a key or a chord (Enter, Escape, ArrowDown, Control+A) on the focused element.",
+		Annotations: annotations("Press a key", false, true, false, true),
+	}, nil, func(ctx context.Context, c *client, in PressKeyArgs) (*mcp.CallToolResult, error) {
+		return s.act(ctx, c, in.Target, ptr("Pressed "+in.Key), func(t *browserpool.Tab) error { return t.Press(ctx, in.Key) })
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_select_option",
+		Description: "Choose options of a select box by its ref from browser_snapshot, by value or visible label.",
+		Annotations: annotations("Select an option", false, true, true, true),
+	}, nil, func(ctx context.Context, c *client, in SelectOptionArgs) (*mcp.CallToolResult, error) {
+		var done string
+		return s.act(ctx, c, in.Target, &done, func(t *browserpool.Tab) error {
+			got, err := t.Select(ctx, ref(in.Ref), in.Values...)
+			done = fmt.Sprintf("Selected %q in %s", got, ref(in.Ref))
+			return err
+		})
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_file_upload",
+		Description: "Set the files of a file input by its ref from browser_snapshot, as if the user chose them.",
+		Annotations: annotations("Upload files", false, true, true, true),
+	}, nil, func(ctx context.Context, c *client, in FileUploadArgs) (*mcp.CallToolResult, error) {
+		return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Set %d file(s) on %s", len(in.Paths), ref(in.Ref))), func(t *browserpool.Tab) error {
+			return t.Upload(ctx, ref(in.Ref), in.Paths...)
+		})
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_handle_dialog",
+		Description: "Answer the JavaScript dialog (alert, confirm, prompt) the page opened. While one is open, other page tools fail and say so.",
+		Annotations: annotations("Answer a dialog", false, true, false, true),
+	}, nil, func(ctx context.Context, c *client, in HandleDialogArgs) (*mcp.CallToolResult, error) {
+		answer := "Cancel"
+		if in.Accept {
+			answer = "OK"
+		}
+		return s.act(ctx, c, in.Target, ptr("Answered the dialog with "+answer), func(t *browserpool.Tab) error {
+			return t.AnswerDialog(ctx, in.Accept, in.PromptText)
+		})
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_scroll",
+		Description: "Scroll the page (or an element's scroll container, by ref) with the mouse wheel. The result tells the new scroll position.",
+		Annotations: annotations("Scroll", false, false, false, true),
+	}, nil, func(ctx context.Context, c *client, in ScrollArgs) (*mcp.CallToolResult, error) {
+		var pi browserpool.PageInfo
+		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
+			if in.Ref == "" {
+				// The page scrolls asynchronously: wait until it moved
+				// or could not move further.
+				before, err := t.PageInfo(ctx)
+				if err != nil {
+					return err
+				}
+				if err := t.Scroll(ctx, browserpool.ScrollOptions{DeltaX: in.DeltaX, DeltaY: in.DeltaY}); err != nil {
+					return err
+				}
+				wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				_ = t.WaitCondition(wctx, fmt.Sprintf("scrollX !== %d || scrollY !== %d", before.ScrollX, before.ScrollY), nil)
+				cancel()
+			} else if err := t.Scroll(ctx, browserpool.ScrollOptions{DeltaX: in.DeltaX, DeltaY: in.DeltaY, Ref: ref(in.Ref)}); err != nil {
+				return err
+			}
+			var err error
+			pi, err = t.PageInfo(ctx)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return text("Scrolled; the page is now at %d,%d of %dx%d (viewport %dx%d) [session %s, tab %s]",
+			pi.ScrollX, pi.ScrollY, pi.PageWidth, pi.PageHeight, pi.ViewportWidth, pi.ViewportHeight, pi.SessionID, pi.TabID), nil
+	})
+}
+
+// act runs fn on the tab and reports *done (which fn may write) with the
+// tab's page.
+func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn func(t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
+	var title, url, at string
+	err := s.withTab(ctx, c, tg, func(t *browserpool.Tab) error {
+		if err := fn(t); err != nil {
+			return err
+		}
+		at = where(t)
+		if pi, err := t.PageInfo(ctx); err == nil {
+			title, url = pi.Title, pi.URL
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	msg := *done + " " + at
+	if url != "" {
+		msg += fmt.Sprintf(". Page: %q %s", title, url)
+	}
+	return text("%s. Call browser_snapshot to see the result.", msg), nil
+}
+
+// fillForm fills each field with the action its kind needs.
+func fillForm(ctx context.Context, t *browserpool.Tab, fields []FormField) error {
+	for _, f := range fields {
+		r := ref(f.Ref)
+		var err error
+		switch f.Type {
+		case "textbox", "slider", "":
+			err = t.Fill(ctx, r, f.Value)
+		case "combobox":
+			_, err = t.Select(ctx, r, f.Value)
+		case "checkbox", "radio":
+			want := f.Value == "true"
+			var on bool
+			on, err = checked(ctx, t, r)
+			if err == nil && on != want {
+				if !want && f.Type == "radio" {
+					return toolErrorf(fmt.Sprintf("field %s: a radio button cannot be unchecked", r), "check another radio button of its group instead")
+				}
+				err = t.Click(ctx, r)
+			}
+		default:
+			return toolErrorf(fmt.Sprintf("field %s has type %q", r, f.Type), "use textbox, checkbox, radio, combobox or slider")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checked reports whether the element of a ref is checked, as a snapshot of
+// the page shows it.
+func checked(ctx context.Context, t *browserpool.Tab, r string) (bool, error) {
+	snap, err := t.Snapshot(ctx, browserpool.SnapshotOptions{Interactive: true, MaxChars: -1})
+	if err != nil {
+		return false, err
+	}
+	for line := range strings.Lines(snap.Text) {
+		line = strings.TrimSpace(line)
+		if !strings.Contains(line+" ", " "+r+" ") {
+			continue
+		}
+		i := strings.LastIndex(line, "[")
+		if i < 0 || !strings.HasSuffix(line, "]") {
+			return false, nil
+		}
+		for st := range strings.SplitSeq(line[i+1:len(line)-1], ", ") {
+			if st == "checked" {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return false, &browserpool.Error{Op: "Tab.Snapshot", Class: browserpool.ErrStaleRef, Detail: fmt.Sprintf("no element has ref %s", r)}
+}
+
+func (s *Server) waitFor(ctx context.Context, c *client, in WaitForArgs) (*mcp.CallToolResult, error) {
+	n := 0
+	for _, set := range []bool{in.Time > 0, in.Text != "", in.TextGone != "", in.Selector != "", in.State != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, toolErrorf(fmt.Sprintf("browser_wait_for needs exactly one condition, got %d", n), "pass one of time, text, textGone, selector or state")
+	}
+	if in.Time > 0 {
+		d := time.Duration(min(in.Time, 60) * float64(time.Second))
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		select {
+		case <-tm.C:
+			return text("Waited %v.", d), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	var done string
+	err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
+		switch {
+		case in.Text != "":
+			q, _ := json.Marshal(in.Text)
+			done = fmt.Sprintf("The text %q is on the page", in.Text)
+			return t.WaitCondition(ctx, fmt.Sprintf("!!document.body && document.body.innerText.includes(%s)", q), nil)
+		case in.TextGone != "":
+			q, _ := json.Marshal(in.TextGone)
+			done = fmt.Sprintf("The text %q is gone", in.TextGone)
+			return t.WaitCondition(ctx, fmt.Sprintf("!document.body || !document.body.innerText.includes(%s)", q), nil)
+		case in.Selector != "":
+			done = fmt.Sprintf("%q is visible", in.Selector)
+			return t.WaitVisible(ctx, in.Selector)
+		case in.State == "load":
+			done = "The page has loaded"
+			return t.WaitLoad(ctx)
+		case in.State == "networkidle":
+			done = "The network is idle"
+			return t.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{})
+		}
+		return toolErrorf(fmt.Sprintf("unknown state %q", in.State), "pass state load or networkidle")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return text("%s.", done), nil
+}
+
+func (s *Server) screenshot(ctx context.Context, c *client, in ScreenshotArgs) (*mcp.CallToolResult, error) {
+	opts := browserpool.ScreenshotOptions{Name: in.Filename, FullPage: in.FullPage, JPEG: in.Type == "jpeg", MaxDimension: in.MaxDimension}
+	if opts.MaxDimension <= 0 && s.cfg.ScreenshotMax > 0 {
+		opts.MaxDimension = s.cfg.ScreenshotMax
+	}
+	var shot browserpool.Screenshot
+	err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		shot, err = t.Screenshot(ctx, opts)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(shot.Path)
+	if err != nil {
+		return nil, toolErrorf("the screenshot was taken but could not be read back: "+err.Error(), "call browser_take_screenshot again")
+	}
+	mime := "image/png"
+	if opts.JPEG {
+		mime = "image/jpeg"
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: fmt.Sprintf("Screenshot %dx%d saved to %s [session %s, tab %s]", shot.Width, shot.Height, shot.Path, shot.SessionID, shot.TabID)},
+		&mcp.ImageContent{Data: data, MIMEType: mime},
+	}}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
