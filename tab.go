@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // Tab is one page target of a session. It is safe for concurrent use. A Tab
@@ -155,7 +156,7 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, er
 		return NavigateResult{}, err
 	}
 	defer end()
-	defer t.x.record("navigate", scrubURL(rawURL), time.Now(), &err)
+	defer t.x.record("navigate", redact.Scrub(rawURL), time.Now(), &err)
 	res, err := t.navigate(ctx, op, rawURL)
 	return res, err
 }
@@ -389,16 +390,5 @@ func checkNavigateURL(op, raw string) *Error {
 }
 
 // redactURL drops the query string, the fragment and any credentials, which
-// may carry tokens.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.IndexAny(raw, "?#"); i >= 0 {
-			return raw[:i]
-		}
-		return raw
-	}
-	u.RawQuery, u.Fragment, u.RawFragment, u.User = "", "", "", nil
-	u.ForceQuery = false
-	return u.String()
-}
+// may carry tokens (redact.URL; attach, cdpcheck and session use it too).
+func redactURL(raw string) string { return redact.URL(raw) }

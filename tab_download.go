@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/page"
 )
@@ -139,7 +140,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			}
 			if x.ownsFrame(ctx, ev.FrameID) {
 				guid = ev.GUID
-				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: scrubURL(ev.URL)}
+				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)}
 			}
 		case <-ctx.Done():
 			return Download{}, timeout("no download started")

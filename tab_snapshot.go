@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/target"
@@ -152,7 +153,7 @@ func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (snap Snapshot
 	if limit == 0 {
 		limit = DefaultSnapshotMaxChars
 	}
-	snap = Snapshot{SessionID: t.s.id, TabID: t.id, URL: scrubURL(main.URL), Frames: w.docs}
+	snap = Snapshot{SessionID: t.s.id, TabID: t.id, URL: redact.Scrub(main.URL), Frames: w.docs}
 	if doc.root != nil {
 		snap.Title = axString(doc.root.Name)
 	}
@@ -681,7 +682,7 @@ func optionSummary(opts []string) string {
 // linkURL shortens a link's URL to its path on the page's own origin and
 // redacts token-like values.
 func (w *snapWalker) linkURL(raw string) string {
-	s := scrubURL(raw)
+	s := redact.Scrub(raw)
 	if w.origin != "" && strings.HasPrefix(s, w.origin+"/") {
 		return s[len(w.origin):]
 	}

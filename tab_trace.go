@@ -6,9 +6,6 @@ package browserpool
 
 import (
 	"context"
-	"net/url"
-	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,67 +102,6 @@ func cut(s string, n int) string {
 		count++
 	}
 	return s
-}
-
-// sensitiveKey matches query parameter names whose values are secrets.
-var sensitiveKey = regexp.MustCompile(`(?i)(token|secret|passw|pwd|auth|api[-_]?key|^key$|access[-_]?key|private|sig(nature)?$|^sig|session|^sid$|^code$|jwt|cred|otp|nonce|ticket|^state$|saml|bearer)`)
-
-// tokenValue matches values that look like tokens whatever their key: long
-// runs of token characters mixing letters and digits, and JWTs.
-var tokenValue = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{20,}$`)
-
-func looksLikeToken(v string) bool {
-	if strings.HasPrefix(v, "eyJ") && len(v) > 20 {
-		return true
-	}
-	if !tokenValue.MatchString(v) {
-		return false
-	}
-	return strings.ContainsAny(v, "0123456789") && strings.IndexFunc(v, func(r rune) bool {
-		return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'
-	}) >= 0
-}
-
-// scrubURL keeps a URL's scheme, host, path and query keys for diagnosis
-// but replaces token-like query (and fragment) values with REDACTED and
-// drops credentials. A URL that does not parse loses everything after its
-// path.
-func scrubURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return redactURL(raw)
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		u.RawQuery = scrubPairs(u.RawQuery)
-	}
-	if u.Fragment != "" && strings.Contains(u.Fragment, "=") {
-		u.Fragment, u.RawFragment = scrubPairs(u.Fragment), ""
-	}
-	return u.String()
-}
-
-// scrubPairs redacts the values of an a=b&c=d list.
-func scrubPairs(q string) string {
-	parts := strings.Split(q, "&")
-	for i, p := range parts {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
-		}
-		dk, err := url.QueryUnescape(k)
-		if err != nil {
-			dk = k
-		}
-		dv, err := url.QueryUnescape(v)
-		if err != nil {
-			dv = v
-		}
-		if v != "" && (sensitiveKey.MatchString(dk) || looksLikeToken(dv)) {
-			parts[i] = k + "=REDACTED"
-		}
-	}
-	return strings.Join(parts, "&")
 }
 
 // tabExt is the per-tab state of the agent actions: refs, dialogs, input,

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
@@ -322,7 +323,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			case <-ctx.Done():
 				pending := make([]string, 0, len(inflight))
 				for _, r := range inflight {
-					pending = append(pending, fmt.Sprintf("%s %s", r.typ, cut(scrubURL(r.url), 120)))
+					pending = append(pending, fmt.Sprintf("%s %s", r.typ, cut(redact.Scrub(r.url), 120)))
 				}
 				slices.Sort(pending)
 				if len(pending) > 10 {
@@ -583,7 +584,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 		return PageInfo{}, x.fail(op, ctx, "", err)
 	}
 	r := func(f float64) int { return int(math.Round(f)) }
-	info.URL, info.Title = scrubURL(v.URL), v.Title
+	info.URL, info.Title = redact.Scrub(v.URL), v.Title
 	info.ViewportWidth, info.ViewportHeight = r(v.VW), r(v.VH)
 	info.ScrollX, info.ScrollY = r(v.SX), r(v.SY)
 	info.PageWidth, info.PageHeight = r(v.PW), r(v.PH)
