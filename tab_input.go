@@ -1,6 +1,5 @@
 // Room: input (mouse, keyboard, form fields, file upload). inputState.mu
 // guards the tab's last mouse position; no CDP call is made with it held.
-// The US key table is read-only after init.
 
 package browserpool
 
@@ -22,6 +21,8 @@ import (
 	"github.com/mafredri/cdp/protocol/input"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+
+	kb "github.com/browserpool/browserpool/internal/keys"
 )
 
 // Classes of input errors.
@@ -855,7 +856,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
 		}
 		if value == "" {
-			events, _ := chordEvents("Delete")
+			events, _ := kb.Events("Delete")
 			for _, ev := range events {
 				if err := x.key(ctx, ev); err != nil {
 					return x.fail(op, ctx, ref, err)
@@ -940,7 +941,7 @@ func (t *Tab) Press(ctx context.Context, keys string) (err error) {
 	defer end()
 	x := t.ext()
 	defer x.record("press", keys, time.Now(), &err)
-	events, perr := chordEvents(keys)
+	events, perr := kb.Events(keys)
 	if perr != "" {
 		e := newError(op, ErrInvalidArgument, perr)
 		e.Session, e.Tab = t.s.id, t.id
@@ -962,199 +963,6 @@ func (t *Tab) Press(ctx context.Context, keys string) (err error) {
 
 func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error {
 	return x.t.client.Input.DispatchKeyEvent(ctx, ev)
-}
-
-// keyDef is one key of the US layout.
-type keyDef struct {
-	key      string // KeyboardEvent.key
-	code     string // KeyboardEvent.code
-	keyCode  int    // windowsVirtualKeyCode
-	text     string // what it types; "" for none
-	shifted  string // its key with Shift held, if different
-	shift    bool   // typing key needs Shift (an upper-case letter, "!", …)
-	location int    // 1 left, 2 right, 3 numpad
-}
-
-// Modifier bits of Input.dispatchKeyEvent.
-const (
-	modAlt   = 1
-	modCtrl  = 2
-	modMeta  = 4
-	modShift = 8
-)
-
-var (
-	usKeys    = map[string]keyDef{}
-	modifiers = map[string]struct {
-		name string
-		bit  int
-	}{
-		"control": {"Control", modCtrl}, "ctrl": {"Control", modCtrl}, "controlormeta": {"Control", modCtrl},
-		"shift": {"Shift", modShift}, "alt": {"Alt", modAlt}, "option": {"Alt", modAlt},
-		"meta": {"Meta", modMeta}, "cmd": {"Meta", modMeta}, "command": {"Meta", modMeta},
-	}
-	keyAliases = map[string]string{
-		"esc": "Escape", "return": "Enter", "del": "Delete", "space": " ", "spacebar": " ",
-		"up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
-		"pgup": "PageUp", "pgdn": "PageDown", "ins": "Insert",
-	}
-)
-
-func init() {
-	add := func(d keyDef) { usKeys[d.key] = d }
-	for c := 'a'; c <= 'z'; c++ {
-		lower, upper := string(c), strings.ToUpper(string(c))
-		add(keyDef{key: lower, code: "Key" + upper, keyCode: int(c - 'a' + 'A'), text: lower, shifted: upper})
-		add(keyDef{key: upper, code: "Key" + upper, keyCode: int(c - 'a' + 'A'), text: upper, shift: true})
-	}
-	shiftedDigits := ")!@#$%^&*("
-	for d := '0'; d <= '9'; d++ {
-		s := string(shiftedDigits[d-'0'])
-		add(keyDef{key: string(d), code: "Digit" + string(d), keyCode: int(d), text: string(d), shifted: s})
-		add(keyDef{key: s, code: "Digit" + string(d), keyCode: int(d), text: s, shift: true})
-	}
-	for _, p := range []struct {
-		plain, shifted, code string
-		keyCode              int
-	}{
-		{"-", "_", "Minus", 189}, {"=", "+", "Equal", 187}, {"[", "{", "BracketLeft", 219},
-		{"]", "}", "BracketRight", 221}, {`\`, "|", "Backslash", 220}, {";", ":", "Semicolon", 186},
-		{"'", `"`, "Quote", 222}, {",", "<", "Comma", 188}, {".", ">", "Period", 190},
-		{"/", "?", "Slash", 191}, {"`", "~", "Backquote", 192},
-	} {
-		add(keyDef{key: p.plain, code: p.code, keyCode: p.keyCode, text: p.plain, shifted: p.shifted})
-		add(keyDef{key: p.shifted, code: p.code, keyCode: p.keyCode, text: p.shifted, shift: true})
-	}
-	add(keyDef{key: " ", code: "Space", keyCode: 32, text: " "})
-	add(keyDef{key: "Enter", code: "Enter", keyCode: 13, text: "\r"})
-	for _, k := range []keyDef{
-		{key: "Tab", code: "Tab", keyCode: 9}, {key: "Backspace", code: "Backspace", keyCode: 8},
-		{key: "Delete", code: "Delete", keyCode: 46}, {key: "Escape", code: "Escape", keyCode: 27},
-		{key: "ArrowLeft", code: "ArrowLeft", keyCode: 37}, {key: "ArrowUp", code: "ArrowUp", keyCode: 38},
-		{key: "ArrowRight", code: "ArrowRight", keyCode: 39}, {key: "ArrowDown", code: "ArrowDown", keyCode: 40},
-		{key: "Home", code: "Home", keyCode: 36}, {key: "End", code: "End", keyCode: 35},
-		{key: "PageUp", code: "PageUp", keyCode: 33}, {key: "PageDown", code: "PageDown", keyCode: 34},
-		{key: "Insert", code: "Insert", keyCode: 45}, {key: "CapsLock", code: "CapsLock", keyCode: 20},
-		{key: "ContextMenu", code: "ContextMenu", keyCode: 93},
-		{key: "Shift", code: "ShiftLeft", keyCode: 16, location: 1}, {key: "Control", code: "ControlLeft", keyCode: 17, location: 1},
-		{key: "Alt", code: "AltLeft", keyCode: 18, location: 1}, {key: "Meta", code: "MetaLeft", keyCode: 91, location: 1},
-	} {
-		add(k)
-	}
-	for i := 1; i <= 12; i++ {
-		n := "F" + strconv.Itoa(i)
-		add(keyDef{key: n, code: n, keyCode: 111 + i})
-	}
-}
-
-// lookupKey finds a key by its KeyboardEvent.key name (case-insensitive
-// for names longer than one character) or alias.
-func lookupKey(name string) (keyDef, bool) {
-	if d, ok := usKeys[name]; ok {
-		return d, true
-	}
-	if len([]rune(name)) == 1 {
-		return keyDef{key: name, text: name}, true // typed as is, no key code
-	}
-	if a, ok := keyAliases[strings.ToLower(name)]; ok {
-		return usKeys[a], true
-	}
-	for k, d := range usKeys {
-		if len(k) > 1 && strings.EqualFold(k, name) {
-			return d, true
-		}
-	}
-	return keyDef{}, false
-}
-
-// chordEvents returns the key events of a key or chord, or why it cannot.
-func chordEvents(keys string) ([]*input.DispatchKeyEventArgs, string) {
-	if keys == "" {
-		return nil, "no key given"
-	}
-	var parts []string
-	rest := keys
-	for {
-		i := strings.Index(rest[min(1, len(rest)):], "+")
-		if i < 0 {
-			parts = append(parts, rest)
-			break
-		}
-		i += min(1, len(rest))
-		parts = append(parts, rest[:i])
-		rest = rest[i+1:]
-		if rest == "" {
-			return nil, fmt.Sprintf("%q ends with '+'", keys)
-		}
-	}
-	var events []*input.DispatchKeyEventArgs
-	mask := 0
-	var held []keyDef
-	for _, p := range parts[:len(parts)-1] {
-		m, ok := modifiers[strings.ToLower(p)]
-		if !ok {
-			return nil, fmt.Sprintf("%q in %q is not a modifier (Control, Shift, Alt, Meta)", p, keys)
-		}
-		d := usKeys[m.name]
-		mask |= m.bit
-		held = append(held, d)
-		events = append(events, keyEvent("rawKeyDown", d, mask, ""))
-	}
-	main := parts[len(parts)-1]
-	d, ok := lookupKey(main)
-	if !ok {
-		return nil, fmt.Sprintf("%q is not a key name", main)
-	}
-	switch {
-	case mask&modShift != 0 && d.shifted != "":
-		// Shift+a is "A".
-		if s, ok := usKeys[d.shifted]; ok {
-			d = s
-		}
-	case mask&(modAlt|modCtrl|modMeta) != 0 && d.shift && strings.HasPrefix(d.code, "Key"):
-		// Control+A means the A key, not Control+Shift+A.
-		for _, u := range usKeys {
-			if u.code == d.code && !u.shift && u.code != "" {
-				d = u
-				break
-			}
-		}
-	}
-	m := mask
-	if d.shift {
-		m |= modShift
-	}
-	text := d.text
-	if m&(modAlt|modCtrl|modMeta) != 0 {
-		text = ""
-	}
-	typ := "rawKeyDown"
-	if text != "" {
-		typ = "keyDown"
-	}
-	events = append(events, keyEvent(typ, d, m, text), keyEvent("keyUp", d, m, ""))
-	for i := len(held) - 1; i >= 0; i-- {
-		mask &^= modifiers[strings.ToLower(held[i].key)].bit
-		events = append(events, keyEvent("keyUp", held[i], mask, ""))
-	}
-	return events, ""
-}
-
-func keyEvent(typ string, d keyDef, mods int, text string) *input.DispatchKeyEventArgs {
-	ev := input.NewDispatchKeyEventArgs(typ).SetKey(d.key).SetModifiers(mods)
-	if d.code != "" {
-		ev.SetCode(d.code)
-	}
-	if d.keyCode != 0 {
-		ev.SetWindowsVirtualKeyCode(d.keyCode).SetNativeVirtualKeyCode(d.keyCode)
-	}
-	if text != "" {
-		ev.SetText(text).SetUnmodifiedText(text)
-	}
-	if d.location != 0 {
-		ev.SetLocation(d.location)
-	}
-	return ev
 }
 
 // ScrollOptions says where and how far Tab.Scroll scrolls. The zero value
