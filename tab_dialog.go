@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/rpcc"
@@ -342,7 +343,7 @@ func (x *tabExt) stop() {
 // onDialog answers a dialog that just opened, or returns it with how long
 // it may stay open when the handler defers it.
 func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.Duration) {
-	d := Dialog{Type: string(ev.Type), Message: cut(ev.Message, TraceArgLimit), URL: redact.Scrub(ev.URL), Opened: time.Now()}
+	d := Dialog{Type: string(ev.Type), Message: axtext.Cut(ev.Message, TraceArgLimit), URL: redact.Scrub(ev.URL), Opened: time.Now()}
 	if ev.DefaultPrompt != nil {
 		d.DefaultPrompt = *ev.DefaultPrompt
 	}

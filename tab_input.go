@@ -22,6 +22,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
+	"github.com/browserpool/browserpool/internal/axtext"
 	kb "github.com/browserpool/browserpool/internal/keys"
 )
 
@@ -121,7 +122,7 @@ func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(
 		if err != nil {
 			return err
 		}
-		*args = strings.TrimSpace(ref + " " + tg.role + " " + quote(tg.name) + " " + extra)
+		*args = strings.TrimSpace(ref + " " + tg.role + " " + axtext.Quote(tg.name) + " " + extra)
 		return fn(ctx, x, tg, args)
 	})
 }
@@ -419,7 +420,7 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 	if r := x.refs.refName(f, got); r != "" {
 		cover += " (" + r + ")"
 	}
-	e := newError(op, ErrCovered, fmt.Sprintf("%s (%s %s) is covered at (%.0f, %.0f) by %s", ref, tg.role, quote(tg.name), px, py, cover))
+	e := newError(op, ErrCovered, fmt.Sprintf("%s (%s %s) is covered at (%.0f, %.0f) by %s", ref, tg.role, axtext.Quote(tg.name), px, py, cover))
 	e.Session, e.Tab = x.t.s.id, x.t.id
 	return e
 }
@@ -690,7 +691,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 		return rep, err
 	}
 	if armed.ObjectID == "" {
-		if rawString(armed.Value) == "disabled" {
+		if axtext.RawString(armed.Value) == "disabled" {
 			rep.refused = true
 			return rep, nil
 		}
@@ -763,7 +764,7 @@ func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py floa
 	default:
 		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed outside its frame", px, py)
 	}
-	detail := fmt.Sprintf("%s (%s %s) %s", ref, tg.role, quote(tg.name), why)
+	detail := fmt.Sprintf("%s (%s %s) %s", ref, tg.role, axtext.Quote(tg.name), why)
 	if attempts > 1 {
 		detail += fmt.Sprintf("; aimed and clicked %d times", attempts)
 	}
@@ -838,9 +839,9 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if info.Secret {
-			*args = ref + " " + tg.role + " " + quote(tg.name) + " ***"
+			*args = ref + " " + tg.role + " " + axtext.Quote(tg.name) + " ***"
 		} else {
-			*args = ref + " " + tg.role + " " + quote(tg.name) + " " + quote(value)
+			*args = ref + " " + tg.role + " " + axtext.Quote(tg.name) + " " + axtext.Quote(value)
 		}
 		switch info.Kind {
 		case "text", "editable":
@@ -880,7 +881,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 }
 
 func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) error {
-	e := newError(op, ErrInvalidArgument, fmt.Sprintf("%s (%s %s) is %s", ref, tg.role, quote(tg.name), what))
+	e := newError(op, ErrInvalidArgument, fmt.Sprintf("%s (%s %s) is %s", ref, tg.role, axtext.Quote(tg.name), what))
 	e.Session, e.Tab = x.t.s.id, x.t.id
 	e.Hint = hint
 	return e
@@ -916,7 +917,7 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 			err = json.Unmarshal(reply.Result.Value, &secret)
 		}
 		if err == nil && !secret {
-			*args = quote(text)
+			*args = axtext.Quote(text)
 		} else {
 			*args = "***"
 		}

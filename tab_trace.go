@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/mafredri/cdp/protocol/page"
 )
 
@@ -69,7 +69,7 @@ type traceRing struct {
 // this function: callers redact) args are cut to TraceArgLimit. errp, if
 // not nil, holds the action's error.
 func (x *tabExt) record(action, args string, start time.Time, errp *error) {
-	e := TraceEntry{Time: start, Action: action, Args: cut(args, TraceArgLimit), Duration: time.Since(start)}
+	e := TraceEntry{Time: start, Action: action, Args: axtext.Cut(args, TraceArgLimit), Duration: time.Since(start)}
 	if errp != nil && *errp != nil {
 		e.Err = (*errp).Error()
 	}
@@ -87,21 +87,6 @@ func (x *tabExt) record(action, args string, start time.Time, errp *error) {
 	if rec != nil {
 		x.t.s.p.events.emit(func() { rec(e) })
 	}
-}
-
-// cut shortens s to at most n characters, ending in "…" when cut.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
 }
 
 // tabExt is the per-tab state of the agent actions: refs, dialogs, input,

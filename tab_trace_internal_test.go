@@ -10,23 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestCutKeepsAtMostNCharactersEndingInAnEllipsis(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"eleven char", 10, "eleven ch…"},
-		{"ééééééé", 3, "éé…"},
-	} {
-		if got := cut(c.in, c.n); got != c.want {
-			t.Errorf("cut(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
-		}
-	}
-}
-
 func TestTheTraceRingKeepsTheLatestEntriesInOrder(t *testing.T) {
 	x := &tabExt{}
 	start := time.Now()

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
@@ -231,7 +232,7 @@ type NetworkIdleOptions struct {
 
 // ignoredTypes are requests that may stay open for the page's whole life
 // and never count against idleness.
-var ignoredTypes = set("WebSocket", "EventSource", "Media")
+var ignoredTypes = map[string]bool{"WebSocket": true, "EventSource": true, "Media": true}
 
 // WaitNetworkIdle waits until the page's network has been idle for
 // opts.Quiet: no request in flight, counting each request from
@@ -323,7 +324,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			case <-ctx.Done():
 				pending := make([]string, 0, len(inflight))
 				for _, r := range inflight {
-					pending = append(pending, fmt.Sprintf("%s %s", r.typ, cut(redact.Scrub(r.url), 120)))
+					pending = append(pending, fmt.Sprintf("%s %s", r.typ, axtext.Cut(redact.Scrub(r.url), 120)))
 				}
 				slices.Sort(pending)
 				if len(pending) > 10 {
@@ -412,10 +413,10 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 		return e
 	}
 	sel, _ := json.Marshal(selector)
-	err := x.poll(ctx, caller, op, fmt.Sprintf(visibleJS, sel), fmt.Sprintf("no element matching %s became visible", cut(selector, 100)), nil)
+	err := x.poll(ctx, caller, op, fmt.Sprintf(visibleJS, sel), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
 	var js *JSError
 	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
-		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", cut(selector, 100)))
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", axtext.Cut(selector, 100)))
 		e.Session, e.Tab, e.Err = t.s.id, t.id, js
 		e.Hint = "fix the selector"
 		return e
