@@ -15,10 +15,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/browserpool/browserpool/internal/axtext"
-	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // ErrDialogOpen: a JavaScript dialog is open and waits for an answer (its
@@ -384,7 +385,7 @@ func (s *dialogState) defer_(d Dialog, closed page.JavascriptDialogClosedClient)
 func (x *tabExt) callHandler(h func(Dialog) DialogReply, d Dialog) (reply DialogReply) {
 	defer func() {
 		if r := recover(); r != nil {
-			x.t.s.p.log.Error("browserpool: a dialog handler panicked; the dialog is dismissed", "session", x.t.s.id, "tab", x.t.id, "panic", fmt.Sprint(r))
+			x.t.deps.log.Error("browserpool: a dialog handler panicked; the dialog is dismissed", "session", x.t.s.id, "tab", x.t.id, "panic", fmt.Sprint(r))
 			reply = DialogReply{}
 		}
 	}()

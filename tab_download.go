@@ -16,9 +16,10 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/page"
+
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // ErrDownloadFailed: a download was cancelled or failed in the browser.

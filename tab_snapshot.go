@@ -14,12 +14,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/browserpool/browserpool/internal/axtext"
-	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // ErrStaleRef: a ref is not one the tab's latest snapshot showed (it is

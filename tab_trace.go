@@ -1,17 +1,14 @@
-// Room: the tab's action trace, and the per-tab state of the agent actions
-// (tabExt, Tab.x). traceRing.mu guards the ring and the recorder. The
-// recorder runs on the pool's hook goroutine, never under a lock.
+// Room: the tab's action trace. traceRing.mu guards the ring and the
+// recorder. The recorder runs on the pool's hook goroutine, never under a
+// lock.
 
 package browserpool
 
 import (
-	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/browserpool/browserpool/internal/axtext"
-	"github.com/mafredri/cdp/protocol/page"
 )
 
 // TraceLimit is how many actions a tab's trace keeps; older ones are
@@ -85,49 +82,6 @@ func (x *tabExt) record(action, args string, start time.Time, errp *error) {
 	rec := r.recorder
 	r.mu.Unlock()
 	if rec != nil {
-		x.t.s.p.events.emit(func() { rec(e) })
+		x.t.deps.events.emit(func() { rec(e) })
 	}
-}
-
-// tabExt is the per-tab state of the agent actions: refs, dialogs, input,
-// trace. Each part has its own lock (see its type). Tab.connect makes it.
-type tabExt struct {
-	t      *Tab
-	refs   refTable
-	dialog dialogState
-	input  inputState
-	trace  traceRing
-	net    netState
-
-	// dialogs carries opened dialogs from the mux's reader to the watch
-	// goroutine, which starts at the first dialog (watching) and ends
-	// with the tab's connection.
-	dialogs  chan *page.JavascriptDialogOpeningReply
-	watching atomic.Bool
-}
-
-// ext returns the tab's action state (made by connect).
-func (t *Tab) ext() *tabExt { return t.x }
-
-func newTabExt(t *Tab) *tabExt {
-	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
-	x.refs.top = &frameSess{targetID: t.id, conn: t.conn, client: t.client}
-	x.refs.setup()
-	x.dialog.setup()
-	return x
-}
-
-// start runs once the tab's events are tapped (Tab.onEvent hands dialogs
-// to dialogOpened). A dialog that opened before anyone watched would wedge
-// every later call (even Page.enable waits for it), so start dismisses such
-// a dialog blindly and reports it.
-func (x *tabExt) start(ctx context.Context) error {
-	t := x.t
-	start := time.Now()
-	if t.client.Page.HandleJavaScriptDialog(ctx, page.NewHandleJavaScriptDialogArgs(false)) == nil {
-		d := Dialog{Type: "unknown", Opened: start, Closed: time.Now(), By: DialogDismissedUnseen}
-		x.dialog.remember(d)
-		x.record("dialog", "unknown dialog open before the tab was watched: dismissed", start, nil)
-	}
-	return nil
 }

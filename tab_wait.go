@@ -15,11 +15,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/browserpool/browserpool/internal/axtext"
-	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // Defaults of the waits.
