@@ -13,6 +13,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
 // quads is DOM.getContentQuads's reply.
@@ -170,15 +171,6 @@ func nodeAt(ctx context.Context, f *frameSess, px, py float64) (dom.BackendNodeI
 	return reply.Backend, err
 }
 
-// coverJS decides whether the node hit at the click point (h) is the
-// element (this) for a click's purpose, and else describes it.
-const coverJS = `function(h) {
-	for (let n = h; n; n = n.parentNode || n.host) if (n === this) return {ok: true};
-	for (let p = h; p; p = p.parentElement) if (p.tagName === 'LABEL' && p.control === this) return {ok: true};
-	const visible = this.checkVisibility ? this.checkVisibility({visibilityProperty: true}) : true;
-	return {ok: false, visible, cover: (` + describeJS + `)(h)};
-}`
-
 // covered reports that got, not want, is at the click point of ref,
 // unless got is part of want.
 func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *frameSess, want, got dom.BackendNodeID, px, py float64) error {
@@ -187,7 +179,7 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 		Visible bool   `json:"visible"`
 		Cover   string `json:"cover"`
 	}
-	if err := x.callOn(ctx, op, f, want, coverJS, []any{nodeArg(got)}, &res); err != nil {
+	if err := x.callOn(ctx, op, f, want, pagejs.Cover, []any{nodeArg(got)}, &res); err != nil {
 		return x.fail(op, ctx, ref, frameErr(f, err))
 	}
 	if res.OK {

@@ -129,18 +129,3 @@ func (x *tabExt) callFn(ctx context.Context, op string, f *frameSess, this, fn s
 	}
 	return reply.Result, nil
 }
-
-// describeJS describes an element for an error message: its tag, id, up
-// to three classes and the start of its text, as in div#banner.cookie
-// "We use cookies".
-const describeJS = `(n => {
-	const c = n && (n.nodeType === 1 ? n : n.parentElement);
-	if (!c) return '';
-	let d = c.tagName.toLowerCase();
-	if (c.id) d += '#' + c.id;
-	if (typeof c.className === 'string' && c.className.trim()) d += '.' + c.className.trim().split(/\s+/).slice(0, 3).join('.');
-	let text = (c.getAttribute('aria-label') || c.innerText || c.value || '').trim().replace(/\s+/g, ' ');
-	if (text.length > 60) text = text.slice(0, 59) + '…';
-	if (text) d += ' "' + text + '"';
-	return d;
-})`

@@ -18,6 +18,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
 // Classes of input errors.
@@ -225,62 +226,6 @@ func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 	})
 }
 
-// clickArmJS arms a click watch on an element (this) for the length of one
-// click: listeners in the capture phase on its window, which see the
-// presses, releases and clicks of its document before any element's
-// handler can stop them, and on the element itself, which also see events
-// inside its shadow trees. A page that stops these events on its window
-// first leaves the click unconfirmed. It returns the watch object, or, when the element
-// cannot take a click at all, a string saying why ("disabled").
-const clickArmJS = `function() {
-	const el = this, win = el.ownerDocument.defaultView;
-	if (el.matches(':disabled')) return 'disabled';
-	const w = {el, log: [], hit: new WeakSet()};
-	const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
-	const onWin = e => {
-		if (w.log.length >= 32) return;
-		let label = false;
-		for (const n of e.composedPath()) if (n.tagName === 'LABEL' && n.control === el) label = true;
-		w.log.push({e, type: e.type, label, target: e.target});
-	};
-	const onEl = e => { w.hit.add(e); };
-	for (const t of types) {
-		win.addEventListener(t, onWin, true);
-		el.addEventListener(t, onEl, true);
-	}
-	w.stop = () => {
-		for (const t of types) {
-			win.removeEventListener(t, onWin, true);
-			el.removeEventListener(t, onEl, true);
-		}
-	};
-	return w;
-}`
-
-// clickReportJS reads a click watch (this) into a clickReport, and
-// disarms it if stop is set. Only the nodes that got a press or a release
-// instead of the element are described, and only here: describing reads
-// innerText, which would lay the page out in the middle of the click.
-const clickReportJS = `function(stop) {
-	const w = this, el = w.el;
-	if (stop) w.stop();
-	const describe = ` + describeJS + `;
-	const reached = r => r.label || w.hit.has(r.e);
-	const press = r => r.type === 'pointerdown' || r.type === 'mousedown';
-	const release = r => r.type === 'pointerup' || r.type === 'mouseup';
-	const missed = is => { const r = w.log.find(r => is(r) && !reached(r)); return r ? describe(r.target) || 'a node without a description' : ''; };
-	const shown = el.isConnected && el.getClientRects().length > 0 && (!el.checkVisibility || el.checkVisibility({visibilityProperty: true}));
-	return {
-		pressed: w.log.some(r => press(r) && reached(r)),
-		clicked: w.log.some(r => r.type === 'click' && reached(r)),
-		pressOn: missed(press),
-		releaseOn: missed(release),
-		connected: el.isConnected,
-		shown,
-		disabled: el.matches(':disabled'),
-	};
-}`
-
 // clickReport is what the page saw of one click, from a click watch.
 type clickReport struct {
 	Pressed   bool   `json:"pressed"`   // a pointerdown or mousedown reached the element (or its label)
@@ -347,7 +292,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 		}
 		if watch != "" && err != nil {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			x.callFn(cctx, op, f, watch, "function() { this.stop(); }", nil, true)
+			x.callFn(cctx, op, f, watch, pagejs.ClickDisarm, nil, true)
 			cancel()
 		}
 		releaseGroup(ctx, f, group)
@@ -356,7 +301,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 	if err != nil {
 		return rep, err
 	}
-	armed, err := x.callFn(ctx, op, f, el, clickArmJS, nil, false)
+	armed, err := x.callFn(ctx, op, f, el, pagejs.ClickArm, nil, false)
 	if err != nil {
 		return rep, err
 	}
@@ -371,7 +316,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 	if err := x.press(ctx, px, py); err != nil {
 		return rep, err
 	}
-	pressed, perr := x.callFn(ctx, op, f, watch, clickReportJS, []any{false}, true)
+	pressed, perr := x.callFn(ctx, op, f, watch, pagejs.ClickReport, []any{false}, true)
 	if err := x.release(ctx, px, py); err != nil {
 		return rep, err
 	}
@@ -383,7 +328,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 			return rep, err
 		}
 	}
-	final, err := x.callFn(ctx, op, f, watch, clickReportJS, []any{true}, true)
+	final, err := x.callFn(ctx, op, f, watch, pagejs.ClickReport, []any{true}, true)
 	if err != nil {
 		if !docGone(f, err) {
 			return rep, err

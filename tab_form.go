@@ -15,49 +15,8 @@ import (
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	kb "github.com/browserpool/browserpool/internal/keys"
+	"github.com/browserpool/browserpool/internal/pagejs"
 )
-
-// fillJS focuses an editable element and selects its content, and says
-// what kind of element it is and whether its content is a secret.
-const fillJS = `function() {
-	const el = this, tag = el.tagName, type = (el.type || '').toLowerCase();
-	const ac = (el.getAttribute && el.getAttribute('autocomplete')) || '';
-	const secret = type === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
-	let kind = 'other';
-	if (tag === 'TEXTAREA') kind = 'text';
-	else if (tag === 'INPUT') kind = ['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'range', 'color', 'hidden'].includes(type) ? type : 'text';
-	else if (el.isContentEditable) kind = 'editable';
-	else if (tag === 'SELECT') kind = 'select';
-	if (kind !== 'text' && kind !== 'editable') return {kind, secret};
-	if (el.disabled) return {kind: 'disabled', secret};
-	if (el.readOnly) return {kind: 'readonly', secret};
-	el.focus();
-	if (kind === 'text') {
-		try { el.select(); } catch (e) {}
-		try { el.setSelectionRange(0, el.value.length); } catch (e) {}
-	} else {
-		const r = document.createRange();
-		r.selectNodeContents(el);
-		const s = getSelection();
-		s.removeAllRanges();
-		s.addRange(r);
-	}
-	return {kind, secret};
-}`
-
-// fillDoneJS makes sure the value is v (through the prototype's setter,
-// which frameworks' value trackers do not see, if typing did not get it
-// there) and fires input and change.
-const fillDoneJS = `function(v) {
-	const el = this;
-	if ('value' in el && el.value !== v) {
-		const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-		Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
-	}
-	el.dispatchEvent(new Event('input', {bubbles: true}));
-	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return 'value' in el ? el.value === v : true;
-}`
 
 // Fill replaces the content of the text field (input, textarea or
 // contenteditable element) a ref names with value, the way React and Vue
@@ -76,7 +35,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Kind   string `json:"kind"`
 			Secret bool   `json:"secret"`
 		}
-		if err := x.callOn(ctx, op, tg.f, tg.node, fillJS, nil, &info); err != nil {
+		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Fill, nil, &info); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if info.Secret {
@@ -108,7 +67,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		var ok bool
-		if err := x.callOn(ctx, op, tg.f, tg.node, fillDoneJS, []any{value}, &ok); err != nil {
+		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.FillDone, []any{value}, &ok); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if !ok {
@@ -128,27 +87,6 @@ func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) erro
 	return e
 }
 
-// selectJS chooses the options matching vals (by value, else by label).
-const selectJS = `function(vals) {
-	const el = this;
-	if (el.tagName !== 'SELECT') return {err: 'not-select'};
-	if (el.disabled) return {err: 'disabled'};
-	const opts = Array.from(el.options), pick = [];
-	const norm = s => s.replace(/\s+/g, ' ').trim();
-	for (const v of vals) {
-		const o = opts.find(o => o.value === v) || opts.find(o => norm(o.label) === norm(v)) || opts.find(o => norm(o.textContent) === norm(v));
-		if (!o) return {err: 'missing', missing: v, options: opts.slice(0, 30).map(o => norm(o.label) || o.value)};
-		if (o.disabled) return {err: 'option-disabled', missing: v};
-		pick.push(o);
-	}
-	if (!el.multiple && pick.length !== 1) return {err: 'single'};
-	el.focus();
-	for (const o of opts) o.selected = pick.includes(o);
-	el.dispatchEvent(new Event('input', {bubbles: true}));
-	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
-}`
-
 // Select chooses options of the select box a ref names, by value or else by
 // visible label, fires input and change, and returns the values now
 // selected. A single select takes exactly one value.
@@ -164,7 +102,7 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 			Options  []string `json:"options"`
 			Selected []string `json:"selected"`
 		}
-		if err := x.callOn(ctx, op, tg.f, tg.node, selectJS, []any{values}, &res); err != nil {
+		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Select, []any{values}, &res); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		switch res.Err {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	kb "github.com/browserpool/browserpool/internal/keys"
+	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
 // Press presses a key or a chord on the focused element, with the key
@@ -45,17 +46,6 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 	return x.t.client.Input.DispatchKeyEvent(ctx, ev)
 }
 
-// secretFocusJS says whether the focused element holds a secret (or is an
-// iframe, whose focused element cannot be seen from here).
-const secretFocusJS = `(() => {
-	let a = document.activeElement;
-	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-	if (!a) return false;
-	if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return true;
-	const ac = (a.getAttribute && a.getAttribute('autocomplete')) || '';
-	return (a.type || '').toLowerCase() === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
-})()`
-
 // Type types text into the focused element, as one insertion (no key
 // events). Text typed into a password or one-time-code field, or into an
 // iframe, never reaches the trace.
@@ -63,7 +53,7 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.act(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		var secret bool
-		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(secretFocusJS).SetReturnByValue(true))
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
 		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
 			err = json.Unmarshal(reply.Result.Value, &secret)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/pagejs"
 	"github.com/browserpool/browserpool/internal/redact"
 )
 
@@ -79,7 +80,7 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 		if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
-		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.readyState").SetReturnByValue(true))
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
 		if err != nil {
 			return x.waitErr(op, caller, ctx, "the page did not answer", err)
 		}
@@ -362,40 +363,6 @@ func (n *netState) enable(ctx context.Context, x *tabExt) error {
 	return nil
 }
 
-// pollJS returns a promise that resolves to {ok: true, value} once check()
-// returns a truthy value (awaited if a promise), or to {ok: false} after ms.
-// It checks at once, on every DOM mutation and every 50 ms (for changes of
-// style and layout that no mutation reports).
-const pollJS = `(check, ms) => new Promise((resolve, reject) => {
-	let done = false, busy = false;
-	const finish = (f, v) => { if (done) return; done = true; obs.disconnect(); clearInterval(iv); clearTimeout(to); f(v); };
-	const tick = async () => {
-		if (done || busy) return;
-		busy = true;
-		try {
-			let v = check();
-			if (v && typeof v.then === 'function') v = await v;
-			if (v) finish(resolve, {ok: true, value: v});
-		} catch (e) { finish(reject, e); }
-		busy = false;
-	};
-	const obs = new MutationObserver(tick);
-	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-	const iv = setInterval(tick, 50);
-	const to = setTimeout(() => finish(resolve, {ok: false}), ms);
-	tick();
-})`
-
-// visibleJS is the check of WaitVisible: the first element matching sel has
-// a non-empty box and is not hidden by visibility or content-visibility.
-const visibleJS = `() => {
-	const el = document.querySelector(%s);
-	if (!el) return false;
-	const r = el.getBoundingClientRect();
-	if (r.width === 0 || r.height === 0) return false;
-	return el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : getComputedStyle(el).visibility !== 'hidden';
-}`
-
 // WaitVisible waits until the first element matching a CSS selector is
 // visible (has a box and is not hidden). It survives navigations: it
 // checks again in each new document. Bounded by ctx and DefaultWaitTimeout.
@@ -414,7 +381,7 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 		return e
 	}
 	sel, _ := json.Marshal(selector)
-	err := x.poll(ctx, caller, op, fmt.Sprintf(visibleJS, sel), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
+	err := x.poll(ctx, caller, op, fmt.Sprintf(pagejs.Visible, sel), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
 	var js *JSError
 	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", axtext.Cut(selector, 100)))
@@ -438,7 +405,7 @@ func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	})
 }
 
-// poll runs pollJS with check in the page until it succeeds, retrying in
+// poll runs pagejs.Poll with check in the page until it succeeds, retrying in
 // the next document when a navigation destroys the page's context.
 // ctx is the bounded, guarded context of Tab.waiting; caller the caller's.
 func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out any) error {
@@ -449,7 +416,7 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 		if dl, ok := ctx.Deadline(); ok {
 			ms = max(time.Until(dl).Milliseconds(), 1)
 		}
-		expr := fmt.Sprintf("(%s)(%s, %d)", pollJS, check, ms)
+		expr := fmt.Sprintf("(%s)(%s, %d)", pagejs.Poll, check, ms)
 		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
 			return t.jsError(op, reply.ExceptionDetails)
@@ -540,14 +507,6 @@ type PageInfo struct {
 	Dialog *Dialog
 }
 
-const pageInfoJS = `(() => {
-	const d = document.documentElement, b = document.body;
-	return {url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
-		sx: scrollX, sy: scrollY,
-		pw: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),
-		ph: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0)};
-})()`
-
 // PageInfo returns the page's URL, title, viewport, scroll position and
 // size, or the dialog that is open instead.
 func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
@@ -567,7 +526,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pageInfoJS).SetReturnByValue(true))
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.PageInfo).SetReturnByValue(true))
 	if err != nil {
 		if d, ok := x.dialog.current(); ok {
 			info.Dialog = &d
