@@ -209,36 +209,27 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
 // promise, and decodes its value (JSON) into out unless out is nil. A
 // thrown exception is an ErrJavaScript error carrying the message and line.
-func (t *Tab) Evaluate(ctx context.Context, expr string, out any) (err error) {
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	const op = "Tab.Evaluate"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	defer t.x.record("evaluate", expr, time.Now(), &err)
-	if err := t.x.dialogErr(op); err != nil {
-		return err
-	}
-	ctx, done := t.x.guard(ctx)
-	defer done()
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
-	if err != nil {
-		return t.x.fail(op, ctx, "", err)
-	}
-	if ex := reply.ExceptionDetails; ex != nil {
-		return t.jsError(op, ex)
-	}
-	if out == nil || reply.Result.Value == nil {
+	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
+		if err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		if ex := reply.ExceptionDetails; ex != nil {
+			return t.jsError(op, ex)
+		}
+		if out == nil || reply.Result.Value == nil {
+			return nil
+		}
+		if err := json.Unmarshal(reply.Result.Value, out); err != nil {
+			e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "pass a pointer to a type that matches the expression's JSON value"
+			return e
+		}
 		return nil
-	}
-	if err := json.Unmarshal(reply.Result.Value, out); err != nil {
-		e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
-		e.Session, e.Tab, e.Err = t.s.id, t.id, err
-		e.Hint = "pass a pointer to a type that matches the expression's JSON value"
-		return e
-	}
-	return nil
+	})
 }
 
 // ErrJavaScript: evaluated JavaScript threw. The *JSError is reachable with

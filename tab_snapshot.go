@@ -107,24 +107,29 @@ func (s Snapshot) Find(role, name string) string {
 // Snapshot reads the accessibility tree of the page and of all its frames,
 // out-of-process iframes included, and returns it as compact text with
 // refs for the interactive elements.
-func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (snap Snapshot, err error) {
+func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (Snapshot, error) {
 	const op = "Tab.Snapshot"
-	end, err := t.begin(op)
+	args := func(snap Snapshot) string {
+		return fmt.Sprintf("interactive=%v max=%d -> %d lines, %d refs", opts.Interactive, opts.MaxChars, snap.Lines, len(snap.Refs))
+	}
+	var snap Snapshot
+	err := t.act(ctx, op, "snapshot", args(Snapshot{}), nil, func(ctx context.Context, x *tabExt, a *string) error {
+		var err error
+		if snap, err = x.snapshot(ctx, op, opts); err != nil {
+			return err
+		}
+		*a = args(snap)
+		return nil
+	})
 	if err != nil {
 		return Snapshot{}, err
 	}
-	defer end()
-	x := t.ext()
-	start := time.Now()
-	defer func() {
-		x.record("snapshot", fmt.Sprintf("interactive=%v max=%d -> %d lines, %d refs", opts.Interactive, opts.MaxChars, snap.Lines, len(snap.Refs)), start, &err)
-	}()
-	if err := x.dialogErr(op); err != nil {
-		return Snapshot{}, err
-	}
-	ctx, done := x.guard(ctx)
-	defer done()
+	return snap, nil
+}
 
+// snapshot reads and prints the page's documents (see Tab.Snapshot).
+func (x *tabExt) snapshot(ctx context.Context, op string, opts SnapshotOptions) (snap Snapshot, err error) {
+	t := x.t
 	inits, _ := x.lifecycleInits()
 	var tree struct {
 		FrameTree struct {

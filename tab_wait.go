@@ -98,23 +98,15 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 // refused while a dialog waits for an answer, is bounded by ctx and
 // DefaultWaitTimeout, and is cut short when a dialog opens. fn gets the
 // bounded ctx and the caller's (to tell the two apart in waitErr).
-func (t *Tab) waiting(ctx context.Context, op, action, args string, fn func(ctx, caller context.Context, x *tabExt) error) (err error) {
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	defer x.record(action, args, time.Now(), &err)
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
+func (t *Tab) waiting(ctx context.Context, op, action, args string, fn func(ctx, caller context.Context, x *tabExt) error) error {
 	caller := ctx
-	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
-	defer cancel()
-	ctx, done := x.guard(ctx)
-	defer done()
-	return fn(ctx, caller, x)
+	return t.act(ctx, op, action, args, nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		// Inside the dialog guard: a dialog's cause reaches the bounded
+		// ctx as it reached the guard.
+		ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
+		defer cancel()
+		return fn(ctx, caller, x)
+	})
 }
 
 // waitLoad waits until loader, or a main-frame navigation that replaced
