@@ -47,7 +47,7 @@ type Tab struct {
 	readyErr  error
 
 	lifecycle *lifecycleWatch
-	x         *tabExt // the agent actions' state (refs, dialogs, trace): tab_trace.go
+	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session

@@ -5,6 +5,8 @@ package axtext
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -154,5 +156,43 @@ func TestAnInvalidatedDocumentHasNoLiveRefsButNumbersGoOn(t *testing.T) {
 	_, refs, _, _ := r.Print("L1", []Line[int]{l}, false, -1)
 	if diff := cmp.Diff([]Ref{{"@e2", "button", "a"}}, refs); diff != "" {
 		t.Errorf("refs after Invalidate (-want +got):\n%s", diff)
+	}
+}
+
+// TestARecordedTreeOfTheGoldenPagePrintsItsGoldens walks the tree Chromium
+// gave for testdata/golden.html of the root package (recorded, with the
+// name sources left out) and compares the text with that page's goldens,
+// copied here: the formatter is pinned without a browser.
+func TestARecordedTreeOfTheGoldenPagePrintsItsGoldens(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "golden.axtree.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Origin string  `json:"origin"`
+		Nodes  []*Node `json:"nodes"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		golden      string
+		interactive bool
+	}{{"golden.snapshot.txt", false}, {"golden.interactive.txt", true}} {
+		want, err := os.ReadFile(filepath.Join("testdata", c.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := NewDoc[int]("T", rec.Nodes)
+		if got := String(doc.Root.Name); got != "Golden page" {
+			t.Errorf("root name = %q, want the page's title", got)
+		}
+		w := Walker[int]{Origin: rec.Origin}
+		w.Walk(doc)
+		var r Refs[int]
+		text, _, _, _ := r.Print("L", DedupeText(w.Lines), c.interactive, 30000)
+		if diff := cmp.Diff(string(want), text); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.golden, diff)
+		}
 	}
 }
