@@ -478,7 +478,7 @@ func (s *Session) attach(ctx context.Context, id string, fresh bool) (*Tab, erro
 		}
 		return t, nil
 	}
-	t := newTab(s, id)
+	t := newTab(s, id, tabDeps{navigationTimeout: s.p.cfg.NavigationTimeout, log: s.p.log, events: s.p.events})
 	s.tabs[id] = t
 	s.mu.Unlock()
 

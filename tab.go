@@ -1,6 +1,9 @@
-// Room: the tab. A Tab's fields are set once in connect and read-only after
-// ready is closed; Tab.mu guards nothing but the lifecycle waiters. No CDP
-// call is made with a lock held.
+// Room: the tab, and the per-tab state every agent action uses (tabExt,
+// Tab.x) with the one traced-action prologue (act, onRef). A Tab's fields
+// are set once in newTab and connect and read-only after ready is closed;
+// lifecycleWatch.mu guards the lifecycle events and their waiters, and each
+// part of tabExt has its own lock (see its type). No CDP call is made with
+// a lock held.
 
 package browserpool
 
@@ -9,10 +12,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -21,7 +26,9 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // Tab is one page target of a session. It is safe for concurrent use. A Tab
@@ -30,6 +37,7 @@ import (
 type Tab struct {
 	s     *Session
 	id    string
+	deps  tabDeps       // set by newTab; read-only
 	ready chan struct{} // closed when connect has finished
 
 	// Set by connect before ready is closed; read-only after.
@@ -39,11 +47,20 @@ type Tab struct {
 	readyErr  error
 
 	lifecycle *lifecycleWatch
-	x         *tabExt // the agent actions' state (refs, dialogs, trace): tab_trace.go
+	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
 }
 
-func newTab(s *Session, id string) *Tab {
-	return &Tab{s: s, id: id, ready: make(chan struct{})}
+// tabDeps is what a Tab needs of its pool, handed over when its session
+// makes it (Session.attach), so that the tab's rooms never reach into the
+// pool.
+type tabDeps struct {
+	navigationTimeout time.Duration // Config.NavigationTimeout: bounds Tab.Navigate
+	log               *slog.Logger  // the pool's logger; never nil (silent by default)
+	events            *eventQueue   // the pool's hook queue: trace recorders run on it
+}
+
+func newTab(s *Session, id string, deps tabDeps) *Tab {
+	return &Tab{s: s, id: id, deps: deps, ready: make(chan struct{})}
 }
 
 // ID returns the tab's id (its CDP target id).
@@ -155,14 +172,14 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, er
 		return NavigateResult{}, err
 	}
 	defer end()
-	defer t.x.record("navigate", scrubURL(rawURL), time.Now(), &err)
+	defer t.x.record("navigate", redact.Scrub(rawURL), time.Now(), &err)
 	res, err := t.navigate(ctx, op, rawURL)
 	return res, err
 }
 
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
-	ctx, cancel := context.WithTimeout(ctx, t.s.p.cfg.NavigationTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 	defer cancel()
 	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
 	if err != nil {
@@ -179,7 +196,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	res.LoaderID = string(*reply.LoaderID)
 	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", res.URL, t.s.p.cfg.NavigationTimeout))
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", res.URL, t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
 			return res, e
@@ -192,36 +209,27 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
 // promise, and decodes its value (JSON) into out unless out is nil. A
 // thrown exception is an ErrJavaScript error carrying the message and line.
-func (t *Tab) Evaluate(ctx context.Context, expr string, out any) (err error) {
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	const op = "Tab.Evaluate"
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	defer t.x.record("evaluate", expr, time.Now(), &err)
-	if err := t.x.dialogErr(op); err != nil {
-		return err
-	}
-	ctx, done := t.x.guard(ctx)
-	defer done()
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
-	if err != nil {
-		return t.x.fail(op, ctx, "", err)
-	}
-	if ex := reply.ExceptionDetails; ex != nil {
-		return t.jsError(op, ex)
-	}
-	if out == nil || reply.Result.Value == nil {
+	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
+		if err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		if ex := reply.ExceptionDetails; ex != nil {
+			return t.jsError(op, ex)
+		}
+		if out == nil || reply.Result.Value == nil {
+			return nil
+		}
+		if err := json.Unmarshal(reply.Result.Value, out); err != nil {
+			e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "pass a pointer to a type that matches the expression's JSON value"
+			return e
+		}
 		return nil
-	}
-	if err := json.Unmarshal(reply.Result.Value, out); err != nil {
-		e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
-		e.Session, e.Tab, e.Err = t.s.id, t.id, err
-		e.Hint = "pass a pointer to a type that matches the expression's JSON value"
-		return e
-	}
-	return nil
+	})
 }
 
 // ErrJavaScript: evaluated JavaScript threw. The *JSError is reachable with
@@ -252,6 +260,90 @@ func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
 	e.Err = &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
 	e.Hint = "fix the expression; the page is unchanged unless the code ran partly"
 	return e
+}
+
+// tabExt is the per-tab state of the agent actions: refs, dialogs, input,
+// trace. Each part has its own lock (see its type). Tab.connect makes it.
+type tabExt struct {
+	t      *Tab
+	refs   refTable
+	dialog dialogState
+	input  inputState
+	trace  traceRing
+	net    netState
+
+	// dialogs carries opened dialogs from the mux's reader to the watch
+	// goroutine, which starts at the first dialog (watching) and ends
+	// with the tab's connection.
+	dialogs  chan *page.JavascriptDialogOpeningReply
+	watching atomic.Bool
+}
+
+// ext returns the tab's action state (made by connect).
+func (t *Tab) ext() *tabExt { return t.x }
+
+func newTabExt(t *Tab) *tabExt {
+	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
+	x.refs.top = &frameSess{targetID: t.id, conn: t.conn, client: t.client}
+	x.refs.setup()
+	x.dialog.setup()
+	return x
+}
+
+// start runs once the tab's events are tapped (Tab.onEvent hands dialogs
+// to dialogOpened). A dialog that opened before anyone watched would wedge
+// every later call (even Page.enable waits for it), so start dismisses such
+// a dialog blindly and reports it.
+func (x *tabExt) start(ctx context.Context) error {
+	t := x.t
+	start := time.Now()
+	if t.client.Page.HandleJavaScriptDialog(ctx, page.NewHandleJavaScriptDialogArgs(false)) == nil {
+		d := Dialog{Type: "unknown", Opened: start, Closed: time.Now(), By: DialogDismissedUnseen}
+		x.dialog.remember(d)
+		x.record("dialog", "unknown dialog open before the tab was watched: dismissed", start, nil)
+	}
+	return nil
+}
+
+// act runs one traced action, the prologue every agent action shares: it
+// counts the call as use of the session, traces it (args is what the trace
+// shows; fn may change it), runs check if not nil (an invalid argument is
+// reported before a dialog refusal), refuses while a dialog waits for an
+// answer, and guards ctx against a dialog opening meanwhile.
+func (t *Tab) act(ctx context.Context, op, action, args string, check func() error, fn func(ctx context.Context, x *tabExt, args *string) error) (err error) {
+	end, err := t.begin(op)
+	if err != nil {
+		return err
+	}
+	defer end()
+	x := t.ext()
+	start := time.Now()
+	defer func() { x.record(action, args, start, &err) }()
+	if check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if err := x.dialogErr(op); err != nil {
+		return err
+	}
+	ctx, done := x.guard(ctx)
+	defer done()
+	return fn(ctx, x, &args)
+}
+
+// onRef runs one traced action on the element ref names (see act); it
+// resolves the ref first. The trace shows the ref, the element's role and
+// name, then extra; fn may change that.
+func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(ctx context.Context, x *tabExt, tg refTarget, args *string) error) error {
+	return t.act(ctx, op, action, strings.TrimSpace(ref+" "+extra), nil, func(ctx context.Context, x *tabExt, args *string) error {
+		tg, err := x.resolve(ctx, op, ref)
+		if err != nil {
+			return err
+		}
+		*args = strings.TrimSpace(ref + " " + tg.role + " " + axtext.Quote(tg.name) + " " + extra)
+		return fn(ctx, x, tg, args)
+	})
 }
 
 // lifecycleWatch records the tab's Page.lifecycleEvent events. The mux
@@ -389,16 +481,5 @@ func checkNavigateURL(op, raw string) *Error {
 }
 
 // redactURL drops the query string, the fragment and any credentials, which
-// may carry tokens.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.IndexAny(raw, "?#"); i >= 0 {
-			return raw[:i]
-		}
-		return raw
-	}
-	u.RawQuery, u.Fragment, u.RawFragment, u.User = "", "", "", nil
-	u.ForceQuery = false
-	return u.String()
-}
+// may carry tokens (redact.URL; attach, cdpcheck and session use it too).
+func redactURL(raw string) string { return redact.URL(raw) }

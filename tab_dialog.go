@@ -17,6 +17,9 @@ import (
 
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // ErrDialogOpen: a JavaScript dialog is open and waits for an answer (its
@@ -341,7 +344,7 @@ func (x *tabExt) stop() {
 // onDialog answers a dialog that just opened, or returns it with how long
 // it may stay open when the handler defers it.
 func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.Duration) {
-	d := Dialog{Type: string(ev.Type), Message: cut(ev.Message, TraceArgLimit), URL: scrubURL(ev.URL), Opened: time.Now()}
+	d := Dialog{Type: string(ev.Type), Message: axtext.Cut(ev.Message, TraceArgLimit), URL: redact.Scrub(ev.URL), Opened: time.Now()}
 	if ev.DefaultPrompt != nil {
 		d.DefaultPrompt = *ev.DefaultPrompt
 	}
@@ -382,7 +385,7 @@ func (s *dialogState) defer_(d Dialog, closed page.JavascriptDialogClosedClient)
 func (x *tabExt) callHandler(h func(Dialog) DialogReply, d Dialog) (reply DialogReply) {
 	defer func() {
 		if r := recover(); r != nil {
-			x.t.s.p.log.Error("browserpool: a dialog handler panicked; the dialog is dismissed", "session", x.t.s.id, "tab", x.t.id, "panic", fmt.Sprint(r))
+			x.t.deps.log.Error("browserpool: a dialog handler panicked; the dialog is dismissed", "session", x.t.s.id, "tab", x.t.id, "panic", fmt.Sprint(r))
 			reply = DialogReply{}
 		}
 	}()

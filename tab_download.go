@@ -18,6 +18,8 @@ import (
 
 	"github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/page"
+
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // ErrDownloadFailed: a download was cancelled or failed in the browser.
@@ -139,7 +141,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			}
 			if x.ownsFrame(ctx, ev.FrameID) {
 				guid = ev.GUID
-				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: scrubURL(ev.URL)}
+				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)}
 			}
 		case <-ctx.Done():
 			return Download{}, timeout("no download started")

@@ -8,12 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/rpcc"
 )
 
@@ -72,54 +69,4 @@ func BenchmarkSnapshot1000Items(b *testing.B) {
 		b.ReportMetric(float64(snap.Lines), "lines")
 		b.ReportMetric(float64(len(snap.Text)), "chars")
 	})
-}
-
-func TestPrintNeverPassesTheLimitAndGivesRefsOnlyToShownLines(t *testing.T) {
-	var lines []snapLine
-	for i := range 50 {
-		l := snapLine{depth: i % 3, role: "button", name: fmt.Sprintf("Button number %d", i), interactive: true}
-		l.key = nodeKey{"T", dom.BackendNodeID(i + 1)}
-		l.target = refTarget{node: l.key.node}
-		lines = append(lines, l, snapLine{depth: 1, role: "text", name: "some text"})
-	}
-	for _, limit := range []int{1, 40, 120, 200, 1000, 5000} {
-		var r refTable
-		r.setup()
-		text, refs, shown, omitted := r.print("L", nil, lines, false, limit)
-		if len(text) > limit {
-			t.Errorf("limit %d: %d characters", limit, len(text))
-		}
-		if shown+omitted != len(lines) {
-			t.Errorf("limit %d: %d shown + %d omitted != %d lines", limit, shown, omitted, len(lines))
-		}
-		if len(r.live) != len(refs) || strings.Count(text, "@e") != len(refs) {
-			t.Errorf("limit %d: %d live refs, %d listed, %d in the text", limit, len(r.live), len(refs), strings.Count(text, "@e"))
-		}
-		if omitted > 0 && limit >= 200 && !strings.Contains(text, "[truncated: ") {
-			t.Errorf("limit %d: no truncation line in\n%s", limit, text)
-		}
-	}
-}
-
-func TestRefsKeepTheirNumbersAndNumbersAreNeverReused(t *testing.T) {
-	line := func(node int, name string) snapLine {
-		return snapLine{role: "button", name: name, interactive: true, key: nodeKey{"T", dom.BackendNodeID(node)}}
-	}
-	var r refTable
-	r.setup()
-	_, refs1, _, _ := r.print("L1", nil, []snapLine{line(1, "a"), line(2, "b")}, false, -1)
-	_, refs2, _, _ := r.print("L1", nil, []snapLine{line(3, "new"), line(2, "b")}, false, -1)
-	_, refs3, _, _ := r.print("L2", nil, []snapLine{line(1, "other doc")}, false, -1)
-	got := [][]SnapshotRef{refs1, refs2, refs3}
-	want := [][]SnapshotRef{
-		{{"@e1", "button", "a"}, {"@e2", "button", "b"}},
-		{{"@e3", "button", "new"}, {"@e2", "button", "b"}},
-		{{"@e4", "button", "other doc"}},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("refs of three snapshots (-want +got):\n%s", diff)
-	}
-	if _, ok := r.live[1]; ok {
-		t.Error("@e1 of the old document is still live")
-	}
 }

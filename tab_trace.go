@@ -1,20 +1,14 @@
-// Room: the tab's action trace, and the per-tab state of the agent actions
-// (tabExt, Tab.x). traceRing.mu guards the ring and the recorder. The
-// recorder runs on the pool's hook goroutine, never under a lock.
+// Room: the tab's action trace. traceRing.mu guards the ring and the
+// recorder. The recorder runs on the pool's hook goroutine, never under a
+// lock.
 
 package browserpool
 
 import (
-	"context"
-	"net/url"
-	"regexp"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
-	"github.com/mafredri/cdp/protocol/page"
+	"github.com/browserpool/browserpool/internal/axtext"
 )
 
 // TraceLimit is how many actions a tab's trace keeps; older ones are
@@ -72,7 +66,7 @@ type traceRing struct {
 // this function: callers redact) args are cut to TraceArgLimit. errp, if
 // not nil, holds the action's error.
 func (x *tabExt) record(action, args string, start time.Time, errp *error) {
-	e := TraceEntry{Time: start, Action: action, Args: cut(args, TraceArgLimit), Duration: time.Since(start)}
+	e := TraceEntry{Time: start, Action: action, Args: axtext.Cut(args, TraceArgLimit), Duration: time.Since(start)}
 	if errp != nil && *errp != nil {
 		e.Err = (*errp).Error()
 	}
@@ -88,125 +82,6 @@ func (x *tabExt) record(action, args string, start time.Time, errp *error) {
 	rec := r.recorder
 	r.mu.Unlock()
 	if rec != nil {
-		x.t.s.p.events.emit(func() { rec(e) })
+		x.t.deps.events.emit(func() { rec(e) })
 	}
-}
-
-// cut shortens s to at most n characters, ending in "…" when cut.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
-}
-
-// sensitiveKey matches query parameter names whose values are secrets.
-var sensitiveKey = regexp.MustCompile(`(?i)(token|secret|passw|pwd|auth|api[-_]?key|^key$|access[-_]?key|private|sig(nature)?$|^sig|session|^sid$|^code$|jwt|cred|otp|nonce|ticket|^state$|saml|bearer)`)
-
-// tokenValue matches values that look like tokens whatever their key: long
-// runs of token characters mixing letters and digits, and JWTs.
-var tokenValue = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{20,}$`)
-
-func looksLikeToken(v string) bool {
-	if strings.HasPrefix(v, "eyJ") && len(v) > 20 {
-		return true
-	}
-	if !tokenValue.MatchString(v) {
-		return false
-	}
-	return strings.ContainsAny(v, "0123456789") && strings.IndexFunc(v, func(r rune) bool {
-		return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'
-	}) >= 0
-}
-
-// scrubURL keeps a URL's scheme, host, path and query keys for diagnosis
-// but replaces token-like query (and fragment) values with REDACTED and
-// drops credentials. A URL that does not parse loses everything after its
-// path.
-func scrubURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return redactURL(raw)
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		u.RawQuery = scrubPairs(u.RawQuery)
-	}
-	if u.Fragment != "" && strings.Contains(u.Fragment, "=") {
-		u.Fragment, u.RawFragment = scrubPairs(u.Fragment), ""
-	}
-	return u.String()
-}
-
-// scrubPairs redacts the values of an a=b&c=d list.
-func scrubPairs(q string) string {
-	parts := strings.Split(q, "&")
-	for i, p := range parts {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
-		}
-		dk, err := url.QueryUnescape(k)
-		if err != nil {
-			dk = k
-		}
-		dv, err := url.QueryUnescape(v)
-		if err != nil {
-			dv = v
-		}
-		if v != "" && (sensitiveKey.MatchString(dk) || looksLikeToken(dv)) {
-			parts[i] = k + "=REDACTED"
-		}
-	}
-	return strings.Join(parts, "&")
-}
-
-// tabExt is the per-tab state of the agent actions: refs, dialogs, input,
-// trace. Each part has its own lock (see its type). Tab.connect makes it.
-type tabExt struct {
-	t      *Tab
-	refs   refTable
-	dialog dialogState
-	input  inputState
-	trace  traceRing
-	net    netState
-
-	// dialogs carries opened dialogs from the mux's reader to the watch
-	// goroutine, which starts at the first dialog (watching) and ends
-	// with the tab's connection.
-	dialogs  chan *page.JavascriptDialogOpeningReply
-	watching atomic.Bool
-}
-
-// ext returns the tab's action state (made by connect).
-func (t *Tab) ext() *tabExt { return t.x }
-
-func newTabExt(t *Tab) *tabExt {
-	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
-	x.refs.top = &frameSess{targetID: t.id, conn: t.conn, client: t.client}
-	x.refs.setup()
-	x.dialog.setup()
-	return x
-}
-
-// start runs once the tab's events are tapped (Tab.onEvent hands dialogs
-// to dialogOpened). A dialog that opened before anyone watched would wedge
-// every later call (even Page.enable waits for it), so start dismisses such
-// a dialog blindly and reports it.
-func (x *tabExt) start(ctx context.Context) error {
-	t := x.t
-	start := time.Now()
-	if t.client.Page.HandleJavaScriptDialog(ctx, page.NewHandleJavaScriptDialogArgs(false)) == nil {
-		d := Dialog{Type: "unknown", Opened: start, Closed: time.Now(), By: DialogDismissedUnseen}
-		x.dialog.remember(d)
-		x.record("dialog", "unknown dialog open before the tab was watched: dismissed", start, nil)
-	}
-	return nil
 }

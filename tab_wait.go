@@ -18,6 +18,10 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/pagejs"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // Defaults of the waits.
@@ -76,7 +80,7 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 		if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
-		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.readyState").SetReturnByValue(true))
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
 		if err != nil {
 			return x.waitErr(op, caller, ctx, "the page did not answer", err)
 		}
@@ -94,23 +98,15 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 // refused while a dialog waits for an answer, is bounded by ctx and
 // DefaultWaitTimeout, and is cut short when a dialog opens. fn gets the
 // bounded ctx and the caller's (to tell the two apart in waitErr).
-func (t *Tab) waiting(ctx context.Context, op, action, args string, fn func(ctx, caller context.Context, x *tabExt) error) (err error) {
-	end, err := t.begin(op)
-	if err != nil {
-		return err
-	}
-	defer end()
-	x := t.ext()
-	defer x.record(action, args, time.Now(), &err)
-	if err := x.dialogErr(op); err != nil {
-		return err
-	}
+func (t *Tab) waiting(ctx context.Context, op, action, args string, fn func(ctx, caller context.Context, x *tabExt) error) error {
 	caller := ctx
-	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
-	defer cancel()
-	ctx, done := x.guard(ctx)
-	defer done()
-	return fn(ctx, caller, x)
+	return t.act(ctx, op, action, args, nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		// Inside the dialog guard: a dialog's cause reaches the bounded
+		// ctx as it reached the guard.
+		ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
+		defer cancel()
+		return fn(ctx, caller, x)
+	})
 }
 
 // waitLoad waits until loader, or a main-frame navigation that replaced
@@ -230,7 +226,7 @@ type NetworkIdleOptions struct {
 
 // ignoredTypes are requests that may stay open for the page's whole life
 // and never count against idleness.
-var ignoredTypes = set("WebSocket", "EventSource", "Media")
+var ignoredTypes = map[string]bool{"WebSocket": true, "EventSource": true, "Media": true}
 
 // WaitNetworkIdle waits until the page's network has been idle for
 // opts.Quiet: no request in flight, counting each request from
@@ -322,7 +318,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			case <-ctx.Done():
 				pending := make([]string, 0, len(inflight))
 				for _, r := range inflight {
-					pending = append(pending, fmt.Sprintf("%s %s", r.typ, cut(scrubURL(r.url), 120)))
+					pending = append(pending, fmt.Sprintf("%s %s", r.typ, axtext.Cut(redact.Scrub(r.url), 120)))
 				}
 				slices.Sort(pending)
 				if len(pending) > 10 {
@@ -359,40 +355,6 @@ func (n *netState) enable(ctx context.Context, x *tabExt) error {
 	return nil
 }
 
-// pollJS returns a promise that resolves to {ok: true, value} once check()
-// returns a truthy value (awaited if a promise), or to {ok: false} after ms.
-// It checks at once, on every DOM mutation and every 50 ms (for changes of
-// style and layout that no mutation reports).
-const pollJS = `(check, ms) => new Promise((resolve, reject) => {
-	let done = false, busy = false;
-	const finish = (f, v) => { if (done) return; done = true; obs.disconnect(); clearInterval(iv); clearTimeout(to); f(v); };
-	const tick = async () => {
-		if (done || busy) return;
-		busy = true;
-		try {
-			let v = check();
-			if (v && typeof v.then === 'function') v = await v;
-			if (v) finish(resolve, {ok: true, value: v});
-		} catch (e) { finish(reject, e); }
-		busy = false;
-	};
-	const obs = new MutationObserver(tick);
-	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-	const iv = setInterval(tick, 50);
-	const to = setTimeout(() => finish(resolve, {ok: false}), ms);
-	tick();
-})`
-
-// visibleJS is the check of WaitVisible: the first element matching sel has
-// a non-empty box and is not hidden by visibility or content-visibility.
-const visibleJS = `() => {
-	const el = document.querySelector(%s);
-	if (!el) return false;
-	const r = el.getBoundingClientRect();
-	if (r.width === 0 || r.height === 0) return false;
-	return el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : getComputedStyle(el).visibility !== 'hidden';
-}`
-
 // WaitVisible waits until the first element matching a CSS selector is
 // visible (has a box and is not hidden). It survives navigations: it
 // checks again in each new document. Bounded by ctx and DefaultWaitTimeout.
@@ -411,10 +373,10 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 		return e
 	}
 	sel, _ := json.Marshal(selector)
-	err := x.poll(ctx, caller, op, fmt.Sprintf(visibleJS, sel), fmt.Sprintf("no element matching %s became visible", cut(selector, 100)), nil)
+	err := x.poll(ctx, caller, op, fmt.Sprintf(pagejs.Visible, sel), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
 	var js *JSError
 	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
-		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", cut(selector, 100)))
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", axtext.Cut(selector, 100)))
 		e.Session, e.Tab, e.Err = t.s.id, t.id, js
 		e.Hint = "fix the selector"
 		return e
@@ -435,7 +397,7 @@ func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	})
 }
 
-// poll runs pollJS with check in the page until it succeeds, retrying in
+// poll runs pagejs.Poll with check in the page until it succeeds, retrying in
 // the next document when a navigation destroys the page's context.
 // ctx is the bounded, guarded context of Tab.waiting; caller the caller's.
 func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out any) error {
@@ -446,7 +408,7 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 		if dl, ok := ctx.Deadline(); ok {
 			ms = max(time.Until(dl).Milliseconds(), 1)
 		}
-		expr := fmt.Sprintf("(%s)(%s, %d)", pollJS, check, ms)
+		expr := fmt.Sprintf("(%s)(%s, %d)", pagejs.Poll, check, ms)
 		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
 			return t.jsError(op, reply.ExceptionDetails)
@@ -537,14 +499,6 @@ type PageInfo struct {
 	Dialog *Dialog
 }
 
-const pageInfoJS = `(() => {
-	const d = document.documentElement, b = document.body;
-	return {url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
-		sx: scrollX, sy: scrollY,
-		pw: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),
-		ph: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0)};
-})()`
-
 // PageInfo returns the page's URL, title, viewport, scroll position and
 // size, or the dialog that is open instead.
 func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
@@ -564,7 +518,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pageInfoJS).SetReturnByValue(true))
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.PageInfo).SetReturnByValue(true))
 	if err != nil {
 		if d, ok := x.dialog.current(); ok {
 			info.Dialog = &d
@@ -583,7 +537,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 		return PageInfo{}, x.fail(op, ctx, "", err)
 	}
 	r := func(f float64) int { return int(math.Round(f)) }
-	info.URL, info.Title = scrubURL(v.URL), v.Title
+	info.URL, info.Title = redact.Scrub(v.URL), v.Title
 	info.ViewportWidth, info.ViewportHeight = r(v.VW), r(v.VH)
 	info.ScrollX, info.ScrollY = r(v.SX), r(v.SY)
 	info.PageWidth, info.PageHeight = r(v.PW), r(v.PH)

@@ -1,0 +1,136 @@
+// Room: the text of one line. No locks.
+
+package axtext
+
+import (
+	"fmt"
+	"strings"
+)
+
+// States lists a node's states in a fixed order: checked, pressed,
+// selected, expanded or collapsed, disabled, focused, required, readonly,
+// modal, invalid, and a heading's level=N.
+func States(role string, props []Prop) []string {
+	get := func(name string) (string, bool) {
+		for _, p := range props {
+			if p.Name == name {
+				return RawString(p.Value.Value), true
+			}
+		}
+		return "", false
+	}
+	var out []string
+	for _, name := range []string{"checked", "pressed"} {
+		switch v, _ := get(name); v {
+		case "true":
+			out = append(out, name)
+		case "mixed":
+			out = append(out, name+"=mixed")
+		}
+	}
+	if v, _ := get("selected"); v == "true" {
+		out = append(out, "selected")
+	}
+	switch v, _ := get("expanded"); v {
+	case "true":
+		out = append(out, "expanded")
+	case "false":
+		out = append(out, "collapsed")
+	}
+	for _, name := range []string{"disabled", "focused", "required", "readonly", "modal"} {
+		if v, _ := get(name); v == "true" {
+			out = append(out, name)
+		}
+	}
+	if v, ok := get("invalid"); ok && v != "false" && v != "" {
+		out = append(out, "invalid")
+	}
+	if v, ok := get("level"); ok && role == "heading" {
+		out = append(out, "level="+v)
+	}
+	return out
+}
+
+// OptionSummary shows a select's options on its line: the first ten,
+// quoted and cut to 40 characters, then how many more.
+func OptionSummary(opts []string) string {
+	const show = 10
+	var b strings.Builder
+	b.WriteString("options=[")
+	for i, o := range opts {
+		if i == show {
+			fmt.Fprintf(&b, ", +%d more", len(opts)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Quote(Cut(o, 40)))
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// Squash collapses runs of white space and trims.
+func Squash(s string) string {
+	if !strings.ContainsAny(s, "\n\t\r\u00a0  ") {
+		return strings.TrimSpace(s)
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Quote quotes s for a snapshot line: double quotes and backslashes
+// escaped, nothing else.
+func Quote(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
+
+// DedupeText drops a text line that only repeats the name of the line
+// before or after it (a label next to its field), in place, and returns
+// the shortened slice.
+func DedupeText[T any](ls []Line[T]) []Line[T] {
+	out := ls[:0]
+	for i, l := range ls {
+		if l.Role == "text" && (i > 0 && ls[i-1].Role != "text" && ls[i-1].Name == l.Name ||
+			i+1 < len(ls) && ls[i+1].Role != "text" && ls[i+1].Name == l.Name) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// Format prints one line: indented by depth unless flat, then role,
+// quoted name, ref, value, extra and states.
+func (l *Line[T]) Format(ref string, flat bool) string {
+	var b strings.Builder
+	if !flat {
+		for range l.Depth {
+			b.WriteString("  ")
+		}
+	}
+	b.WriteString("- ")
+	b.WriteString(l.Role)
+	if l.Name != "" {
+		b.WriteByte(' ')
+		b.WriteString(Quote(l.Name))
+	}
+	if ref != "" {
+		b.WriteByte(' ')
+		b.WriteString(ref)
+	}
+	if l.Value != "" {
+		b.WriteString(" value=")
+		b.WriteString(Quote(l.Value))
+	}
+	if l.Extra != "" {
+		b.WriteByte(' ')
+		b.WriteString(l.Extra)
+	}
+	if len(l.States) > 0 {
+		b.WriteString(" [")
+		b.WriteString(strings.Join(l.States, ", "))
+		b.WriteByte(']')
+	}
+	return b.String()
+}

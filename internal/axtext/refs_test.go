@@ -1,0 +1,77 @@
+// Room: tests of ref numbering and the text of lines. No locks.
+
+package axtext
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mafredri/cdp/protocol/dom"
+)
+
+func TestPrintNeverPassesTheLimitAndGivesRefsOnlyToShownLines(t *testing.T) {
+	var lines []Line[dom.BackendNodeID]
+	for i := range 50 {
+		l := Line[dom.BackendNodeID]{Depth: i % 3, Role: "button", Name: fmt.Sprintf("Button number %d", i), Interactive: true}
+		l.Key = NodeKey{"T", dom.BackendNodeID(i + 1)}
+		l.Target = l.Key.Node
+		lines = append(lines, l, Line[dom.BackendNodeID]{Depth: 1, Role: "text", Name: "some text"})
+	}
+	for _, limit := range []int{1, 40, 120, 200, 1000, 5000} {
+		var r Refs[dom.BackendNodeID]
+		text, refs, shown, omitted := r.Print("L", lines, false, limit)
+		if len(text) > limit {
+			t.Errorf("limit %d: %d characters", limit, len(text))
+		}
+		if shown+omitted != len(lines) {
+			t.Errorf("limit %d: %d shown + %d omitted != %d lines", limit, shown, omitted, len(lines))
+		}
+		if len(r.live) != len(refs) || strings.Count(text, "@e") != len(refs) {
+			t.Errorf("limit %d: %d live refs, %d listed, %d in the text", limit, len(r.live), len(refs), strings.Count(text, "@e"))
+		}
+		if omitted > 0 && limit >= 200 && !strings.Contains(text, "[truncated: ") {
+			t.Errorf("limit %d: no truncation line in\n%s", limit, text)
+		}
+	}
+}
+
+func TestRefsKeepTheirNumbersAndNumbersAreNeverReused(t *testing.T) {
+	line := func(node int, name string) Line[int] {
+		return Line[int]{Role: "button", Name: name, Interactive: true, Key: NodeKey{"T", dom.BackendNodeID(node)}}
+	}
+	var r Refs[int]
+	_, refs1, _, _ := r.Print("L1", []Line[int]{line(1, "a"), line(2, "b")}, false, -1)
+	_, refs2, _, _ := r.Print("L1", []Line[int]{line(3, "new"), line(2, "b")}, false, -1)
+	_, refs3, _, _ := r.Print("L2", []Line[int]{line(1, "other doc")}, false, -1)
+	got := [][]Ref{refs1, refs2, refs3}
+	want := [][]Ref{
+		{{"@e1", "button", "a"}, {"@e2", "button", "b"}},
+		{{"@e3", "button", "new"}, {"@e2", "button", "b"}},
+		{{"@e4", "button", "other doc"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("refs of three snapshots (-want +got):\n%s", diff)
+	}
+	if _, ok := r.live[1]; ok {
+		t.Error("@e1 of the old document is still live")
+	}
+}
+
+func TestCutKeepsAtMostNCharactersEndingInAnEllipsis(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven char", 10, "eleven ch…"},
+		{"ééééééé", 3, "éé…"},
+	} {
+		if got := Cut(c.in, c.n); got != c.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

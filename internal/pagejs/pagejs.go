@@ -1,0 +1,215 @@
+// Package pagejs holds every JavaScript source the tab's actions send to a
+// page (Runtime.callFunctionOn functions and Runtime.evaluate
+// expressions), as named constants, so that a fake browser (cdptest) can
+// recognise the library's page calls by identity rather than by their text.
+// It holds no state and starts no goroutine.
+//
+// Room: page JavaScript. No locks: constants only.
+package pagejs
+
+// ReadyState is the expression WaitLoad evaluates: the document's
+// readyState.
+const ReadyState = "document.readyState"
+
+// ClickDisarm removes the listeners of a click watch (this) made by
+// ClickArm, when a click failed before ClickReport could.
+const ClickDisarm = "function() { this.stop(); }"
+
+// Describe describes an element for an error message: its tag, id, up
+// to three classes and the start of its text, as in div#banner.cookie
+// "We use cookies".
+const Describe = `(n => {
+	const c = n && (n.nodeType === 1 ? n : n.parentElement);
+	if (!c) return '';
+	let d = c.tagName.toLowerCase();
+	if (c.id) d += '#' + c.id;
+	if (typeof c.className === 'string' && c.className.trim()) d += '.' + c.className.trim().split(/\s+/).slice(0, 3).join('.');
+	let text = (c.getAttribute('aria-label') || c.innerText || c.value || '').trim().replace(/\s+/g, ' ');
+	if (text.length > 60) text = text.slice(0, 59) + '…';
+	if (text) d += ' "' + text + '"';
+	return d;
+})`
+
+// Cover decides whether the node hit at the click point (h) is the
+// element (this) for a click's purpose, and else describes it.
+const Cover = `function(h) {
+	for (let n = h; n; n = n.parentNode || n.host) if (n === this) return {ok: true};
+	for (let p = h; p; p = p.parentElement) if (p.tagName === 'LABEL' && p.control === this) return {ok: true};
+	const visible = this.checkVisibility ? this.checkVisibility({visibilityProperty: true}) : true;
+	return {ok: false, visible, cover: (` + Describe + `)(h)};
+}`
+
+// ClickArm arms a click watch on an element (this) for the length of one
+// click: listeners in the capture phase on its window, which see the
+// presses, releases and clicks of its document before any element's
+// handler can stop them, and on the element itself, which also see events
+// inside its shadow trees. A page that stops these events on its window
+// first leaves the click unconfirmed. It returns the watch object, or, when the element
+// cannot take a click at all, a string saying why ("disabled").
+const ClickArm = `function() {
+	const el = this, win = el.ownerDocument.defaultView;
+	if (el.matches(':disabled')) return 'disabled';
+	const w = {el, log: [], hit: new WeakSet()};
+	const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+	const onWin = e => {
+		if (w.log.length >= 32) return;
+		let label = false;
+		for (const n of e.composedPath()) if (n.tagName === 'LABEL' && n.control === el) label = true;
+		w.log.push({e, type: e.type, label, target: e.target});
+	};
+	const onEl = e => { w.hit.add(e); };
+	for (const t of types) {
+		win.addEventListener(t, onWin, true);
+		el.addEventListener(t, onEl, true);
+	}
+	w.stop = () => {
+		for (const t of types) {
+			win.removeEventListener(t, onWin, true);
+			el.removeEventListener(t, onEl, true);
+		}
+	};
+	return w;
+}`
+
+// ClickReport reads a click watch (this) into a clickReport, and
+// disarms it if stop is set. Only the nodes that got a press or a release
+// instead of the element are described, and only here: describing reads
+// innerText, which would lay the page out in the middle of the click.
+const ClickReport = `function(stop) {
+	const w = this, el = w.el;
+	if (stop) w.stop();
+	const describe = ` + Describe + `;
+	const reached = r => r.label || w.hit.has(r.e);
+	const press = r => r.type === 'pointerdown' || r.type === 'mousedown';
+	const release = r => r.type === 'pointerup' || r.type === 'mouseup';
+	const missed = is => { const r = w.log.find(r => is(r) && !reached(r)); return r ? describe(r.target) || 'a node without a description' : ''; };
+	const shown = el.isConnected && el.getClientRects().length > 0 && (!el.checkVisibility || el.checkVisibility({visibilityProperty: true}));
+	return {
+		pressed: w.log.some(r => press(r) && reached(r)),
+		clicked: w.log.some(r => r.type === 'click' && reached(r)),
+		pressOn: missed(press),
+		releaseOn: missed(release),
+		connected: el.isConnected,
+		shown,
+		disabled: el.matches(':disabled'),
+	};
+}`
+
+// Fill focuses an editable element and selects its content, and says
+// what kind of element it is and whether its content is a secret.
+const Fill = `function() {
+	const el = this, tag = el.tagName, type = (el.type || '').toLowerCase();
+	const ac = (el.getAttribute && el.getAttribute('autocomplete')) || '';
+	const secret = type === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
+	let kind = 'other';
+	if (tag === 'TEXTAREA') kind = 'text';
+	else if (tag === 'INPUT') kind = ['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'range', 'color', 'hidden'].includes(type) ? type : 'text';
+	else if (el.isContentEditable) kind = 'editable';
+	else if (tag === 'SELECT') kind = 'select';
+	if (kind !== 'text' && kind !== 'editable') return {kind, secret};
+	if (el.disabled) return {kind: 'disabled', secret};
+	if (el.readOnly) return {kind: 'readonly', secret};
+	el.focus();
+	if (kind === 'text') {
+		try { el.select(); } catch (e) {}
+		try { el.setSelectionRange(0, el.value.length); } catch (e) {}
+	} else {
+		const r = document.createRange();
+		r.selectNodeContents(el);
+		const s = getSelection();
+		s.removeAllRanges();
+		s.addRange(r);
+	}
+	return {kind, secret};
+}`
+
+// FillDone makes sure the value is v (through the prototype's setter,
+// which frameworks' value trackers do not see, if typing did not get it
+// there) and fires input and change.
+const FillDone = `function(v) {
+	const el = this;
+	if ('value' in el && el.value !== v) {
+		const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+		Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+	}
+	el.dispatchEvent(new Event('input', {bubbles: true}));
+	el.dispatchEvent(new Event('change', {bubbles: true}));
+	return 'value' in el ? el.value === v : true;
+}`
+
+// Select chooses the options matching vals (by value, else by label).
+const Select = `function(vals) {
+	const el = this;
+	if (el.tagName !== 'SELECT') return {err: 'not-select'};
+	if (el.disabled) return {err: 'disabled'};
+	const opts = Array.from(el.options), pick = [];
+	const norm = s => s.replace(/\s+/g, ' ').trim();
+	for (const v of vals) {
+		const o = opts.find(o => o.value === v) || opts.find(o => norm(o.label) === norm(v)) || opts.find(o => norm(o.textContent) === norm(v));
+		if (!o) return {err: 'missing', missing: v, options: opts.slice(0, 30).map(o => norm(o.label) || o.value)};
+		if (o.disabled) return {err: 'option-disabled', missing: v};
+		pick.push(o);
+	}
+	if (!el.multiple && pick.length !== 1) return {err: 'single'};
+	el.focus();
+	for (const o of opts) o.selected = pick.includes(o);
+	el.dispatchEvent(new Event('input', {bubbles: true}));
+	el.dispatchEvent(new Event('change', {bubbles: true}));
+	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
+}`
+
+// SecretFocus says whether the focused element holds a secret (or is an
+// iframe, whose focused element cannot be seen from here).
+const SecretFocus = `(() => {
+	let a = document.activeElement;
+	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	if (!a) return false;
+	if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return true;
+	const ac = (a.getAttribute && a.getAttribute('autocomplete')) || '';
+	return (a.type || '').toLowerCase() === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
+})()`
+
+// Poll returns a promise that resolves to {ok: true, value} once check()
+// returns a truthy value (awaited if a promise), or to {ok: false} after ms.
+// It checks at once, on every DOM mutation and every 50 ms (for changes of
+// style and layout that no mutation reports).
+const Poll = `(check, ms) => new Promise((resolve, reject) => {
+	let done = false, busy = false;
+	const finish = (f, v) => { if (done) return; done = true; obs.disconnect(); clearInterval(iv); clearTimeout(to); f(v); };
+	const tick = async () => {
+		if (done || busy) return;
+		busy = true;
+		try {
+			let v = check();
+			if (v && typeof v.then === 'function') v = await v;
+			if (v) finish(resolve, {ok: true, value: v});
+		} catch (e) { finish(reject, e); }
+		busy = false;
+	};
+	const obs = new MutationObserver(tick);
+	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	const iv = setInterval(tick, 50);
+	const to = setTimeout(() => finish(resolve, {ok: false}), ms);
+	tick();
+})`
+
+// Visible is the check of WaitVisible: the first element matching sel has
+// a non-empty box and is not hidden by visibility or content-visibility.
+// It is a fmt template: its one %s is the selector as a JSON string.
+const Visible = `() => {
+	const el = document.querySelector(%s);
+	if (!el) return false;
+	const r = el.getBoundingClientRect();
+	if (r.width === 0 || r.height === 0) return false;
+	return el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : getComputedStyle(el).visibility !== 'hidden';
+}`
+
+// PageInfo reads the page's URL, title, viewport size, scroll offset and
+// document size.
+const PageInfo = `(() => {
+	const d = document.documentElement, b = document.body;
+	return {url: location.href, title: document.title, vw: innerWidth, vh: innerHeight,
+		sx: scrollX, sy: scrollY,
+		pw: Math.max(d ? d.scrollWidth : 0, b ? b.scrollWidth : 0),
+		ph: Math.max(d ? d.scrollHeight : 0, b ? b.scrollHeight : 0)};
+})()`

@@ -1,0 +1,201 @@
+// Room: aiming and hit testing: where an element's visible box is in the
+// viewport, and whether it is what a click there would hit. No lock: it
+// reads the page, and the refs through refTable (which locks itself).
+
+package browserpool
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/pagejs"
+)
+
+// quads is DOM.getContentQuads's reply.
+type quads struct {
+	Quads [][]float64 `json:"quads"`
+}
+
+// point scrolls the target into view and returns the centre of its
+// visible box in the viewport's CSS pixels. With hit set it also checks
+// that the element (or a descendant) is what is at that point.
+func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bool) (float64, float64, error) {
+	nodeArgs := func(id dom.BackendNodeID) any {
+		return struct {
+			Backend dom.BackendNodeID `json:"backendNodeId"`
+		}{id}
+	}
+	// Bring each out-of-process iframe into view in its parent, then the
+	// element itself in its frame.
+	for _, h := range tg.chain {
+		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil, h.parent.conn); err != nil {
+			return 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+		}
+	}
+	if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil, tg.f.conn); err != nil {
+		return 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	var q quads
+	if err := rpcc.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q, tg.f.conn); err != nil {
+		return 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	// Offsets of out-of-process frames: each iframe's content box in its
+	// parent's viewport.
+	offsets := make([][2]float64, len(tg.chain))
+	var ox, oy float64
+	for i, h := range tg.chain {
+		var box struct {
+			Model struct {
+				Content []float64 `json:"content"`
+			} `json:"model"`
+		}
+		if err := rpcc.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box, h.parent.conn); err != nil {
+			return 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+		}
+		if len(box.Model.Content) < 2 {
+			return 0, 0, x.notVisible(op, ref, "its frame has no box")
+		}
+		offsets[i] = [2]float64{box.Model.Content[0], box.Model.Content[1]}
+		ox += box.Model.Content[0]
+		oy += box.Model.Content[1]
+	}
+	lm, err := layoutMetrics(ctx, x.t.conn)
+	if err != nil {
+		return 0, 0, x.fail(op, ctx, ref, err)
+	}
+	// The largest part of any of the element's boxes inside the viewport.
+	var best, bx0, by0, bx1, by1 float64
+	for _, qd := range q.Quads {
+		if len(qd) != 8 {
+			continue
+		}
+		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for i := 0; i < 8; i += 2 {
+			x0, x1 = min(x0, qd[i]+ox), max(x1, qd[i]+ox)
+			y0, y1 = min(y0, qd[i+1]+oy), max(y1, qd[i+1]+oy)
+		}
+		x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, lm.VP.W), min(y1, lm.VP.H)
+		if a := (x1 - x0) * (y1 - y0); x1 > x0 && y1 > y0 && a > best {
+			best, bx0, by0, bx1, by1 = a, x0, y0, x1, y1
+		}
+	}
+	if best < 1 {
+		if len(q.Quads) == 0 {
+			return 0, 0, x.notVisible(op, ref, "it has no box (display: none, or not rendered)")
+		}
+		return 0, 0, x.notVisible(op, ref, "it has no size, or lies outside the page even after scrolling")
+	}
+	px, py := (bx0+bx1)/2, (by0+by1)/2
+	if hit {
+		if err := x.hitTest(ctx, op, ref, tg, px, py, lm, offsets); err != nil {
+			return 0, 0, err
+		}
+	}
+	return px, py, nil
+}
+
+func (x *tabExt) notVisible(op, ref, why string) error {
+	e := newError(op, ErrNotVisible, ref+": "+why)
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	return e
+}
+
+// hitTest checks that the point (px, py) of the viewport hits the target:
+// through each out-of-process iframe on the way, then the element itself or
+// one of its descendants (or a label of it). DOM.getNodeForLocation takes
+// document coordinates: each level adds its document's scroll offset.
+func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, py float64, top metrics, offsets [][2]float64) error {
+	lx, ly := px, py
+	scroll := top.VP
+	for i, h := range tg.chain {
+		got, err := nodeAt(ctx, h.parent, lx+scroll.PageX, ly+scroll.PageY)
+		if err != nil {
+			return x.fail(op, ctx, ref, frameErr(h.parent, err))
+		}
+		if got != h.owner {
+			return x.covered(ctx, op, ref, tg, h.parent, h.owner, got, px, py)
+		}
+		lx, ly = lx-offsets[i][0], ly-offsets[i][1]
+		f := tg.f
+		if i+1 < len(tg.chain) {
+			f = tg.chain[i+1].parent
+		}
+		m, err := layoutMetrics(ctx, f.conn)
+		if err != nil {
+			return x.fail(op, ctx, ref, frameErr(f, err))
+		}
+		scroll = m.VP
+	}
+	got, err := nodeAt(ctx, tg.f, lx+scroll.PageX, ly+scroll.PageY)
+	if err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	if got == tg.node {
+		return nil
+	}
+	return x.covered(ctx, op, ref, tg, tg.f, tg.node, got, px, py)
+}
+
+// metrics is the part of Page.getLayoutMetrics we use: the layout
+// viewport's size and scroll offset, in CSS pixels.
+type metrics struct {
+	VP struct {
+		PageX float64 `json:"pageX"`
+		PageY float64 `json:"pageY"`
+		W     float64 `json:"clientWidth"`
+		H     float64 `json:"clientHeight"`
+	} `json:"cssLayoutViewport"`
+}
+
+func layoutMetrics(ctx context.Context, conn *rpcc.Conn) (metrics, error) {
+	var m metrics
+	err := rpcc.Invoke(ctx, "Page.getLayoutMetrics", nil, &m, conn)
+	return m, err
+}
+
+// nodeAt returns the node at a point of a frame's viewport.
+func nodeAt(ctx context.Context, f *frameSess, px, py float64) (dom.BackendNodeID, error) {
+	args := struct {
+		X int `json:"x"`
+		Y int `json:"y"`
+	}{int(math.Floor(px)), int(math.Floor(py))}
+	var reply struct {
+		Backend dom.BackendNodeID `json:"backendNodeId"`
+	}
+	err := rpcc.Invoke(ctx, "DOM.getNodeForLocation", &args, &reply, f.conn)
+	return reply.Backend, err
+}
+
+// covered reports that got, not want, is at the click point of ref,
+// unless got is part of want.
+func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *frameSess, want, got dom.BackendNodeID, px, py float64) error {
+	var res struct {
+		OK      bool   `json:"ok"`
+		Visible bool   `json:"visible"`
+		Cover   string `json:"cover"`
+	}
+	if err := x.callOn(ctx, op, f, want, pagejs.Cover, []any{nodeArg(got)}, &res); err != nil {
+		return x.fail(op, ctx, ref, frameErr(f, err))
+	}
+	if res.OK {
+		return nil
+	}
+	if !res.Visible {
+		return x.notVisible(op, ref, "it is hidden (visibility: hidden or content-visibility)")
+	}
+	cover := res.Cover
+	if cover == "" {
+		cover = "another element"
+	}
+	if r := x.refs.refName(f, got); r != "" {
+		cover += " (" + r + ")"
+	}
+	e := newError(op, ErrCovered, fmt.Sprintf("%s (%s %s) is covered at (%.0f, %.0f) by %s", ref, tg.role, axtext.Quote(tg.name), px, py, cover))
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	return e
+}

@@ -1,0 +1,392 @@
+// Room: clicks and the mouse (Click, ClickAt, Hover, Scroll). inputState.mu
+// guards the tab's last mouse position; no CDP call is made with it held.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/input"
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/pagejs"
+)
+
+// Classes of input errors.
+var (
+	// ErrCovered: the element's click point is covered by another element
+	// (a banner, a modal, an overlay). The detail names the covering
+	// element and, if the latest snapshot showed it, its ref. Returned by
+	// Click and Hover.
+	ErrCovered = errors.New("element is covered by another element")
+	// ErrNotVisible: the element has no visible box to act on (display:
+	// none, visibility: hidden, zero size, or outside the page). Returned
+	// by Click, Hover and Scroll.
+	ErrNotVisible = errors.New("element is not visible")
+	// ErrClickMissed: Click pressed and released the mouse over the
+	// element, but no click reached it at any of its aims (the page moved
+	// or covered the element during each click), or its document went away
+	// before the press could be confirmed. The detail says what got the
+	// press or the release instead. Returned by Click.
+	ErrClickMissed = errors.New("the click did not reach the element")
+)
+
+// inputState is a tab's mouse position and its counter of JavaScript
+// object groups (atomic: no lock).
+type inputState struct {
+	mu     sync.Mutex
+	x, y   float64 // guarded by mu; where the mouse last went
+	moved  bool    // guarded by mu; x and y are set
+	groups atomic.Uint64
+}
+
+func (s *inputState) setMouse(x, y float64) {
+	s.mu.Lock()
+	s.x, s.y, s.moved = x, y, true
+	s.mu.Unlock()
+}
+
+// clickAttempts bounds how many times Click aims at an element and clicks
+// it, when the page moves it out from under the mouse.
+const clickAttempts = 3
+
+// Click clicks the element a ref names (from the latest Tab.Snapshot) the
+// way a user would: it scrolls the element into view, takes the centre of
+// its visible box, checks that nothing covers that point, then moves the
+// mouse there and presses and releases the left button. A covered element
+// is an ErrCovered error naming what covers it; one without a visible box
+// is ErrNotVisible; a disabled one is ErrInvalidArgument; an old ref is
+// ErrStaleRef.
+//
+// Click returns nil only once the page has confirmed the click: a click
+// event reached the element (or, through its label, its control), or the
+// element got the press and the page then removed or hid it or left the
+// document (a menu that acts on the press, a link followed). A page can
+// move an element between the press and the release (the press moves the
+// focus, and a blur handler changes the layout above it): the release then
+// lands elsewhere and the browser sends the click to neither. Click then
+// aims again and clicks again, up to 3 times in all; if the click still
+// does not land, or the element's document went away before the press
+// could be confirmed, it returns an ErrClickMissed error saying what got
+// the press and the release.
+func (t *Tab) Click(ctx context.Context, ref string) error {
+	const op = "Tab.Click"
+	return t.onRef(ctx, op, "click", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
+		for attempt := 1; ; attempt++ {
+			px, py, err := x.point(ctx, op, ref, tg, true)
+			if err != nil {
+				return err
+			}
+			rep, err := x.clickTarget(ctx, tg, px, py)
+			if err != nil {
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
+			}
+			switch rep.outcome() {
+			case clickLanded:
+				if attempt > 1 {
+					*args += fmt.Sprintf(" (landed on attempt %d: the earlier click missed it)", attempt)
+				}
+				return nil
+			case clickDisabled:
+				return x.badTarget(op, ref, tg, "disabled", "a disabled element ignores clicks; take a new snapshot to see when it is enabled")
+			case clickMissed:
+				if attempt < clickAttempts {
+					continue
+				}
+			}
+			return x.missed(op, ref, tg, rep, px, py, attempt)
+		}
+	})
+}
+
+// ClickAt clicks at a point of the viewport, in CSS pixels from its top
+// left corner, whatever is there.
+func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
+	const op = "Tab.ClickAt"
+	return t.act(ctx, op, "click-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		if math.IsNaN(px) || math.IsNaN(py) || px < 0 || py < 0 {
+			e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport", px, py))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "give CSS pixels from the viewport's top left corner; Tab.PageInfo tells the viewport's size"
+			return e
+		}
+		if err := x.click(ctx, px, py); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		return nil
+	})
+}
+
+// Hover moves the mouse over the element a ref names, after the same
+// checks as Click.
+func (t *Tab) Hover(ctx context.Context, ref string) error {
+	const op = "Tab.Hover"
+	return t.onRef(ctx, op, "hover", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
+		px, py, err := x.point(ctx, op, ref, tg, true)
+		if err != nil {
+			return err
+		}
+		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
+			return x.fail(op, ctx, ref, err)
+		}
+		return nil
+	})
+}
+
+func (x *tabExt) click(ctx context.Context, px, py float64) error {
+	if err := x.press(ctx, px, py); err != nil {
+		return err
+	}
+	return x.release(ctx, px, py)
+}
+
+// press moves the mouse to (px, py) and presses the left button.
+func (x *tabExt) press(ctx context.Context, px, py float64) error {
+	// A move waits for the page's next frame (about 16 ms): skip it when
+	// the mouse is already there.
+	x.input.mu.Lock()
+	there := x.input.moved && x.input.x == px && x.input.y == py
+	x.input.mu.Unlock()
+	if !there {
+		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
+			return err
+		}
+	}
+	return x.mouse(ctx, input.NewDispatchMouseEventArgs("mousePressed", px, py).
+		SetButton(input.MouseButtonLeft).SetButtons(1).SetClickCount(1))
+}
+
+// release releases the left button at (px, py). The browser sends each
+// mouse event to whatever is at its point when it is dispatched: if the
+// page moved the pressed element meanwhile, the release lands elsewhere.
+func (x *tabExt) release(ctx context.Context, px, py float64) error {
+	return x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseReleased", px, py).
+		SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(1))
+}
+
+func (x *tabExt) mouse(ctx context.Context, args *input.DispatchMouseEventArgs) error {
+	if err := x.t.client.Input.DispatchMouseEvent(ctx, args); err != nil {
+		return err
+	}
+	if args.Type != "mouseWheel" {
+		x.input.setMouse(args.X, args.Y)
+	}
+	return nil
+}
+
+// ScrollOptions says where and how far Tab.Scroll scrolls. The zero value
+// scrolls nothing.
+type ScrollOptions struct {
+	// DeltaX and DeltaY are how far to scroll, in CSS pixels; positive
+	// scrolls right and down.
+	DeltaX, DeltaY float64
+	// Ref, if set, scrolls the element's own scroll container (the mouse
+	// wheel turns over the element). Otherwise the wheel turns at X, Y, or
+	// at the centre of the viewport when both are zero.
+	Ref  string
+	X, Y float64
+}
+
+// Scroll turns the mouse wheel. The page scrolls asynchronously: read the
+// new position with Tab.PageInfo or wait for it with Tab.WaitCondition.
+func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
+	const op = "Tab.Scroll"
+	args := fmt.Sprintf("dx=%g dy=%g ref=%s at=%g,%g", opts.DeltaX, opts.DeltaY, opts.Ref, opts.X, opts.Y)
+	return t.act(ctx, op, "scroll", args, nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		px, py := opts.X, opts.Y
+		switch {
+		case opts.Ref != "":
+			tg, err := x.resolve(ctx, op, opts.Ref)
+			if err != nil {
+				return err
+			}
+			if px, py, err = x.point(ctx, op, opts.Ref, tg, false); err != nil {
+				return err
+			}
+		case px == 0 && py == 0:
+			lm, err := layoutMetrics(ctx, t.conn)
+			if err != nil {
+				return x.fail(op, ctx, "", err)
+			}
+			px, py = lm.VP.W/2, lm.VP.H/2
+		}
+		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseWheel", px, py).SetDeltaX(opts.DeltaX).SetDeltaY(opts.DeltaY)); err != nil {
+			return x.fail(op, ctx, opts.Ref, err)
+		}
+		return nil
+	})
+}
+
+// clickReport is what the page saw of one click, from a click watch.
+type clickReport struct {
+	Pressed   bool   `json:"pressed"`   // a pointerdown or mousedown reached the element (or its label)
+	Clicked   bool   `json:"clicked"`   // a click event reached it
+	PressOn   string `json:"pressOn"`   // what in its document got a press instead, described
+	ReleaseOn string `json:"releaseOn"` // what in its document got a release instead, described
+	Connected bool   `json:"connected"` // it is still in its document
+	Shown     bool   `json:"shown"`     // it still has a visible box
+	Disabled  bool   `json:"disabled"`  // it is disabled now
+
+	// refused: the element was disabled before the press, so nothing was
+	// sent. gone: the element's document went away (a navigation, its frame
+	// removed) before the report after the release could be read; Pressed
+	// is then what was read after the press, if that could be.
+	refused, gone bool
+}
+
+// clickOutcome is Click's verdict on one click.
+type clickOutcome int
+
+const (
+	clickLanded   clickOutcome = iota // the element got the click, or the press and then the page took it away
+	clickDisabled                     // the element was disabled before the press: nothing was sent
+	clickMissed                       // the press or the release landed elsewhere: aim again
+	clickLost                         // the element's document went away before the press was confirmed
+)
+
+func (r clickReport) outcome() clickOutcome {
+	switch {
+	case r.refused:
+		return clickDisabled
+	case r.Clicked:
+		return clickLanded
+	case r.Pressed && (r.gone || !r.Connected || !r.Shown || r.Disabled):
+		// The page reacted to the press: it removed, hid or disabled the
+		// element, or left the document (a menu acting on mousedown, a
+		// link followed, a button disabling itself).
+		return clickLanded
+	case r.gone:
+		return clickLost
+	default:
+		return clickMissed
+	}
+}
+
+// clickTarget presses and releases the left button at (px, py), over the
+// element tg, and reports what the element's document saw of it. A watch
+// armed on the element for the length of the click records each press,
+// release and click and whether it reached the element; it is read after
+// the press too, so that a press is known to have landed even if the
+// document then goes away. After a press the button is always released.
+func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) (rep clickReport, err error) {
+	const op = "Tab.Click"
+	f := tg.f
+	group := x.newGroup()
+	var watch string
+	defer func() {
+		// A dialog opened by the click holds the page: calls into it
+		// would wait for the answer. The watch's listeners then stay
+		// until the document goes, recording nothing anyone reads.
+		var dc *dialogCause
+		if errors.As(context.Cause(ctx), &dc) {
+			return
+		}
+		if watch != "" && err != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			x.callFn(cctx, op, f, watch, pagejs.ClickDisarm, nil, true)
+			cancel()
+		}
+		releaseGroup(ctx, f, group)
+	}()
+	el, err := resolveNode(ctx, f, tg.node, group)
+	if err != nil {
+		return rep, err
+	}
+	armed, err := x.callFn(ctx, op, f, el, pagejs.ClickArm, nil, false)
+	if err != nil {
+		return rep, err
+	}
+	if armed.ObjectID == "" {
+		if axtext.RawString(armed.Value) == "disabled" {
+			rep.refused = true
+			return rep, nil
+		}
+		return rep, fmt.Errorf("arming the click watch returned %s %s", armed.Type, armed.Value)
+	}
+	watch = armed.ObjectID
+	if err := x.press(ctx, px, py); err != nil {
+		return rep, err
+	}
+	pressed, perr := x.callFn(ctx, op, f, watch, pagejs.ClickReport, []any{false}, true)
+	if err := x.release(ctx, px, py); err != nil {
+		return rep, err
+	}
+	if perr != nil && !docGone(f, perr) {
+		return rep, perr
+	}
+	if perr == nil {
+		if err := json.Unmarshal(pressed.Value, &rep); err != nil {
+			return rep, err
+		}
+	}
+	final, err := x.callFn(ctx, op, f, watch, pagejs.ClickReport, []any{true}, true)
+	if err != nil {
+		if !docGone(f, err) {
+			return rep, err
+		}
+		rep.gone = true
+		return rep, nil
+	}
+	rep = clickReport{}
+	return rep, json.Unmarshal(final.Value, &rep)
+}
+
+// docGone says whether err, from a call into frame f, means that the
+// document the call was for has gone: navigated, or its frame removed.
+func docGone(f *frameSess, err error) bool {
+	if errors.Is(frameErr(f, err), errFrameGone) {
+		return true
+	}
+	var re *rpcc.ResponseError
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Message + " " + re.Data
+	for _, s := range []string{"Cannot find context with specified id", "Could not find object with given id",
+		"Execution context was destroyed", "Inspected target navigated or closed", "Session with given id not found",
+		"No target with given id"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// missed is the ErrClickMissed error of a click that did not land after
+// attempts aims, the last at (px, py).
+func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py float64, attempts int) error {
+	var why string
+	switch {
+	case r.gone:
+		why = "went away with its document (a navigation, or its frame removed) before the press could be confirmed"
+	case r.Pressed:
+		on := r.ReleaseOn
+		if on == "" {
+			on = "something outside its frame"
+		}
+		why = fmt.Sprintf("was pressed at (%.0f, %.0f) but moved before the release, which landed on %s", px, py, on)
+	case r.PressOn != "":
+		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed on %s", px, py, r.PressOn)
+	default:
+		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed outside its frame", px, py)
+	}
+	detail := fmt.Sprintf("%s (%s %s) %s", ref, tg.role, axtext.Quote(tg.name), why)
+	if attempts > 1 {
+		detail += fmt.Sprintf("; aimed and clicked %d times", attempts)
+	}
+	e := newError(op, ErrClickMissed, detail)
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	if r.gone {
+		e.Hint = "the page navigated or the frame was removed during the click: take a new snapshot to see whether the click took effect before clicking again"
+	}
+	return e
+}

@@ -1,0 +1,193 @@
+// Room: form fields and upload (Fill, Select, Upload). No lock: each
+// action reads and writes the page only.
+
+package browserpool
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	kb "github.com/browserpool/browserpool/internal/keys"
+	"github.com/browserpool/browserpool/internal/pagejs"
+)
+
+// Fill replaces the content of the text field (input, textarea or
+// contenteditable element) a ref names with value, the way React and Vue
+// notice: it focuses the field, selects its content, types value over it
+// (an empty value deletes it), then fires input and change. Text filled
+// into password and one-time-code fields never reaches the trace.
+func (t *Tab) Fill(ctx context.Context, ref, value string) error {
+	const op = "Tab.Fill"
+	return t.onRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
+		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", struct {
+			Backend dom.BackendNodeID `json:"backendNodeId"`
+		}{tg.node}, nil, tg.f.conn); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		var info struct {
+			Kind   string `json:"kind"`
+			Secret bool   `json:"secret"`
+		}
+		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Fill, nil, &info); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		if info.Secret {
+			*args = ref + " " + tg.role + " " + axtext.Quote(tg.name) + " ***"
+		} else {
+			*args = ref + " " + tg.role + " " + axtext.Quote(tg.name) + " " + axtext.Quote(value)
+		}
+		switch info.Kind {
+		case "text", "editable":
+		case "select":
+			return x.badTarget(op, ref, tg, "a select box", "use Tab.Select to choose its option")
+		case "checkbox", "radio":
+			return x.badTarget(op, ref, tg, "a "+info.Kind, "use Tab.Click to toggle it")
+		case "file":
+			return x.badTarget(op, ref, tg, "a file input", "use Tab.Upload to choose files")
+		case "disabled", "readonly":
+			return x.badTarget(op, ref, tg, info.Kind, "it cannot be edited now; take a new snapshot to see when it is enabled")
+		default:
+			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
+		}
+		if value == "" {
+			events, _ := kb.Events("Delete")
+			for _, ev := range events {
+				if err := x.key(ctx, ev); err != nil {
+					return x.fail(op, ctx, ref, err)
+				}
+			}
+		} else if err := x.insertText(ctx, tg.f, value); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		var ok bool
+		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.FillDone, []any{value}, &ok); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		if !ok {
+			e := newError(op, ErrInvalidArgument, ref+" did not take the whole value (a maxlength, pattern or input type may limit it)")
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "take a new snapshot to see the field's value, and fill a value the field accepts"
+			return e
+		}
+		return nil
+	})
+}
+
+func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) error {
+	e := newError(op, ErrInvalidArgument, fmt.Sprintf("%s (%s %s) is %s", ref, tg.role, axtext.Quote(tg.name), what))
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	e.Hint = hint
+	return e
+}
+
+// Select chooses options of the select box a ref names, by value or else by
+// visible label, fires input and change, and returns the values now
+// selected. A single select takes exactly one value.
+func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selected []string, err error) {
+	const op = "Tab.Select"
+	err = t.onRef(ctx, op, "select", ref, strings.Join(values, ", "), func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
+		if values == nil {
+			values = []string{}
+		}
+		var res struct {
+			Err      string   `json:"err"`
+			Missing  string   `json:"missing"`
+			Options  []string `json:"options"`
+			Selected []string `json:"selected"`
+		}
+		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Select, []any{values}, &res); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		switch res.Err {
+		case "":
+			selected = res.Selected
+			return nil
+		case "not-select":
+			return x.badTarget(op, ref, tg, "not a select box", "for a custom dropdown, click it open with Tab.Click, take a snapshot, and click the option")
+		case "disabled":
+			return x.badTarget(op, ref, tg, "disabled", "it cannot be changed now")
+		case "missing":
+			return x.badTarget(op, ref, tg, fmt.Sprintf("without an option %q; its options: %s", res.Missing, strings.Join(res.Options, ", ")), "pass one of the listed values or labels")
+		case "option-disabled":
+			return x.badTarget(op, ref, tg, fmt.Sprintf("a select whose option %q is disabled", res.Missing), "choose an enabled option")
+		default:
+			return x.badTarget(op, ref, tg, "a single select", "pass exactly one value")
+		}
+	})
+	return selected, err
+}
+
+// Upload sets the files of the file input a ref names, as if the user
+// chose them, and fires its input and change events. Paths must be
+// absolute and name existing regular files; several files need an input
+// with the multiple attribute.
+func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
+	const op = "Tab.Upload"
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	bad := func(detail, hint string) error {
+		e := newError(op, ErrInvalidArgument, detail)
+		e.Session, e.Tab, e.Hint = t.s.id, t.id, hint
+		return e
+	}
+	var tg refTarget
+	// The paths and the ref are checked before a dialog refusal, with the
+	// caller's ctx (as before the prologue was shared).
+	check := func() error {
+		if len(paths) == 0 {
+			return bad("no file given", "pass the absolute paths of the files to upload")
+		}
+		for _, p := range paths {
+			if !filepath.IsAbs(p) {
+				return bad(fmt.Sprintf("%q is not an absolute path", p), "pass absolute paths; relative ones would depend on the process's working directory")
+			}
+			fi, err := os.Stat(p)
+			if err != nil {
+				return bad(fmt.Sprintf("%q does not exist or cannot be read", p), "check the path")
+			}
+			if !fi.Mode().IsRegular() {
+				return bad(fmt.Sprintf("%q is not a regular file", p), "pass files, not directories")
+			}
+		}
+		var err error
+		tg, err = t.ext().resolve(ctx, op, ref)
+		return err
+	}
+	return t.act(ctx, op, "upload", ref+" "+strings.Join(names, ", "), check, func(ctx context.Context, x *tabExt, _ *string) error {
+		var desc struct {
+			Node struct {
+				NodeName   string   `json:"nodeName"`
+				Attributes []string `json:"attributes"`
+			} `json:"node"`
+		}
+		if err := rpcc.Invoke(ctx, "DOM.describeNode", struct {
+			Backend dom.BackendNodeID `json:"backendNodeId"`
+		}{tg.node}, &desc, tg.f.conn); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		attrs := map[string]string{}
+		for i := 0; i+1 < len(desc.Node.Attributes); i += 2 {
+			attrs[strings.ToLower(desc.Node.Attributes[i])] = desc.Node.Attributes[i+1]
+		}
+		_, multiple := attrs["multiple"]
+		switch {
+		case desc.Node.NodeName != "INPUT" || !strings.EqualFold(attrs["type"], "file"):
+			return x.badTarget(op, ref, tg, "not a file input", "take a snapshot and use the ref of the file input (often a button labelled Choose File or Browse)")
+		case len(paths) > 1 && !multiple:
+			return x.badTarget(op, ref, tg, "a file input that takes one file", "pass one path")
+		}
+		if err := tg.f.client.DOM.SetFileInputFiles(ctx, dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node)); err != nil {
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		return nil
+	})
+}

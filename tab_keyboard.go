@@ -1,0 +1,77 @@
+// Room: the keyboard (Press, Type). No lock: the key table is a read-only
+// literal (internal/keys).
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mafredri/cdp/protocol/input"
+	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	kb "github.com/browserpool/browserpool/internal/keys"
+	"github.com/browserpool/browserpool/internal/pagejs"
+)
+
+// Press presses a key or a chord on the focused element, with the key
+// codes of a US keyboard: "Enter", "Tab", "Escape", "ArrowDown", "a", "A",
+// "F5", "Control+A", "Shift+Tab", "Control+Shift+K", "Meta+Enter". Key
+// names are those of KeyboardEvent.key; modifiers are Control (Ctrl), Shift,
+// Alt (Option) and Meta (Cmd, Command).
+func (t *Tab) Press(ctx context.Context, keys string) error {
+	const op = "Tab.Press"
+	events, perr := kb.Events(keys)
+	check := func() error {
+		if perr == "" {
+			return nil
+		}
+		e := newError(op, ErrInvalidArgument, perr)
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = `name keys as KeyboardEvent.key does ("Enter", "ArrowDown", "a") and join modifiers with "+" ("Control+Shift+K")`
+		return e
+	}
+	return t.act(ctx, op, "press", keys, check, func(ctx context.Context, x *tabExt, _ *string) error {
+		for _, ev := range events {
+			if err := x.key(ctx, ev); err != nil {
+				return x.fail(op, ctx, "", err)
+			}
+		}
+		return nil
+	})
+}
+
+func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error {
+	return x.t.client.Input.DispatchKeyEvent(ctx, ev)
+}
+
+// Type types text into the focused element, as one insertion (no key
+// events). Text typed into a password or one-time-code field, or into an
+// iframe, never reaches the trace.
+func (t *Tab) Type(ctx context.Context, text string) error {
+	const op = "Tab.Type"
+	return t.act(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
+		var secret bool
+		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
+		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
+			err = json.Unmarshal(reply.Result.Value, &secret)
+		}
+		if err == nil && !secret {
+			*args = axtext.Quote(text)
+		} else {
+			*args = "***"
+		}
+		if err := x.insertText(ctx, x.refs.top, text); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		return nil
+	})
+}
+
+// insertText types text into the focused element of frame f's page.
+// Keyboard input goes to the page's focused frame, so the tab's own session
+// carries it.
+func (x *tabExt) insertText(ctx context.Context, f *frameSess, text string) error {
+	return x.t.client.Input.InsertText(ctx, input.NewInsertTextArgs(text))
+}
