@@ -86,9 +86,9 @@ func (s *Session) retryCleanup() error { return s.p.retryClose(s) }
 // sessionUse is the answer to the seam's one busy/idle query. It is a plain
 // value.
 type sessionUse struct {
-	inFlight  int         // calls in flight now
-	idleSince time.Time   // when the last call started or ended, or the last Touch
-	ended     CloseReason // why the session ended; empty while it is live
+	inFlight int         // calls in flight now
+	lastUse  time.Time   // when the last call started or ended, or the last Touch (idle since, when not busy)
+	ended    CloseReason // why the session ended; empty while it is live
 }
 
 // busy reports whether a call is in flight: a busy session is never evicted
@@ -99,8 +99,11 @@ func (u sessionUse) busy() bool { return u.inFlight > 0 }
 // It takes only Session.mu, a leaf lock, so a layer may ask under its own
 // lock.
 func (s *Session) usage() sessionUse {
-	last, _ := s.idleSince()
-	return sessionUse{inFlight: int(s.inflight.Load()), idleSince: last, ended: s.closeReason()}
+	return sessionUse{
+		inFlight: int(s.inflight.Load()),
+		lastUse:  time.Unix(0, s.lastUsed.Load()),
+		ended:    s.closeReason(),
+	}
 }
 
 // tabCount returns the number of the browser's open page tabs. Unlike

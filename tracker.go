@@ -301,8 +301,8 @@ func (tr *Tracker) lruLocked() *tracked {
 		if u.busy() {
 			continue
 		}
-		if best == nil || u.idleSince.Before(bestUsed) {
-			best, bestUsed = e, u.idleSince
+		if best == nil || u.lastUse.Before(bestUsed) {
+			best, bestUsed = e, u.lastUse
 		}
 	}
 	return best
