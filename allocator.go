@@ -217,6 +217,8 @@ type AcquireOptions struct {
 // Lease is a task's hold on a session, from Allocator.Acquire to
 // Allocator.Finish. It is safe for concurrent use.
 type Lease struct {
+	// Written under Allocator.mu before the lease is handed out, fixed
+	// after: its methods need no lock.
 	task, computer, owner string
 	s                     *Session
 	waited                time.Duration
@@ -255,15 +257,18 @@ func (l *Lease) Waited() time.Duration { return l.waited }
 // must call Close, which closes the sessions tasks still hold; it never
 // closes the computers' pools.
 type Allocator struct {
-	cfg    AllocatorConfig // effective values
-	log    *slog.Logger
-	events *eventQueue // nil without AllocatorConfig.Audit
-	comps  map[string]*computer
-	order  []*computer // as configured
+	// The fields above mu are fixed by NewAllocator (the maps and slices
+	// are never written after it); wg, sweepKick and cancel are safe for
+	// concurrent use.
+	cfg    AllocatorConfig      // effective values
+	log    *slog.Logger         // never nil; never written to under mu
+	events *eventQueue          // nil without AllocatorConfig.Audit
+	comps  map[string]*computer // by name
+	order  []*computer          // as configured
 
-	ctx    context.Context // the allocator's lifetime; launches run on it
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // launches, closes, the budget sweeper and the leak retry loop
+	ctx    context.Context    // the allocator's lifetime; launches run on it
+	cancel context.CancelFunc // ends ctx, in Close
+	wg     sync.WaitGroup     // launches, closes, the budget sweeper and the leak retry loop
 
 	// How sessions are opened, closed and closed again after a leak: the
 	// computer's pool through the seam (pool_seam.go), or stubs in the
@@ -284,17 +289,18 @@ type Allocator struct {
 	closed   bool                     // guarded by mu
 }
 
-// taskRec is one bound task. Its fields are guarded by Allocator.mu.
+// taskRec is one bound task. name and c are fixed; the other fields are
+// guarded by Allocator.mu.
 type taskRec struct {
 	name  string
 	c     *computer
-	lease *Lease  // the session the task holds, or nil
-	w     *waiter // the acquire in progress, or nil
+	lease *Lease  // guarded by Allocator.mu; the session the task holds, or nil
+	w     *waiter // guarded by Allocator.mu; the acquire in progress, or nil
 
 	// The first acquire's waiter comes with the record (one allocation
 	// less on the common bind, acquire, finish path); later ones are new.
-	first     waiter
-	firstUsed bool
+	first     waiter // guarded by Allocator.mu
+	firstUsed bool   // guarded by Allocator.mu
 }
 
 // NewAllocator returns an allocator over cfg.Computers. It validates cfg

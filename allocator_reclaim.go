@@ -47,7 +47,8 @@ type AllocatorStats struct {
 	Computers map[string]ComputerStats
 }
 
-// leak is a session whose close failed.
+// leak is a session whose close failed. Its fields are fixed; the record
+// lives in Allocator.leaks, guarded by Allocator.mu.
 type leak struct {
 	c     *computer
 	task  string
@@ -158,7 +159,6 @@ func (a *Allocator) startCloseLocked(c *computer, s *Session, task string, state
 func (a *Allocator) reclaim(c *computer, s *Session, task string, state TaskState, reason CloseReason) error {
 	cerr := a.closeFn(s, reason)
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	c.closing--
 	a.releaseLocked(c)
 	ev := AuditEvent{Task: task, Computer: c.name, Session: s.ID(), State: state, Reason: reason}
@@ -173,14 +173,17 @@ func (a *Allocator) reclaim(c *computer, s *Session, task string, state TaskStat
 		}
 		ev.Kind, ev.Err = AuditLeaked, e
 		a.emitLocked(ev)
-		a.log.Warn("browserpool: a task's session could not be closed; counted as leaked", "task", task, "computer", c.name, "session", s.ID(), "err", cerr)
 		if !a.retrying && !a.closed && a.cfg.LeakRetry > 0 {
 			a.retrying = true
 			a.wg.Add(1)
 			go a.retryLeaks()
 		}
+		a.mu.Unlock()
+		// Logged after the unlock: a log handler may write to a file.
+		a.log.Warn("browserpool: a task's session could not be closed; counted as leaked", "task", task, "computer", c.name, "session", s.ID(), "err", cerr)
 		return e
 	}
+	defer a.mu.Unlock()
 	if task == "" {
 		return nil // a browser launched for a waiter who left: no task to account to
 	}

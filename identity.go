@@ -135,13 +135,14 @@ type Registry struct {
 }
 
 // sharedBrowser is one browser and its holders. key and opened are fixed;
-// s and err are written once before opened is closed and read only after
-// it; the fields after them are guarded by Registry.mu.
+// s and err are written once, under Registry.mu, before opened is closed,
+// and read under Registry.mu or, without it, after opened is closed; the
+// fields after them are guarded by Registry.mu.
 type sharedBrowser struct {
 	key    string
 	opened chan struct{} // closed when the open finished
-	s      *Session      // set before opened is closed
-	err    error         // set before opened is closed
+	s      *Session      // guarded by Registry.mu until opened is closed; fixed after
+	err    error         // guarded by Registry.mu until opened is closed; fixed after
 
 	holders holderSet[*Holder] // guarded by Registry.mu; by holder key
 	pins    int                // guarded by Registry.mu; group publications
@@ -198,7 +199,9 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 			r.browsers[key] = b
 			r.mu.Unlock()
 			s, err := r.open(ctx, id)
+			r.mu.Lock() // Lookup and releasableLocked read b.s under it, opened or not
 			b.s, b.err = s, err
+			r.mu.Unlock()
 			close(b.opened)
 			if err != nil {
 				r.mu.Lock()
