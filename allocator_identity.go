@@ -1,21 +1,21 @@
-// Room: the allocator's identity keying. Allocator.mu guards the claims,
-// as it guards the tasks.
+// Room: the allocator's identity keying. Allocator.mu guards the claims and
+// their holder records (a holderSet, see pool_seam.go), as it guards the
+// tasks.
 
 package browserpool
 
 import (
 	"context"
 	"fmt"
-	"slices"
 )
 
 // browserClaim records which task owns the session a browser key names, and
-// which tasks hold it. Its fields are guarded by Allocator.mu; ready is
-// closed by the owner when its acquire has ended.
+// which tasks hold it. owner and ready are fixed; ready is closed by the
+// owner when its acquire has ended.
 type browserClaim struct {
 	owner   string
 	ready   chan struct{}
-	holders map[string]bool
+	holders holderSet[struct{}] // guarded by Allocator.mu; by task name
 }
 
 // AcquireFor acquires, for task, the browser that id acts on, keying reuse
@@ -44,7 +44,7 @@ func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, op
 		}
 		c := a.browsers[key]
 		if c == nil {
-			c = &browserClaim{owner: task, ready: make(chan struct{}), holders: map[string]bool{}}
+			c = &browserClaim{owner: task, ready: make(chan struct{})}
 			a.browsers[key] = c
 			a.mu.Unlock()
 			l, err := a.Acquire(ctx, task, opts)
@@ -54,7 +54,7 @@ func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, op
 					delete(a.browsers, key)
 				}
 			} else {
-				c.holders[task] = true
+				c.holders.add(task, struct{}{})
 			}
 			close(c.ready)
 			a.mu.Unlock()
@@ -82,7 +82,7 @@ func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, op
 		l, err := a.Acquire(ctx, task, opts)
 		if err == nil {
 			a.mu.Lock()
-			c.holders[task] = true
+			c.holders.add(task, struct{}{})
 			a.mu.Unlock()
 		}
 		return l, err
@@ -98,18 +98,13 @@ func (a *Allocator) HoldersOf(browserKey string) []string {
 	if c == nil {
 		return nil
 	}
-	out := make([]string, 0, len(c.holders))
-	for t := range c.holders {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
+	return c.holders.keys()
 }
 
 // releaseClaimsLocked forgets task as a holder, and the claims it owns.
 func (a *Allocator) releaseClaimsLocked(task string) {
 	for key, c := range a.browsers {
-		delete(c.holders, task)
+		c.holders.remove(task)
 		if c.owner == task {
 			delete(a.browsers, key)
 		}

@@ -1,7 +1,9 @@
 // Room: identity. Who calls (tool session) versus which browser they act on
 // (browser session); holders of shared browsers; group bindings.
 // Registry.mu guards the browser, holder and group tables; it is never held
-// while a browser opens or closes or while a CDP call runs.
+// while a browser opens or closes or while a CDP call runs. The registry
+// reaches its browsers only through the seam (pool_seam.go): closeWith to
+// close with a reason, holderSet for holders.
 
 package browserpool
 
@@ -13,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sync"
 )
 
@@ -123,8 +124,8 @@ type RegistryConfig struct {
 // another holder still uses. It is safe for concurrent use; the creator
 // must call Close.
 type Registry struct {
-	pool *Pool
-	open func(ctx context.Context, id Identity) (*Session, error)
+	pool *Pool                                                    // fixed
+	open func(ctx context.Context, id Identity) (*Session, error) // fixed
 
 	mu        sync.Mutex
 	browsers  map[string]*sharedBrowser // guarded by mu; by browser key
@@ -133,15 +134,17 @@ type Registry struct {
 	closed    bool                      // guarded by mu
 }
 
-// sharedBrowser is one browser and its holders. Fields after opened are
-// guarded by Registry.mu.
+// sharedBrowser is one browser and its holders. key and opened are fixed;
+// s and err are written once, under Registry.mu, before opened is closed,
+// and read under Registry.mu or, without it, after opened is closed; the
+// fields after them are guarded by Registry.mu.
 type sharedBrowser struct {
 	key    string
 	opened chan struct{} // closed when the open finished
-	s      *Session      // set before opened is closed
-	err    error         // set before opened is closed
+	s      *Session      // guarded by Registry.mu until opened is closed; fixed after
+	err    error         // guarded by Registry.mu until opened is closed; fixed after
 
-	holders map[string]*Holder // guarded by Registry.mu; by holder key
+	holders holderSet[*Holder] // guarded by Registry.mu; by holder key
 	pins    int                // guarded by Registry.mu; group publications
 	owners  map[string]string  // guarded by Registry.mu; tab id -> holder key
 }
@@ -161,10 +164,10 @@ func NewRegistry(cfg RegistryConfig) (*Registry, error) {
 // Holder is one identity's hold on a browser: its own tabs in a browser
 // that other holders may share. It is safe for concurrent use.
 type Holder struct {
-	r    *Registry
-	b    *sharedBrowser
-	id   Identity
-	last string // guarded by Registry.mu; the tab opened or handed to it last
+	r    *Registry      // fixed
+	b    *sharedBrowser // fixed
+	id   Identity       // fixed
+	last string         // guarded by Registry.mu; the tab opened or handed to it last
 }
 
 // Identity returns the holder's identity.
@@ -190,13 +193,15 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 		}
 		b := r.browsers[key]
 		if b == nil {
-			b = &sharedBrowser{key: key, opened: make(chan struct{}), holders: map[string]*Holder{}, owners: map[string]string{}}
+			b = &sharedBrowser{key: key, opened: make(chan struct{}), owners: map[string]string{}}
 			h := &Holder{r: r, b: b, id: id}
-			b.holders[id.HolderKey()] = h
+			b.holders.add(id.HolderKey(), h)
 			r.browsers[key] = b
 			r.mu.Unlock()
 			s, err := r.open(ctx, id)
+			r.mu.Lock() // Lookup and releasableLocked read b.s under it, opened or not
 			b.s, b.err = s, err
+			r.mu.Unlock()
 			close(b.opened)
 			if err != nil {
 				r.mu.Lock()
@@ -208,10 +213,10 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 			}
 			return h, nil
 		}
-		h := b.holders[id.HolderKey()]
+		h, _ := b.holders.get(id.HolderKey())
 		if h == nil {
 			h = &Holder{r: r, b: b, id: id}
-			b.holders[id.HolderKey()] = h
+			b.holders.add(id.HolderKey(), h)
 		}
 		r.mu.Unlock()
 		select {
@@ -237,8 +242,8 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 
 func (r *Registry) forgetHolder(b *sharedBrowser, h *Holder) {
 	r.mu.Lock()
-	if b.holders[h.id.HolderKey()] == h {
-		delete(b.holders, h.id.HolderKey())
+	if cur, _ := b.holders.get(h.id.HolderKey()); cur == h {
+		b.holders.remove(h.id.HolderKey())
 	}
 	r.mu.Unlock()
 }
@@ -251,12 +256,7 @@ func (r *Registry) Holders(browserKey string) []string {
 	if b == nil {
 		return nil
 	}
-	out := make([]string, 0, len(b.holders))
-	for k := range b.holders {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return b.holders.keys()
 }
 
 // OpenTab opens a tab that belongs to this holder.
@@ -264,8 +264,8 @@ func (h *Holder) OpenTab(ctx context.Context, url string) (*Tab, error) {
 	t, err := h.b.s.OpenTab(ctx, url)
 	if t != nil {
 		h.r.mu.Lock()
-		h.b.owners[t.id] = h.id.HolderKey()
-		h.last = t.id
+		h.b.owners[t.ID()] = h.id.HolderKey()
+		h.last = t.ID()
 		h.r.mu.Unlock()
 	}
 	return t, err
@@ -286,7 +286,7 @@ func (h *Holder) Tab(ctx context.Context, id string) (*Tab, error) {
 	h.r.mu.Unlock()
 	if !known || owner != mine {
 		e := newError(op, ErrTabNotHeld, "")
-		e.Session, e.Tab = h.b.s.id, id
+		e.Session, e.Tab = h.b.s.ID(), id
 		if !known {
 			e.Class, e.Detail = ErrTabNotFound, fmt.Sprintf("holder %s has no tab %s", mine, id)
 			e.Hint = "open a tab of your own with OpenTab; another holder's tabs are not yours to use"
@@ -324,16 +324,17 @@ func (h *Holder) HandTab(tabID string, to Identity) error {
 	defer h.r.mu.Unlock()
 	if h.b.owners[tabID] != h.id.HolderKey() {
 		e := newError("Holder.HandTab", ErrTabNotHeld, fmt.Sprintf("tab %s is not held by %s", tabID, h.id.HolderKey()))
-		e.Session, e.Tab = h.b.s.id, tabID
+		e.Session, e.Tab = h.b.s.ID(), tabID
 		return e
 	}
-	if h.b.holders[to.HolderKey()] == nil {
+	recv, _ := h.b.holders.get(to.HolderKey())
+	if recv == nil {
 		e := newError("Holder.HandTab", ErrInvalidIdentity, fmt.Sprintf("%s does not hold this browser", to.HolderKey()))
 		e.Hint = "attach the receiving identity to the same browser first"
 		return e
 	}
 	h.b.owners[tabID] = to.HolderKey()
-	h.b.holders[to.HolderKey()].last = tabID
+	recv.last = tabID
 	return nil
 }
 
@@ -343,11 +344,11 @@ func (h *Holder) HandTab(tabID string, to Identity) error {
 // holder is left and no publication pins it. Detaching twice is a no-op.
 func (h *Holder) Detach(ctx context.Context) error {
 	h.r.mu.Lock()
-	if h.b.holders[h.id.HolderKey()] != h {
+	if cur, _ := h.b.holders.get(h.id.HolderKey()); cur != h {
 		h.r.mu.Unlock()
 		return nil
 	}
-	delete(h.b.holders, h.id.HolderKey())
+	h.b.holders.remove(h.id.HolderKey())
 	var tabs []string
 	for tid, o := range h.b.owners {
 		if o != h.id.HolderKey() {
@@ -379,7 +380,7 @@ func (h *Holder) Detach(ctx context.Context) error {
 // releasableLocked reports whether b has no holder and no pin left, and if
 // so removes it from the table.
 func (r *Registry) releasableLocked(b *sharedBrowser) bool {
-	if len(b.holders) > 0 || b.pins > 0 || b.s == nil {
+	if b.holders.len() > 0 || b.pins > 0 || b.s == nil {
 		return false
 	}
 	if r.browsers[b.key] == b {
@@ -394,7 +395,7 @@ func (r *Registry) EndToolSession(ctx context.Context, toolSessionID string) err
 	r.mu.Lock()
 	var hs []*Holder
 	for _, b := range r.browsers {
-		for _, h := range b.holders {
+		for _, h := range b.holders.all() {
 			if h.id.ToolSessionID == toolSessionID {
 				hs = append(hs, h)
 			}

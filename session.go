@@ -228,23 +228,6 @@ func (s *Session) Close(ctx context.Context) error {
 	return s.closeWith(ctx, ReasonExplicit)
 }
 
-func (s *Session) closeWith(ctx context.Context, reason CloseReason) error {
-	done := make(chan struct{})
-	var err error
-	go func() {
-		err = s.p.closeSession(s, reason, nil)
-		close(done)
-	}()
-	select {
-	case <-done:
-		return err
-	case <-ctx.Done():
-		e := newError("Session.Close", ctx.Err(), "stopped waiting; the close goes on in the background")
-		e.Session = s.id
-		return e
-	}
-}
-
 // TabInfo describes one tab.
 type TabInfo struct {
 	SessionID string

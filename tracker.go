@@ -1,6 +1,9 @@
 // Room: the tracker, named sessions per workflow with per-workflow and global
-// limits. Tracker.mu guards the tables; it is never held while a session
-// opens or closes, while /proc is read or while a hook runs.
+// limits. Tracker.mu guards the tables, each entry's session and its holder
+// record; it is never held while a session opens or closes, while /proc is
+// read or while a hook runs. The tracker reaches its sessions only through
+// the seam (pool_seam.go): closeWith to close with a reason, usage for
+// busy/idle, holderSet for holders.
 
 package browserpool
 
@@ -67,9 +70,9 @@ type TrackerConfig struct {
 // creator must call Close. A host restart starts with an empty tracker; the
 // pool's manifest sweep removes the old browsers.
 type Tracker struct {
-	pool   *Pool
-	cfg    TrackerConfig
-	events *eventQueue
+	pool   *Pool         // fixed
+	cfg    TrackerConfig // fixed; effective values
+	events *eventQueue   // fixed; runs the Evicted hook
 
 	mu      sync.Mutex
 	entries map[trackKey]*tracked          // guarded by mu
@@ -79,14 +82,16 @@ type Tracker struct {
 
 type trackKey struct{ workflow, name string }
 
-// tracked is one named session. s is nil while it opens.
+// tracked is one named session. s is nil while it opens. workflow, name,
+// created and opened are fixed; err is written once before opened is closed
+// and read only after.
 type tracked struct {
 	workflow, name string
 	created        time.Time
-	opened         chan struct{}   // closed when the open finished
-	s              *Session        // set before opened is closed; guarded by Tracker.mu
-	err            error           // open error; set before opened is closed
-	holders        map[string]bool // guarded by Tracker.mu; identities holding it (OpenFor)
+	opened         chan struct{}       // closed when the open finished
+	s              *Session            // guarded by Tracker.mu; set before opened is closed
+	err            error               // open error; set before opened is closed
+	holders        holderSet[struct{}] // guarded by Tracker.mu; identities holding it (OpenFor), by holder key
 }
 
 // NewTracker returns a tracker over cfg.Pool.
@@ -111,7 +116,7 @@ func NewTracker(cfg TrackerConfig) (*Tracker, error) {
 	return &Tracker{
 		pool:    cfg.Pool,
 		cfg:     cfg,
-		events:  newEventQueue(cfg.Pool.log),
+		events:  newEventQueue(cfg.Pool.logger()),
 		entries: make(map[trackKey]*tracked),
 		byWF:    make(map[string]map[string]*tracked),
 	}, nil
@@ -156,12 +161,7 @@ func (tr *Tracker) HoldersOf(workflow, name string) []string {
 	if e == nil {
 		return nil
 	}
-	out := make([]string, 0, len(e.holders))
-	for h := range e.holders {
-		out = append(out, h)
-	}
-	slices.Sort(out)
-	return out
+	return e.holders.keys()
 }
 
 func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Session, error) {
@@ -192,7 +192,7 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 			if s != nil && s.Err() == nil {
 				if holder != "" {
 					tr.mu.Lock()
-					e.holders[holder] = true
+					e.holders.add(holder, struct{}{})
 					tr.mu.Unlock()
 				}
 				s.Touch()
@@ -224,9 +224,9 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 			}
 			tr.removeLocked(victim)
 		}
-		e := &tracked{workflow: workflow, name: name, created: time.Now(), opened: make(chan struct{}), holders: map[string]bool{}}
+		e := &tracked{workflow: workflow, name: name, created: time.Now(), opened: make(chan struct{})}
 		if holder != "" {
-			e.holders[holder] = true
+			e.holders.add(holder, struct{}{})
 		}
 		tr.addLocked(e)
 		tr.mu.Unlock()
@@ -288,7 +288,8 @@ func (tr *Tracker) pruneLocked() {
 }
 
 // lruLocked returns the least-recently-used open session with no call in
-// flight, or nil.
+// flight, or nil. The seam's usage query takes only Session.mu, a leaf
+// lock, so it is safe under Tracker.mu.
 func (tr *Tracker) lruLocked() *tracked {
 	var best *tracked
 	var bestUsed time.Time
@@ -296,12 +297,12 @@ func (tr *Tracker) lruLocked() *tracked {
 		if e.s == nil {
 			continue // still opening: busy
 		}
-		used, busy := e.s.idleSince()
-		if busy {
+		u := e.s.usage()
+		if u.busy() {
 			continue
 		}
-		if best == nil || used.Before(bestUsed) {
-			best, bestUsed = e, used
+		if best == nil || u.lastUse.Before(bestUsed) {
+			best, bestUsed = e, u.lastUse
 		}
 	}
 	return best
@@ -345,12 +346,12 @@ func (tr *Tracker) evict(v *tracked, reason CloseReason, forK trackKey) {
 	if s == nil {
 		return
 	}
-	tr.pool.closeSession(s, reason, nil)
-	ev := TrackerEvent{Time: time.Now(), Workflow: v.workflow, Name: v.name, SessionID: s.id, Reason: reason, ForWorkflow: forK.workflow, ForName: forK.name}
+	s.closeWith(context.Background(), reason)
+	ev := TrackerEvent{Time: time.Now(), Workflow: v.workflow, Name: v.name, SessionID: s.ID(), Reason: reason, ForWorkflow: forK.workflow, ForName: forK.name}
 	if f := tr.cfg.Evicted; f != nil {
 		tr.events.emit(func() { f(ev) })
 	}
-	tr.pool.log.Info("browserpool: closed the least-recently-used session to make room", "workflow", v.workflow, "name", v.name, "session", s.id, "for_workflow", forK.workflow)
+	tr.pool.logger().Info("browserpool: closed the least-recently-used session to make room", "workflow", v.workflow, "name", v.name, "session", s.ID(), "for_workflow", forK.workflow)
 }
 
 // Lookup returns the open session name of workflow, touching it, or an
@@ -457,7 +458,7 @@ func (tr *Tracker) closeEntries(ctx context.Context, es []*tracked, reason Close
 			s := e.s
 			tr.mu.Unlock()
 			if s != nil {
-				errs[i] = tr.pool.closeSession(s, reason, nil)
+				errs[i] = s.closeWith(context.Background(), reason)
 			}
 		}()
 	}

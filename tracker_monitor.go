@@ -1,6 +1,6 @@
 // Room: the tracker's monitoring view: snapshots and the admin handler. It
 // copies the tracker's tables under Tracker.mu and reads /proc and the
-// browsers unlocked.
+// browsers unlocked, through the seam (pool_seam.go).
 
 package browserpool
 
@@ -37,17 +37,24 @@ type TrackedSession struct {
 // then name. CPU and memory are read from /proc over each browser's process
 // tree; the tab count asks each browser, bounded by ctx.
 func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
+	// seen is an entry as copied under Tracker.mu.
+	type seen struct {
+		workflow, name string
+		created        time.Time
+		s              *Session
+		holders        []string
+	}
 	tr.mu.Lock()
-	es := make([]tracked, 0, len(tr.entries))
+	es := make([]seen, 0, len(tr.entries))
 	for _, e := range tr.entries {
-		hs := make(map[string]bool, len(e.holders))
-		for h := range e.holders {
-			hs[h] = true
+		var hs []string
+		if e.holders.len() > 0 {
+			hs = e.holders.keys()
 		}
-		es = append(es, tracked{workflow: e.workflow, name: e.name, created: e.created, s: e.s, holders: hs})
+		es = append(es, seen{workflow: e.workflow, name: e.name, created: e.created, s: e.s, holders: hs})
 	}
 	tr.mu.Unlock()
-	slices.SortFunc(es, func(a, b tracked) int {
+	slices.SortFunc(es, func(a, b seen) int {
 		if c := strings.Compare(a.workflow, b.workflow); c != 0 {
 			return c
 		}
@@ -56,19 +63,15 @@ func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
 	now := time.Now()
 	out := make([]TrackedSession, 0, len(es))
 	for _, e := range es {
-		ts := TrackedSession{Name: e.name, Workflow: e.workflow, Age: now.Sub(e.created), State: "opening"}
-		for h := range e.holders {
-			ts.Holders = append(ts.Holders, h)
-		}
-		slices.Sort(ts.Holders)
+		ts := TrackedSession{Name: e.name, Workflow: e.workflow, Age: now.Sub(e.created), State: "opening", Holders: e.holders}
 		if s := e.s; s != nil {
 			info := s.Info()
-			ts.SessionID, ts.PID, ts.InFlight, ts.State = s.id, info.PID, info.InFlight, string(info.State)
+			ts.SessionID, ts.PID, ts.InFlight, ts.State = s.ID(), info.PID, info.InFlight, string(info.State)
 			ts.Idle = now.Sub(info.LastUsed)
 			if info.State == StateLive {
 				tctx, cancel := context.WithTimeout(ctx, time.Second)
-				if infos, err := s.pageTargets(tctx); err == nil {
-					ts.Tabs = len(infos)
+				if n, err := s.tabCount(tctx); err == nil {
+					ts.Tabs = n
 				}
 				cancel()
 			}
