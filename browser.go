@@ -2,6 +2,22 @@
 // counters; it is never held across a launch, a CDP call, a process call,
 // file I/O or a hook. All sessions end in Pool.closeSession, the one close
 // path.
+//
+// Lock order of the package, written once here. A goroutine holding a lock
+// may take only locks further down the list, never one above it:
+//
+//  1. Tracker.mu, Allocator.mu, Registry.mu: the policy layers. Never two
+//     of them at once; never held while a session opens or closes.
+//  2. Pool.mu.
+//  3. Session.mu.
+//  4. Leaf locks, taken last and never two at once: Tab.mu,
+//     attachedBrowser.mu, eventQueue.mu, Manifest.mu (with its flock), the
+//     DevTools connection table's mutex (internal/devtools), and the mux's
+//     own locks (internal/cdpmux), which only CDP calls take and no CDP
+//     call runs under a lock of ours.
+//
+// attachedBrowser.port is a semaphore, not a mutex: it is held across the
+// CDP calls of one page action by design and taken with no mutex held.
 
 package browserpool
 
