@@ -91,10 +91,11 @@ type LocalLauncher struct {
 	Executable string
 	// Args are extra command-line flags.
 	Args []string
-	// NoPipe controls the browser over its websocket only. Such a browser
-	// survives a SIGKILLed host until the next pool's sweep; it exists to
-	// test that sweep. Leave it false.
-	NoPipe bool
+
+	// noPipe controls the browser over its websocket only. Such a browser
+	// survives a SIGKILLed host until the next pool's sweep; only the
+	// sweep's tests set it (export_test.go).
+	noPipe bool
 }
 
 // Launch implements Launcher.
@@ -111,7 +112,7 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 		SessionDir: spec.Dir,
 		SessionID:  spec.SessionID,
 		ExtraArgs:  l.Args,
-		NoPipe:     l.NoPipe,
+		NoPipe:     l.noPipe,
 		// The owner marker lets a later sweep prove whose strays these are.
 		Env: []string{"BROWSERPOOL_OWNER=" + ownerMarker()},
 		OnSpawn: func(s launch.Spawn) error {

@@ -37,22 +37,16 @@ const (
 var testRoot string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "host" {
-		os.Exit(runHost())
-	}
-	root, err := os.MkdirTemp("", "browserpool-launch-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	testRoot = root
-	code := m.Run()
-	if err := leakcheck.Check(context.Background(), root); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.RemoveAll(root)
-	os.Exit(code)
+	leakcheck.Main(m, leakcheck.MainOptions{
+		Root: &testRoot, Prefix: "browserpool-launch-test-",
+		HelperEnv: helperEnv, Helper: func(mode string) int {
+			if mode != "host" {
+				fmt.Fprintf(os.Stderr, "%s=%q: the only helper is \"host\"\n", helperEnv, mode)
+				return 2
+			}
+			return runHost()
+		},
+	})
 }
 
 // runHost is the host process of the host-SIGKILL test: it starts a browser
