@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/devtools"
 )
 
 // AttachedTabListTimeout bounds AttachedView.Tabs' wait for the browser's
@@ -69,7 +70,7 @@ func (p *Pool) Attach(ctx context.Context, endpoint string) (*Session, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	id := attachedID(ep.port)
+	id := attachedID(ep.Port)
 	for {
 		p.mu.Lock()
 		if p.closed {
@@ -131,43 +132,43 @@ func (p *Pool) AttachFor(ctx context.Context, endpoint, workflow string) (*Attac
 }
 
 // sameBrowser fails if s is attached to another host than ep names.
-func (p *Pool) sameBrowser(ctx context.Context, op string, s *Session, ep cdpEndpoint) error {
+func (p *Pool) sameBrowser(ctx context.Context, op string, s *Session, ep devtools.Endpoint) error {
 	ab, ok := s.b.(*attachedBrowser)
-	if !ok || ab.ep.host == ep.host {
+	if !ok || ab.ep.Host == ep.Host {
 		return nil
 	}
-	if ip, err := defaultCDPProbe.resolve(ctx, op, ep); err == nil && ip == ab.addr.Addr() {
+	if ip, err := p.cdp.resolve(ctx, op, ep); err == nil && ip == ab.addr.Addr() {
 		return nil
 	}
-	e := newError(op, ErrInvalidArgument, fmt.Sprintf("port %d is already attached to %s as session %s, not to %s", ep.port, ab.ep.hostPort(), s.id, ep.hostPort()))
+	e := newError(op, ErrInvalidArgument, fmt.Sprintf("port %d is already attached to %s as session %s, not to %s", ep.Port, ab.ep.HostPort(), s.id, ep.HostPort()))
 	e.Session = s.id
-	e.Hint = fmt.Sprintf("use the same endpoint (%s), or close session %s first", ab.ep.hostPort(), s.id)
+	e.Hint = fmt.Sprintf("use the same endpoint (%s), or close session %s first", ab.ep.HostPort(), s.id)
 	return e
 }
 
 // attachOp is one attach under way. s and err are set before done is
 // closed; tg is set once the endpoint has answered.
 type attachOp struct {
-	ep   cdpEndpoint
+	ep   devtools.Endpoint
 	done chan struct{}
-	tg   atomic.Pointer[cdpTarget]
+	tg   atomic.Pointer[devtools.Target]
 	s    *Session
 	err  error
 }
 
 // joinAttach returns the attach under way for ep's port, starting one on a
 // goroutine of the pool's if there is none.
-func (p *Pool) joinAttach(op string, ep cdpEndpoint) (*attachOp, error) {
+func (p *Pool) joinAttach(op string, ep devtools.Endpoint) (*attachOp, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, newError(op, ErrPoolClosed, "")
 	}
-	if o := p.attaching[ep.port]; o != nil {
+	if o := p.attaching[ep.Port]; o != nil {
 		return o, nil
 	}
 	o := &attachOp{ep: ep, done: make(chan struct{})}
-	p.attaching[ep.port] = o
+	p.attaching[ep.Port] = o
 	p.wg.Add(1)
 	go p.runAttach(o)
 	return o, nil
@@ -177,17 +178,19 @@ func (p *Pool) runAttach(o *attachOp) {
 	defer p.wg.Done()
 	s, err := p.attach(o)
 	p.mu.Lock()
-	delete(p.attaching, o.ep.port)
+	delete(p.attaching, o.ep.Port)
 	p.mu.Unlock()
 	o.s, o.err = s, err
 	close(o.done)
 }
 
 // attach probes o's endpoint, waits (on the pool's context) for the shared
-// patient handshake, claims its connection and registers the session.
+// patient handshake, claims its connection and registers the session. The
+// connection reaches the session as any launcher's browser does: a
+// LaunchedBrowser whose Transport the pool builds its mux on.
 func (p *Pool) attach(o *attachOp) (*Session, error) {
 	const op = "Pool.Attach"
-	id := attachedID(o.ep.port)
+	id := attachedID(o.ep.Port)
 	start := time.Now()
 	closedErr := func() error {
 		e := newError(op, ErrPoolClosed, "the pool was closed while attaching")
@@ -195,7 +198,7 @@ func (p *Pool) attach(o *attachOp) (*Session, error) {
 		return e
 	}
 	pctx, cancel := context.WithTimeout(p.ctx, CDPCheckTimeout)
-	tg, perr := defaultCDPProbe.target(pctx, op, o.ep)
+	tg, perr := p.cdp.target(pctx, op, o.ep)
 	cancel()
 	if perr != nil {
 		if p.ctx.Err() != nil {
@@ -205,32 +208,43 @@ func (p *Pool) attach(o *attachOp) (*Session, error) {
 		return nil, perr
 	}
 	o.tg.Store(tg)
-	var d *wsDial
+	var h *devtools.Handshake
 	for {
-		d = cdpConns.forAttach(tg.wsURL)
+		h = p.cdp.conns.ForAttach(tg.WSURL)
 		select {
-		case <-d.done:
+		case <-h.Done():
 		case <-p.ctx.Done():
 			return nil, closedErr()
 		}
-		if d.err != nil {
-			e := tg.dialError(op, d.err)
+		if errors.Is(h.Err, devtools.ErrClosed) && p.ctx.Err() != nil {
+			return nil, closedErr()
+		}
+		if h.Err != nil {
+			e := dialError(tg, op, h.Err)
 			e.Session = id
 			return nil, e
 		}
-		if cdpConns.claim(d) {
+		if h.Claim() {
 			break
 		}
 		// Another pool took it, or it died: make another.
 	}
-	ab := &attachedBrowser{ep: o.ep, addr: tg.addr, d: d, m: d.m, port: semaphore.NewWeighted(1), wfs: map[string]*workflowTabs{}}
-	ab.info = SpawnInfo{Port: o.ep.port, Version: d.version.Product}
-	s := newSession(p, id, ab, d.m, ab.info)
+	ab := &attachedBrowser{ep: o.ep, addr: tg.Addr, h: h, conn: h.Conn, port: semaphore.NewWeighted(1), wfs: map[string]*workflowTabs{}}
+	ab.info = SpawnInfo{Port: o.ep.Port, Version: h.Version.Product}
+	mux, err := browserMux(ab)
+	if err != nil {
+		ab.Stop(context.Background())
+		e := newError(op, ErrCDPRejected, "")
+		e.Session, e.Err = id, err
+		return nil, e
+	}
+	s := newSession(p, id, ab, mux, ab.info)
 	s.ours = false
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		ab.Stop(context.Background())
+		mux.Close()
 		return nil, closedErr()
 	}
 	p.attached[id] = s
@@ -244,18 +258,18 @@ func (p *Pool) attach(o *attachOp) (*Session, error) {
 // leftError is the error for a caller whose ctx ended before the attach
 // finished; the attach goes on.
 func (o *attachOp) leftError(op string, ctx context.Context) error {
-	id := attachedID(o.ep.port)
+	id := attachedID(o.ep.Port)
 	if ctx.Err() == context.Canceled {
 		e := newError(op, context.Canceled, "gave up waiting; the attach goes on and a later Attach returns its session")
 		e.Session = id
 		return e
 	}
 	if tg := o.tg.Load(); tg != nil {
-		e := tg.waitError(op, ctx)
+		e := waitError(tg, op, ctx)
 		e.Session = id
 		return e
 	}
-	e := newError(op, ErrCDPTimeout, fmt.Sprintf("gave up before %s answered; the attempt goes on and Attach again joins it", o.ep.hostPort()))
+	e := newError(op, ErrCDPTimeout, fmt.Sprintf("gave up before %s answered; the attempt goes on and Attach again joins it", o.ep.HostPort()))
 	e.Session, e.Err = id, context.DeadlineExceeded
 	e.Hint = "retry with a longer deadline, or run CheckCDP to see why the endpoint does not answer"
 	return e
@@ -264,10 +278,10 @@ func (o *attachOp) leftError(op string, ctx context.Context) error {
 // attachedBrowser is the LaunchedBrowser of an attached session: a
 // connection to a browser the user runs. Stop only disconnects.
 type attachedBrowser struct {
-	ep      cdpEndpoint
+	ep      devtools.Endpoint
 	addr    netip.AddrPort // the resolved address
-	d       *wsDial
-	m       *cdpmux.Mux
+	h       *devtools.Handshake
+	conn    *devtools.Conn
 	info    SpawnInfo
 	port    *semaphore.Weighted // the port lock: one page action at a time; not a field guard
 	stopped atomic.Bool         // Stop was called
@@ -284,29 +298,29 @@ type workflowTabs struct {
 	title    string            // its title when last seen
 }
 
-func (b *attachedBrowser) Transport() Transport    { return nil }
-func (b *attachedBrowser) mux() *cdpmux.Mux        { return b.m }
+func (b *attachedBrowser) Transport() Transport    { return b.conn }
 func (b *attachedBrowser) Info() SpawnInfo         { return b.info }
-func (b *attachedBrowser) Exited() <-chan struct{} { return b.m.Done() }
+func (b *attachedBrowser) Exited() <-chan struct{} { return b.conn.Done() }
 
 // ExitErr says why the connection ended, or nil while it is up.
 func (b *attachedBrowser) ExitErr() error {
 	select {
-	case <-b.m.Done():
+	case <-b.conn.Done():
 	default:
 		return nil
 	}
 	if b.stopped.Load() {
 		return nil
 	}
-	return fmt.Errorf("the browser at %s closed the DevTools connection (it quit, or its remote debugging was turned off): %w", b.ep.hostPort(), b.m.Err())
+	end := &cdpmux.EndError{Reason: cdpmux.ErrConnClosed, Cause: b.conn.Err()}
+	return fmt.Errorf("the browser at %s closed the DevTools connection (it quit, or its remote debugging was turned off): %w", b.ep.HostPort(), end)
 }
 
 // Stop disconnects. It never kills the browser and never closes a tab.
 func (b *attachedBrowser) Stop(context.Context) error {
 	b.stopped.Store(true)
-	cdpConns.release(b.d)
-	b.m.Close()
+	b.h.Release()
+	b.conn.Close()
 	return nil
 }
 
@@ -530,7 +544,7 @@ func (v *AttachedView) begin(op string) (func(), error) {
 // lockPort takes the port lock, waiting for the action before to finish.
 func (v *AttachedView) lockPort(ctx context.Context, op string) (func(), error) {
 	if err := v.b.port.Acquire(ctx, 1); err != nil {
-		e := v.newError(op, ctx.Err(), fmt.Sprintf("gave up waiting for the action before it on port %d to finish", v.b.ep.port))
+		e := v.newError(op, ctx.Err(), fmt.Sprintf("gave up waiting for the action before it on port %d to finish", v.b.ep.Port))
 		e.Hint = "retry; actions on one attached browser run one at a time"
 		return nil, e
 	}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/launch"
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -135,15 +134,15 @@ var ownerMarker = sync.OnceValue(func() string {
 	return strconv.Itoa(os.Getpid()) + ":" + strconv.FormatUint(st, 10)
 })
 
-// localBrowser adapts *launch.Process. Its mux already exists (readiness is
-// the first Browser.getVersion over it), so it gives no Transport.
+// localBrowser adapts *launch.Process. Readiness was its first
+// Browser.getVersion, on the bare transport; the pool builds its mux on
+// Transport like any launcher's.
 type localBrowser struct {
 	p      *launch.Process
 	bootID string
 }
 
-func (b *localBrowser) Transport() Transport    { return nil }
-func (b *localBrowser) mux() *cdpmux.Mux        { return b.p.Mux() }
+func (b *localBrowser) Transport() Transport    { return b.p.Transport() }
 func (b *localBrowser) Exited() <-chan struct{} { return b.p.Exited() }
 func (b *localBrowser) ExitErr() error          { return b.p.ExitErr() }
 func (b *localBrowser) Info() SpawnInfo {

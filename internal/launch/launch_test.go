@@ -254,7 +254,7 @@ func TestClosingATargetFailsItsCallInFlightWithErrDetached(t *testing.T) {
 		v, err := eval(ctx, a.client, "globalThis.started === true")
 		return err == nil && v == "true"
 	})
-	if _, err := cdp.NewClient(p.Mux().Browser()).Target.CloseTarget(ctx, target.NewCloseTargetArgs(a.id)); err != nil {
+	if _, err := cdp.NewClient(muxOf(t, p).Browser()).Target.CloseTarget(ctx, target.NewCloseTargetArgs(a.id)); err != nil {
 		t.Fatal(err)
 	}
 	select {

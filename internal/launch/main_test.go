@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
 
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/leakcheck"
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -117,12 +119,33 @@ func start(t testing.TB, opts Options) *Process {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The mux is built on the transport as a pool builds it.
+	m, err := cdpmux.New(p.Transport(), cdpmux.Options{Cause: p.Cause})
+	if err != nil {
+		t.Fatal(err)
+	}
+	muxes.Store(p, m)
 	t.Cleanup(func() {
 		if err := p.Stop(context.Background()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
+		m.Close()
+		muxes.Delete(p)
 	})
 	return p
+}
+
+// muxes holds the mux start built for each of its browsers.
+var muxes sync.Map // *Process -> *cdpmux.Mux
+
+// muxOf returns the mux start built on p's transport.
+func muxOf(t testing.TB, p *Process) *cdpmux.Mux {
+	t.Helper()
+	m, ok := muxes.Load(p)
+	if !ok {
+		t.Fatal("muxOf: the browser was not started by start")
+	}
+	return m.(*cdpmux.Mux)
 }
 
 // testCtx bounds one step of a test; a hang fails the test instead of the run.
@@ -143,11 +166,11 @@ type page struct {
 func openPage(t testing.TB, p *Process) page {
 	t.Helper()
 	ctx := testCtx(t)
-	tgt, err := cdp.NewClient(p.Mux().Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	tgt, err := cdp.NewClient(muxOf(t, p).Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, _, err := p.Mux().Attach(ctx, string(tgt.TargetID))
+	conn, _, err := muxOf(t, p).Attach(ctx, string(tgt.TargetID))
 	if err != nil {
 		t.Fatal(err)
 	}
