@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/mafredri/cdp/protocol/browser"
@@ -39,16 +40,39 @@ type Conn struct {
 }
 
 // Dial connects to a DevTools websocket URL (ws:// or wss://); ctx bounds
-// the handshake only.
+// the handshake only, its cancellation as well as its deadline (the
+// websocket package honours only a deadline once connected, and a browser
+// holding the handshake for its prompt would keep the dial waiting).
 func Dial(ctx context.Context, url string) (*Conn, error) {
+	var mu sync.Mutex
+	var raw net.Conn // guarded by mu; the TCP connection, once made
 	d := websocket.Dialer{
-		NetDialContext:  (&net.Dialer{}).DialContext,
+		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			mu.Lock()
+			raw = c
+			mu.Unlock()
+			return c, err
+		},
 		ReadBufferSize:  1 << 16,
 		WriteBufferSize: 1 << 16,
 	}
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		if raw != nil {
+			raw.SetDeadline(time.Unix(1, 0)) // unblocks the handshake now
+		}
+		mu.Unlock()
+	})
 	ws, resp, err := d.DialContext(ctx, url, http.Header{})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
+	}
+	if !stop() {
+		if err == nil {
+			ws.Close()
+		}
+		return nil, context.Cause(ctx)
 	}
 	if err != nil {
 		return nil, err

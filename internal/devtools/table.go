@@ -179,8 +179,15 @@ func (ct *Table) run(h *Handshake) {
 			c = nil
 		}
 	}
-	if err != nil && ctx.Err() != nil {
-		err = context.Cause(ctx)
+	if err != nil {
+		if dl, _ := ctx.Deadline(); ctx.Err() == nil && !time.Now().Before(dl) {
+			// The connection's deadline (the patience) fired a moment
+			// before the context's timer.
+			<-ctx.Done()
+		}
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
 	}
 	var drop *Conn
 	ct.mu.Lock()
