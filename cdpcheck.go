@@ -99,6 +99,11 @@ type CDPInfo struct {
 // raises a second prompt. ctx bounds the wait; CDPCheckTimeout bounds it when
 // ctx has no earlier deadline.
 //
+// CheckCDP belongs to no Pool, so its handshakes run in a process-wide
+// table: each ends within CDPPromptPatience, and a connection the user
+// allowed is closed after CDPParkTimeout unless a Pool.Attach (of any pool)
+// claims it. Everything a Pool starts ends with Pool.Close.
+//
 // Errors are *Error values of class ErrCDPRefused, ErrCDPUnreachable,
 // ErrCDPNotDevTools, ErrCDPTimeout, ErrCDPPromptPending, ErrCDPRejected, or
 // ErrInvalidURL for an endpoint of no accepted form.

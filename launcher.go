@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"sync"
 
 	"github.com/browserpool/browserpool/internal/launch"
 	"github.com/browserpool/browserpool/internal/proc"
@@ -18,6 +17,12 @@ import (
 // starts Chromium processes; cdptest provides an in-memory one for tests; a
 // remote fleet would lease browsers over a websocket. Implementations must be
 // safe for concurrent use.
+//
+// This is the one seam between a Pool and its browsers: the local launcher
+// and Pool.Attach use it exactly as a third-party launcher does (the pool
+// builds its CDP connection on LaunchedBrowser.Transport and watches
+// Exited), so a launcher whose Transport is a websocket gets the same
+// Session semantics as a local browser.
 type Launcher interface {
 	// Launch starts one browser for spec and returns it once it accepts
 	// CDP messages. It must call spec.OnSpawn (when set) as soon as the
@@ -53,7 +58,10 @@ type SpawnInfo struct {
 // LaunchedBrowser is a browser a Launcher started, as the pool drives it.
 type LaunchedBrowser interface {
 	// Transport carries the browser's CDP messages. The pool builds its
-	// connection on it and owns it from then on.
+	// connection on it and owns its reads from then on; it numbers its
+	// calls from 1, so a launcher that checked readiness with a call of its
+	// own must have read that call's reply first. Transport is called once
+	// per launch.
 	Transport() Transport
 	// Info describes the browser.
 	Info() SpawnInfo
@@ -65,7 +73,10 @@ type LaunchedBrowser interface {
 	ExitErr() error
 	// Stop ends the browser: a bounded graceful close, then a kill of
 	// everything it started, and waits until all of it has exited. It must
-	// be idempotent and safe after a crash. It may remove Dir; the pool
+	// be idempotent and safe after a crash. The pool calls Stop before it
+	// closes the Transport; a Stop that writes to the Transport (the local
+	// launcher writes Browser.close) must serialize that write with the
+	// pool's own. It may remove Dir; the pool
 	// removes it after Stop either way (and counts a failure once).
 	Stop(ctx context.Context) error
 }
@@ -128,11 +139,13 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 	return &localBrowser{p: proc, bootID: spawn.BootID}, nil
 }
 
-// ownerMarker is "pid:starttime" of this process.
-var ownerMarker = sync.OnceValue(func() string {
+// ownerMarker is "pid:starttime" of this process. It reads /proc/self/stat
+// each time (once per launch, nothing beside a browser start) rather than
+// caching it in package state.
+func ownerMarker() string {
 	st, _ := proc.StartTime(os.Getpid())
 	return strconv.Itoa(os.Getpid()) + ":" + strconv.FormatUint(st, 10)
-})
+}
 
 // localBrowser adapts *launch.Process. Readiness was its first
 // Browser.getVersion, on the bare transport; the pool builds its mux on

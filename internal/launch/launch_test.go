@@ -658,11 +658,7 @@ func TestBrowserSurvivesTheExitOfTheThreadThatCalledStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := p.Stop(context.Background()); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	manage(t, p)
 	eventually(t, "the calling thread has exited", func() bool {
 		_, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid))
 		return errors.Is(err, fs.ErrNotExist)

@@ -119,7 +119,15 @@ func start(t testing.TB, opts Options) *Process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The mux is built on the transport as a pool builds it.
+	manage(t, p)
+	return p
+}
+
+// manage builds a mux on p's transport, as a pool does, and stops p and
+// closes the mux when the test ends, failing the test if Stop reports
+// anything.
+func manage(t testing.TB, p *Process) {
+	t.Helper()
 	m, err := cdpmux.New(p.Transport(), cdpmux.Options{Cause: p.Cause})
 	if err != nil {
 		t.Fatal(err)
@@ -132,18 +140,17 @@ func start(t testing.TB, opts Options) *Process {
 		m.Close()
 		muxes.Delete(p)
 	})
-	return p
 }
 
-// muxes holds the mux start built for each of its browsers.
+// muxes holds the mux manage built for each browser.
 var muxes sync.Map // *Process -> *cdpmux.Mux
 
-// muxOf returns the mux start built on p's transport.
+// muxOf returns the mux manage built on p's transport.
 func muxOf(t testing.TB, p *Process) *cdpmux.Mux {
 	t.Helper()
 	m, ok := muxes.Load(p)
 	if !ok {
-		t.Fatal("muxOf: the browser was not started by start")
+		t.Fatal("muxOf: the browser is not managed (start it with start, or call manage)")
 	}
 	return m.(*cdpmux.Mux)
 }
