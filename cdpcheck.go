@@ -18,9 +18,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/browserpool/browserpool/internal/devtools"
 	"github.com/gorilla/websocket"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/devtools"
 )
 
 // Bounds of the connectivity check and of the handshakes to a browser the

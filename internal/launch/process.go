@@ -2,7 +2,9 @@
 // one lock held across a system call: kill(2) of the process group, which
 // never blocks, because the group id is ours only until the main process is
 // reaped (see Kill). Process.tailMu guards the output tail. Process.stopMu
-// guards stopping. No CDP I/O or file I/O happens under any of them.
+// guards stopping. transport.wmu serializes writes to the DevTools
+// connection (its owner's mux, and Stop's Browser.close); it is held only
+// across one write. No other CDP I/O or file I/O happens under any of them.
 
 package launch
 
