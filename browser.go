@@ -2,6 +2,22 @@
 // counters; it is never held across a launch, a CDP call, a process call,
 // file I/O or a hook. All sessions end in Pool.closeSession, the one close
 // path.
+//
+// Lock order of the package, written once here. A goroutine holding a lock
+// may take only locks further down the list, never one above it:
+//
+//  1. Tracker.mu, Allocator.mu, Registry.mu: the policy layers. Never two
+//     of them at once; never held while a session opens or closes.
+//  2. Pool.mu.
+//  3. Session.mu.
+//  4. Leaf locks, taken last and never two at once: Tab.mu,
+//     attachedBrowser.mu, eventQueue.mu, Manifest.mu (with its flock), the
+//     DevTools connection table's mutex (internal/devtools), and the mux's
+//     own locks (internal/cdpmux), which only CDP calls take and no CDP
+//     call runs under a lock of ours.
+//
+// attachedBrowser.port is a semaphore, not a mutex: it is held across the
+// CDP calls of one page action by design and taken with no mutex held.
 
 package browserpool
 
@@ -21,6 +37,7 @@ import (
 	"time"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/devtools"
 )
 
 // Defaults for zero Config fields.
@@ -112,6 +129,7 @@ type Pool struct {
 	log      *slog.Logger
 	events   *eventQueue
 	manifest *Manifest
+	cdp      cdpProbe // DevTools probes and the pool's own connection table (attach.go)
 
 	ctx    context.Context // the pool's lifetime; launches and closes run on it
 	cancel context.CancelFunc
@@ -156,6 +174,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		leaked:    make(map[*Session]bool),
 		attached:  make(map[string]*Session),
 		attaching: make(map[int]*attachOp),
+		cdp:       cdpProbe{conns: devtools.NewTable(CDPPromptPatience, CDPParkTimeout)},
 	}
 	if p.launcher == nil {
 		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs}
@@ -163,6 +182,7 @@ func NewPool(cfg Config) (*Pool, error) {
 	m, err := openManifest(eff.Root)
 	if err != nil {
 		cancel()
+		p.cdp.conns.Close()
 		return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot open the manifest", Err: err, Hint: "set Config.Root to a writable directory"}
 	}
 	p.manifest = m
@@ -683,6 +703,7 @@ func (p *Pool) Close() error {
 	wg.Wait()
 	p.cancel() // ends launches under way and the reaper
 	p.wg.Wait()
+	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
 	p.events.close()
 	return nil
@@ -750,30 +771,31 @@ func (p *Pool) retryPendingRemovals() {
 	}
 }
 
-// browserMux returns the mux of a launched browser: the local launcher
-// built it to wait for readiness; any other launcher gives a Transport.
+// browserMux builds the pool's connection to a launched browser on its
+// Transport: the one seam every browser goes through, local, attached or a
+// third party's. A read error's cause is the browser's exit, if it exits
+// within two seconds.
 func browserMux(b LaunchedBrowser) (*cdpmux.Mux, error) {
-	if lb, ok := b.(interface{ mux() *cdpmux.Mux }); ok {
-		return lb.mux(), nil
-	}
 	t := b.Transport()
 	if t == nil {
 		return nil, errors.New("launcher returned no transport")
 	}
-	m, err := cdpmux.New(t, cdpmux.Options{Cause: func(readErr error) error {
+	pid := b.Info().PID
+	return cdpmux.New(t, cdpmux.Options{Cause: func(readErr error) error {
+		timer := time.NewTimer(2 * time.Second)
+		defer timer.Stop()
 		select {
 		case <-b.Exited():
 			if e := b.ExitErr(); e != nil {
 				return e
 			}
-		case <-time.After(2 * time.Second):
+		case <-timer.C:
+			if pid > 0 {
+				return fmt.Errorf("the browser (pid %d) closed its DevTools connection (%v) and is still running", pid, readErr)
+			}
 		}
 		return readErr
 	}})
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // Ref names a session and a tab the way an agent's tool call does.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"net/netip"
+
+	"github.com/browserpool/browserpool/internal/devtools"
 )
 
 // CheckCDPWithHosts is CheckCDP with host names resolved from hosts only (a
@@ -16,6 +18,6 @@ func CheckCDPWithHosts(ctx context.Context, endpoint string, hosts map[string]st
 			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 		}
 		return []netip.Addr{netip.MustParseAddr(ip)}, nil
-	}}
+	}, conns: devtools.Shared(CDPPromptPatience, CDPParkTimeout)}
 	return pr.check(ctx, endpoint)
 }

@@ -85,6 +85,12 @@
 // CDP errors stay reachable with errors.As(err, **rpcc.ResponseError).
 // Messages never carry query strings, cookies or typed passwords.
 //
+// A failed call is safe to retry when [Error.Retryable] reports true: the
+// request provably never reached the browser (the connection or session was
+// already gone, or the tab already closed), so it had no effect. Otherwise
+// the browser may have run it (a reply lost when a connection dropped, a
+// context that ended mid-call) and a retry may apply it twice.
+//
 // # Hooks and stats
 //
 // [Hooks] is a struct of optional funcs. They run one at a time on a

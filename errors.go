@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/browserpool/browserpool/internal/cdpmux"
 )
 
 // Error classes. Every error the package returns is an *Error whose Class is
@@ -77,6 +79,20 @@ type Error struct {
 	Detail   string // facts: what exactly happened
 	Err      error  // underlying cause, if any
 	Hint     string // what to do next
+
+	notSent bool // the call provably never reached the browser (see Retryable)
+}
+
+// Retryable reports whether the failed call provably never reached the
+// browser: the connection was already gone, or the session already closed,
+// when the request would have been written. Such a call had no effect, so
+// retrying it (on another session, or after reopening) cannot apply it
+// twice. A false result means the browser may have received the call (for
+// example a reply lost when the connection dropped, or a context that ended
+// while the browser worked): its effect is unknown. This is the pool's
+// version of database/sql's driver.ErrBadConn rule.
+func (e *Error) Retryable() bool {
+	return e != nil && (e.notSent || errors.Is(e.Err, cdpmux.ErrNotSent))
 }
 
 // Error formats the error as "browserpool: <op> <ids>: <class>: <detail>: <cause> (hint: ...)".

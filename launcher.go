@@ -8,9 +8,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"sync"
 
-	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/launch"
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -19,6 +17,12 @@ import (
 // starts Chromium processes; cdptest provides an in-memory one for tests; a
 // remote fleet would lease browsers over a websocket. Implementations must be
 // safe for concurrent use.
+//
+// This is the one seam between a Pool and its browsers: the local launcher
+// and Pool.Attach use it exactly as a third-party launcher does (the pool
+// builds its CDP connection on LaunchedBrowser.Transport and watches
+// Exited), so a launcher whose Transport is a websocket gets the same
+// Session semantics as a local browser.
 type Launcher interface {
 	// Launch starts one browser for spec and returns it once it accepts
 	// CDP messages. It must call spec.OnSpawn (when set) as soon as the
@@ -54,7 +58,10 @@ type SpawnInfo struct {
 // LaunchedBrowser is a browser a Launcher started, as the pool drives it.
 type LaunchedBrowser interface {
 	// Transport carries the browser's CDP messages. The pool builds its
-	// connection on it and owns it from then on.
+	// connection on it and owns its reads from then on; it numbers its
+	// calls from 1, so a launcher that checked readiness with a call of its
+	// own must have read that call's reply first. Transport is called once
+	// per launch.
 	Transport() Transport
 	// Info describes the browser.
 	Info() SpawnInfo
@@ -66,7 +73,10 @@ type LaunchedBrowser interface {
 	ExitErr() error
 	// Stop ends the browser: a bounded graceful close, then a kill of
 	// everything it started, and waits until all of it has exited. It must
-	// be idempotent and safe after a crash. It may remove Dir; the pool
+	// be idempotent and safe after a crash. The pool calls Stop before it
+	// closes the Transport; a Stop that writes to the Transport (the local
+	// launcher writes Browser.close) must serialize that write with the
+	// pool's own. It may remove Dir; the pool
 	// removes it after Stop either way (and counts a failure once).
 	Stop(ctx context.Context) error
 }
@@ -91,10 +101,11 @@ type LocalLauncher struct {
 	Executable string
 	// Args are extra command-line flags.
 	Args []string
-	// NoPipe controls the browser over its websocket only. Such a browser
-	// survives a SIGKILLed host until the next pool's sweep; it exists to
-	// test that sweep. Leave it false.
-	NoPipe bool
+
+	// noPipe controls the browser over its websocket only. Such a browser
+	// survives a SIGKILLed host until the next pool's sweep; only the
+	// sweep's tests set it (export_test.go).
+	noPipe bool
 }
 
 // Launch implements Launcher.
@@ -111,7 +122,7 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 		SessionDir: spec.Dir,
 		SessionID:  spec.SessionID,
 		ExtraArgs:  l.Args,
-		NoPipe:     l.NoPipe,
+		NoPipe:     l.noPipe,
 		// The owner marker lets a later sweep prove whose strays these are.
 		Env: []string{"BROWSERPOOL_OWNER=" + ownerMarker()},
 		OnSpawn: func(s launch.Spawn) error {
@@ -128,21 +139,23 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 	return &localBrowser{p: proc, bootID: spawn.BootID}, nil
 }
 
-// ownerMarker is "pid:starttime" of this process.
-var ownerMarker = sync.OnceValue(func() string {
+// ownerMarker is "pid:starttime" of this process. It reads /proc/self/stat
+// each time (once per launch, nothing beside a browser start) rather than
+// caching it in package state.
+func ownerMarker() string {
 	st, _ := proc.StartTime(os.Getpid())
 	return strconv.Itoa(os.Getpid()) + ":" + strconv.FormatUint(st, 10)
-})
+}
 
-// localBrowser adapts *launch.Process. Its mux already exists (readiness is
-// the first Browser.getVersion over it), so it gives no Transport.
+// localBrowser adapts *launch.Process. Readiness was its first
+// Browser.getVersion, on the bare transport; the pool builds its mux on
+// Transport like any launcher's.
 type localBrowser struct {
 	p      *launch.Process
 	bootID string
 }
 
-func (b *localBrowser) Transport() Transport    { return nil }
-func (b *localBrowser) mux() *cdpmux.Mux        { return b.p.Mux() }
+func (b *localBrowser) Transport() Transport    { return b.p.Transport() }
 func (b *localBrowser) Exited() <-chan struct{} { return b.p.Exited() }
 func (b *localBrowser) ExitErr() error          { return b.p.ExitErr() }
 func (b *localBrowser) Info() SpawnInfo {

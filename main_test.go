@@ -2,7 +2,6 @@ package browserpool_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -17,27 +16,10 @@ import (
 var testRoot string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(hostHelperEnv) != "" {
-		runHostHelper()
-		return
-	}
-	dir, err := os.MkdirTemp("", "browserpool-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	testRoot = dir
-	code := m.Run()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if code == 0 {
-		if err := leakcheck.Check(ctx, testRoot); err != nil {
-			fmt.Fprintln(os.Stderr, "leak check:", err)
-			code = 1
-		}
-	}
-	os.RemoveAll(testRoot)
-	os.Exit(code)
+	leakcheck.Main(m, leakcheck.MainOptions{
+		Root: &testRoot, Prefix: "browserpool-test-",
+		HelperEnv: hostHelperEnv, Helper: func(string) int { runHostHelper(); return 0 },
+	})
 }
 
 // newRoot returns a fresh pool root under testRoot, removed at cleanup

@@ -28,7 +28,7 @@ func runHostHelper() {
 	mode := os.Getenv(hostHelperEnv) // "ready" or "spawned"
 	root := os.Getenv("BROWSERPOOL_TEST_HOST_ROOT")
 	noPipe := os.Getenv("BROWSERPOOL_TEST_HOST_NOPIPE") == "1"
-	var launcher browserpool.Launcher = &browserpool.LocalLauncher{NoPipe: noPipe}
+	var launcher browserpool.Launcher = browserpool.NewTestLocalLauncher(noPipe)
 	if mode == "spawned" {
 		launcher = blockAfterSpawn{launcher}
 	}

@@ -180,6 +180,7 @@ func (s *Session) begin(op, tab string) (func(), error) {
 	s.mu.Unlock()
 	if err != nil {
 		s.inflight.Add(-1)
+		err.(*Error).notSent = true // refused before anything was written
 		return nil, err
 	}
 	return func() {
@@ -569,7 +570,7 @@ func (s *Session) wrap(op, tab string, err error) error {
 	if errors.As(err, &be) {
 		return err
 	}
-	e := &Error{Op: op, Session: s.id, Tab: tab, Err: err}
+	e := &Error{Op: op, Session: s.id, Tab: tab, Err: err, notSent: errors.Is(err, cdpmux.ErrNotSent)}
 	s.mu.Lock()
 	ended := s.endErrLocked(op, tab)
 	s.mu.Unlock()
@@ -584,6 +585,9 @@ func (s *Session) wrap(op, tab string, err error) error {
 		e.Detail = "the caller's context ended before the browser answered"
 		e.Hint = "retry with a longer deadline; the call may still take effect in the browser"
 	case ended != nil:
+		if be, ok := ended.(*Error); ok && e.notSent {
+			be.notSent = true
+		}
 		return ended
 	case errors.Is(err, cdpmux.ErrConnClosed):
 		// The browser is going away; the watcher is about to reclaim it.

@@ -140,7 +140,7 @@ func (t *Tab) begin(op string) (func(), error) {
 	case <-t.conn.Context().Done():
 		end()
 		e := newError(op, ErrTabClosed, "the tab was closed")
-		e.Session, e.Tab = t.s.id, t.id
+		e.Session, e.Tab, e.notSent = t.s.id, t.id, true
 		t.s.forget(t)
 		return nil, e
 	default:

@@ -254,7 +254,7 @@ func TestClosingATargetFailsItsCallInFlightWithErrDetached(t *testing.T) {
 		v, err := eval(ctx, a.client, "globalThis.started === true")
 		return err == nil && v == "true"
 	})
-	if _, err := cdp.NewClient(p.Mux().Browser()).Target.CloseTarget(ctx, target.NewCloseTargetArgs(a.id)); err != nil {
+	if _, err := cdp.NewClient(muxOf(t, p).Browser()).Target.CloseTarget(ctx, target.NewCloseTargetArgs(a.id)); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -658,11 +658,7 @@ func TestBrowserSurvivesTheExitOfTheThreadThatCalledStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := p.Stop(context.Background()); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	manage(t, p)
 	eventually(t, "the calling thread has exited", func() bool {
 		_, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid))
 		return errors.Is(err, fs.ErrNotExist)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
 
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/leakcheck"
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -37,22 +39,16 @@ const (
 var testRoot string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "host" {
-		os.Exit(runHost())
-	}
-	root, err := os.MkdirTemp("", "browserpool-launch-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	testRoot = root
-	code := m.Run()
-	if err := leakcheck.Check(context.Background(), root); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.RemoveAll(root)
-	os.Exit(code)
+	leakcheck.Main(m, leakcheck.MainOptions{
+		Root: &testRoot, Prefix: "browserpool-launch-test-",
+		HelperEnv: helperEnv, Helper: func(mode string) int {
+			if mode != "host" {
+				fmt.Fprintf(os.Stderr, "%s=%q: the only helper is \"host\"\n", helperEnv, mode)
+				return 2
+			}
+			return runHost()
+		},
+	})
 }
 
 // runHost is the host process of the host-SIGKILL test: it starts a browser
@@ -123,12 +119,40 @@ func start(t testing.TB, opts Options) *Process {
 	if err != nil {
 		t.Fatal(err)
 	}
+	manage(t, p)
+	return p
+}
+
+// manage builds a mux on p's transport, as a pool does, and stops p and
+// closes the mux when the test ends, failing the test if Stop reports
+// anything.
+func manage(t testing.TB, p *Process) {
+	t.Helper()
+	m, err := cdpmux.New(p.Transport(), cdpmux.Options{Cause: p.Cause})
+	if err != nil {
+		t.Fatal(err)
+	}
+	muxes.Store(p, m)
 	t.Cleanup(func() {
 		if err := p.Stop(context.Background()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
+		m.Close()
+		muxes.Delete(p)
 	})
-	return p
+}
+
+// muxes holds the mux manage built for each browser.
+var muxes sync.Map // *Process -> *cdpmux.Mux
+
+// muxOf returns the mux manage built on p's transport.
+func muxOf(t testing.TB, p *Process) *cdpmux.Mux {
+	t.Helper()
+	m, ok := muxes.Load(p)
+	if !ok {
+		t.Fatal("muxOf: the browser is not managed (start it with start, or call manage)")
+	}
+	return m.(*cdpmux.Mux)
 }
 
 // testCtx bounds one step of a test; a hang fails the test instead of the run.
@@ -149,11 +173,11 @@ type page struct {
 func openPage(t testing.TB, p *Process) page {
 	t.Helper()
 	ctx := testCtx(t)
-	tgt, err := cdp.NewClient(p.Mux().Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	tgt, err := cdp.NewClient(muxOf(t, p).Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, _, err := p.Mux().Attach(ctx, string(tgt.TargetID))
+	conn, _, err := muxOf(t, p).Attach(ctx, string(tgt.TargetID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@
 // one lock held across a system call: kill(2) of the process group, which
 // never blocks, because the group id is ours only until the main process is
 // reaped (see Kill). Process.tailMu guards the output tail. Process.stopMu
-// guards stopping. No CDP I/O or file I/O happens under any of them.
+// guards stopping. transport.wmu serializes writes to the DevTools
+// connection (its owner's mux, and Stop's Browser.close); it is held only
+// across one write. No other CDP I/O or file I/O happens under any of them.
 
 package launch
 
@@ -14,8 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/proc"
@@ -35,9 +35,9 @@ type Process struct {
 	port         int
 	wsPath       string
 	version      string
-	mux          *cdpmux.Mux
-	pipeR, pipeW *os.File // our ends of the DevTools pipe until the mux owns them
-	outR         *os.File // our end of the output pipe
+	t            *transport // the DevTools connection, pipe or websocket
+	pipeR, pipeW *os.File   // our ends of the DevTools pipe until the transport owns them
+	outR         *os.File   // our end of the output pipe
 
 	exited  chan struct{} // closed once the main process is reaped
 	exit    *ExitError    // written before exited is closed
@@ -68,9 +68,12 @@ func newProcess(exe, dir, id string) *Process {
 	}
 }
 
-// Mux returns the connection to the browser: the DevTools pipe, or in NoPipe
-// mode the browser's websocket.
-func (p *Process) Mux() *cdpmux.Mux { return p.mux }
+// Transport returns the connection to the browser: the DevTools pipe, or in
+// NoPipe mode the browser's websocket. Readiness used it once
+// (Browser.getVersion, call id 1); the caller builds its mux on it (with
+// Cause) and owns its reads from then on. It is safe for writes from Stop
+// while the caller's mux writes too, and Stop closes it.
+func (p *Process) Transport() cdpmux.Transport { return p.t }
 
 // PID returns the browser's main process id.
 func (p *Process) PID() int { return p.pid }
@@ -188,7 +191,9 @@ func (p *Process) stop(ctx context.Context) *StopError {
 	case <-p.exited:
 	default:
 		gctx, cancel := context.WithTimeout(ctx, CloseTimeout)
-		_ = rpcc.Invoke(gctx, "Browser.close", nil, nil, p.mux.Browser())
+		// The reply, if any, reaches the caller's mux, which drops it: the
+		// id is one no mux uses.
+		_ = p.t.WriteMessage([]byte(`{"id":` + strconv.Itoa(closeCallID) + `,"method":"Browser.close"}`))
 		select {
 		case <-p.exited:
 		case <-gctx.Done():
@@ -201,7 +206,7 @@ func (p *Process) stop(ctx context.Context) *StopError {
 		se.Lingering = append(se.Lingering, p.pid)
 	}
 	se.Lingering = append(se.Lingering, p.waitOutput()...)
-	p.mux.Close()
+	p.t.Close()
 	se.RemoveErr = removeDir(p.sessionDir)
 	if se.RemoveErr == nil && len(se.Lingering) == 0 {
 		return nil
@@ -215,8 +220,8 @@ func (p *Process) teardown() {
 	p.Kill()
 	waitFor(p.exited, ReapTimeout)
 	p.waitOutput()
-	if p.mux != nil {
-		p.mux.Close()
+	if p.t != nil {
+		p.t.Close()
 	}
 	closeFiles(p.pipeR, p.pipeW)
 }
@@ -306,4 +311,31 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// closeCallID is the id of Stop's Browser.close: the largest id Chrome
+// accepts (a 32-bit int), far above any a mux numbers its calls with.
+const closeCallID = 1<<31 - 1
+
+// transport is the browser's connection, shared by its owner's mux (reads
+// and writes) and Stop (one write): writes are serialized here, and Close
+// is idempotent.
+type transport struct {
+	t    cdpmux.Transport
+	wmu  sync.Mutex // serializes WriteMessage
+	once sync.Once
+	err  error // of the first Close; written once under once
+}
+
+func (t *transport) ReadMessage() ([]byte, error) { return t.t.ReadMessage() }
+
+func (t *transport) WriteMessage(b []byte) error {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	return t.t.WriteMessage(b)
+}
+
+func (t *transport) Close() error {
+	t.once.Do(func() { t.err = t.t.Close() })
+	return t.err
 }

@@ -14,9 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mafredri/cdp/rpcc"
-
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/devtools"
 	"github.com/browserpool/browserpool/internal/proc"
 )
 
@@ -38,21 +37,15 @@ func (p *Process) connect(ctx context.Context, noPipe bool) (string, error) {
 		if err != nil {
 			return "connecting to the DevTools websocket", p.causeOf(ctx, err)
 		}
-		if p.mux, err = cdpmux.New(t, cdpmux.Options{Cause: p.cause}); err != nil {
-			return "connecting to the DevTools websocket", err
-		}
+		p.t = &transport{t: t}
 	} else {
-		var err error
-		p.mux, err = cdpmux.New(cdpmux.NewPipeTransport(p.pipeR, p.pipeW), cdpmux.Options{Cause: p.cause})
-		p.pipeR, p.pipeW = nil, nil // the mux owns them now
-		if err != nil {
-			return "connecting to the DevTools pipe", err
-		}
+		p.t = &transport{t: cdpmux.NewPipeTransport(p.pipeR, p.pipeW)}
+		p.pipeR, p.pipeW = nil, nil // the transport owns them now
 	}
-	var v struct {
-		Product string `json:"product"`
-	}
-	if err := rpcc.Invoke(ctx, "Browser.getVersion", nil, &v, p.mux.Browser()); err != nil {
+	// Readiness is the one Browser.getVersion round trip, made on the bare
+	// transport before its owner builds a mux on it.
+	v, err := devtools.BrowserVersion(ctx, p.t)
+	if err != nil {
 		return "waiting for Browser.getVersion", p.causeOf(ctx, err)
 	}
 	p.version = v.Product
@@ -109,9 +102,10 @@ func (p *Process) causeOf(ctx context.Context, err error) error {
 	return err
 }
 
-// cause names why the browser's connection ended: its exit status, if it
-// exits within CauseWait.
-func (p *Process) cause(readErr error) error {
+// Cause names why the browser's connection ended: its exit status, if it
+// exits within CauseWait. It fits cdpmux.Options.Cause for a mux built on
+// Transport.
+func (p *Process) Cause(readErr error) error {
 	t := time.NewTimer(CauseWait)
 	defer t.Stop()
 	select {

@@ -5,15 +5,10 @@
 // Room: the leak gate. No locks; a Check polls and holds nothing between
 // polls.
 //
+//	var testRoot string // every browser's files of this test binary
+//
 //	func TestMain(m *testing.M) {
-//		root, _ := os.MkdirTemp("", "mypkg-test-")
-//		code := m.Run()
-//		if err := leakcheck.Check(context.Background(), root); err != nil {
-//			fmt.Fprintln(os.Stderr, err)
-//			code = 1
-//		}
-//		os.RemoveAll(root)
-//		os.Exit(code)
+//		leakcheck.Main(m, leakcheck.MainOptions{Root: &testRoot, Prefix: "browserpool-mypkg-test-"})
 //	}
 package leakcheck
 

@@ -22,19 +22,7 @@ import (
 var testRoot string
 
 func TestMain(m *testing.M) {
-	root, err := os.MkdirTemp("", "browserpool-leakcheck-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	testRoot = root
-	code := m.Run()
-	if err := leakcheck.Check(context.Background(), root); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.RemoveAll(root)
-	os.Exit(code)
+	leakcheck.Main(m, leakcheck.MainOptions{Root: &testRoot, Prefix: "browserpool-leakcheck-test-"})
 }
 
 // subRoot returns a fresh root for one test, inside the run's root.

@@ -3,7 +3,6 @@
 package proc_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,19 +25,7 @@ import (
 var testRoot string
 
 func TestMain(m *testing.M) {
-	root, err := os.MkdirTemp("", "browserpool-proc-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	testRoot = root
-	code := m.Run()
-	if err := leakcheck.Check(context.Background(), root); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.RemoveAll(root)
-	os.Exit(code)
+	leakcheck.Main(m, leakcheck.MainOptions{Root: &testRoot, Prefix: "browserpool-proc-test-"})
 }
 
 // child starts argv in its own process group with env added, and arranges

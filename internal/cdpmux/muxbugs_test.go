@@ -1,4 +1,4 @@
-package cdptest_test
+package cdpmux_test
 
 import (
 	"context"

@@ -1,0 +1,95 @@
+// Room: the test harness of the mux: TestMain and its leak gate, and the
+// helpers that drive a cdptest fake browser through the mux. No locks.
+
+package cdpmux_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mafredri/cdp"
+	cdpruntime "github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/protocol/target"
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/cdptest"
+	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/leakcheck"
+)
+
+// TestMain fails the run if a goroutine started by a test outlives it.
+func TestMain(m *testing.M) {
+	leakcheck.Main(m, leakcheck.MainOptions{})
+}
+
+// noGoroutineLeftAfter registers a check, run after every cleanup
+// registered later in the test (such as the mux's Close), that the test left
+// no goroutine behind. Goroutines end asynchronously after the calls that
+// stop them return, so it polls the runtime: there is nothing to wait on.
+func noGoroutineLeftAfter(t *testing.T) {
+	t.Helper()
+	before := leakcheck.Goroutines()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(leakcheck.Timeout)
+		for {
+			leaked := leakcheck.Since(before)
+			if len(leaked) == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				var b strings.Builder
+				for _, g := range leaked {
+					fmt.Fprintf(&b, "\n\n%s", g.Stack)
+				}
+				t.Errorf("%d goroutine(s) outlived the test:%s", len(leaked), b.String())
+				return
+			}
+			time.Sleep(leakcheck.Interval)
+		}
+	})
+}
+
+// newMux starts a mux on b's transport and closes it when the test ends.
+func newMux(t *testing.T, b *cdptest.Browser, opts cdpmux.Options) *cdpmux.Mux {
+	t.Helper()
+	m, err := cdpmux.New(b.Transport(), opts)
+	if err != nil {
+		t.Fatalf("cdpmux.New: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// page is one page target attached through the mux.
+type page struct {
+	targetID  string
+	sessionID string
+	conn      *rpcc.Conn
+	c         *cdp.Client
+}
+
+// openPage creates a page at url and attaches to it through the mux.
+func openPage(ctx context.Context, t *testing.T, m *cdpmux.Mux, url string) page {
+	t.Helper()
+	ct, err := cdp.NewClient(m.Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs(url))
+	if err != nil {
+		t.Fatalf("Target.createTarget: %v", err)
+	}
+	conn, sid, err := m.Attach(ctx, string(ct.TargetID))
+	if err != nil {
+		t.Fatalf("Attach(%s): %v", ct.TargetID, err)
+	}
+	return page{targetID: string(ct.TargetID), sessionID: sid, conn: conn, c: cdp.NewClient(conn)}
+}
+
+// eval evaluates expr on p and returns the result's JSON value.
+func eval(ctx context.Context, p page, expr string) (string, error) {
+	r, err := p.c.Runtime.Evaluate(ctx, cdpruntime.NewEvaluateArgs(expr))
+	if err != nil {
+		return "", err
+	}
+	return string(r.Result.Value), nil
+}
