@@ -6,9 +6,7 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -29,19 +27,7 @@ const requireEnv = "BROWSERPOOL_REQUIRE_BROWSER"
 var testRoot string
 
 func TestMain(m *testing.M) {
-	root, err := os.MkdirTemp("", "browserpool-record-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	testRoot = root
-	code := m.Run()
-	if err := leakcheck.Check(context.Background(), root); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.RemoveAll(root)
-	os.Exit(code)
+	leakcheck.Main(m, leakcheck.MainOptions{Root: &testRoot, Prefix: "browserpool-record-test-"})
 }
 
 // need skips the test (fails it under BROWSERPOOL_REQUIRE_BROWSER=1) when

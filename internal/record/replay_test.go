@@ -19,6 +19,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/protocol/target"
 
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/launch"
 )
 
@@ -35,16 +36,21 @@ func browserPage(t *testing.T) *cdp.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m, err := cdpmux.New(p.Transport(), cdpmux.Options{Cause: p.Cause})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		if err := p.Stop(context.Background()); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
+		m.Close()
 	})
-	tgt, err := cdp.NewClient(p.Mux().Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	tgt, err := cdp.NewClient(m.Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, _, err := p.Mux().Attach(ctx, string(tgt.TargetID))
+	conn, _, err := m.Attach(ctx, string(tgt.TargetID))
 	if err != nil {
 		t.Fatal(err)
 	}
