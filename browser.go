@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/manifest"
 )
 
 // Defaults for zero Config fields.
@@ -111,7 +112,7 @@ type Pool struct {
 	launcher Launcher
 	log      *slog.Logger
 	events   *eventQueue
-	manifest *Manifest
+	manifest *manifest.File
 
 	ctx    context.Context // the pool's lifetime; launches and closes run on it
 	cancel context.CancelFunc
@@ -131,7 +132,7 @@ type Pool struct {
 }
 
 // NewPool returns a pool configured by cfg. It validates cfg, creates the
-// root, and sweeps what earlier runs left in it (see Manifest). It launches
+// root, and sweeps what earlier runs left in it (see Pool.Orphans). It launches
 // no browser: sessions start on first use.
 func NewPool(cfg Config) (*Pool, error) {
 	eff, err := cfg.effective()
@@ -639,19 +640,6 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	return s.closeErr
 }
 
-// removeDir removes dir, retrying briefly: a browser's last child may still
-// be writing when the group dies.
-func removeDir(dir string) error {
-	var err error
-	for i := range 5 {
-		if err = os.RemoveAll(dir); err == nil {
-			return nil
-		}
-		time.Sleep(time.Duration(10<<i) * time.Millisecond)
-	}
-	return err
-}
-
 // Close closes every session (reason shutdown), waits for launches under
 // way to end (they are closed too), runs queued hooks and stops every
 // goroutine the pool started. It is idempotent; later calls return nil.
@@ -741,7 +729,7 @@ func (p *Pool) retryPendingRemovals() {
 	}
 	p.mu.Unlock()
 	for _, d := range dirs {
-		if os.RemoveAll(d) == nil {
+		if removeDir(d) == nil {
 			p.mu.Lock()
 			delete(p.pendingRm, d)
 			p.mu.Unlock()

@@ -3,7 +3,6 @@ package browserpool_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -164,19 +163,6 @@ func TestSweepAfterHostSIGKILLLeavesNoBrowserAndNoProfileDir(t *testing.T) {
 	}
 }
 
-// writeManifest writes a manifest with entries into root, as a crashed
-// earlier run would have left it.
-func writeManifest(t *testing.T, root string, entries ...browserpool.ManifestEntry) {
-	t.Helper()
-	data, err := json.Marshal(map[string]any{"version": 1, "entries": entries})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "manifest.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestSweepNeverSignalsAReusedPid(t *testing.T) {
 	root := newRoot(t)
 	dir := filepath.Join(root, "sessions", "s-forged")
@@ -195,7 +181,7 @@ func TestSweepNeverSignalsAReusedPid(t *testing.T) {
 		t.Fatal(err)
 	}
 	boot, _ := proc.BootID()
-	writeManifest(t, root, browserpool.ManifestEntry{
+	writeEntries(t, root, entry{
 		Session: "s-forged", State: "ready", PID: sleeper.Process.Pid, PGID: sleeper.Process.Pid,
 		StartTime: st + 1, BootID: boot, Dir: dir, OwnerPID: 999999999, Created: time.Now(),
 	})
@@ -228,7 +214,7 @@ func TestSweepKeepsEntriesOfALiveOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	boot, _ := proc.BootID()
-	writeManifest(t, root, browserpool.ManifestEntry{
+	writeEntries(t, root, entry{
 		Session: "s-other", State: "reserved", Dir: dir, OwnerPID: owner, OwnerStart: ost, OwnerBoot: boot, Created: time.Now(),
 	})
 	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: unusedLauncher{}})
