@@ -677,7 +677,9 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 // Close closes every session (reason shutdown), waits for launches under
 // way to end (they are closed too), runs queued hooks and stops every
 // goroutine the pool started. It is idempotent; later calls return nil.
-// Sessions close in parallel.
+// Sessions close in parallel. It returns an ErrCloseFailed naming the
+// browsers (session, pid) it could not stop and the profile dirs it could not
+// remove, or nil when nothing is left behind.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -707,7 +709,39 @@ func (p *Pool) Close() error {
 	p.wg.Wait()
 	p.retryPendingRemovals()
 	p.events.close()
-	return nil
+	return p.leftBehind()
+}
+
+// leftBehind returns nil when the pool left nothing behind, else an
+// ErrCloseFailed naming the browsers it could not stop (session and pid) and
+// the profile dirs it could not remove, as database/sql's DB.Close returns
+// the first close error.
+func (p *Pool) leftBehind() error {
+	p.mu.Lock()
+	var what []string
+	var errs []error
+	for s := range p.leaked {
+		w := "the browser of session " + s.id
+		if s.info.PID > 0 {
+			w += fmt.Sprintf(" (pid %d)", s.info.PID)
+		}
+		what = append(what, w+" could not be stopped")
+		if s.closeErr != nil {
+			errs = append(errs, s.closeErr)
+		}
+	}
+	for d := range p.pendingRm {
+		what = append(what, "profile dir "+d+" could not be removed")
+	}
+	p.mu.Unlock()
+	if len(what) == 0 {
+		return nil
+	}
+	slices.Sort(what)
+	e := newError("Pool.Close", ErrCloseFailed, "left behind: "+strings.Join(what, "; "))
+	e.Err = errors.Join(errs...)
+	e.Hint = "the pool is closed and retries nothing: end those processes and remove those dirs by hand, or let the next NewPool on the same Root sweep them"
+	return e
 }
 
 // retryClose tries again to clean up a closed session whose close left
