@@ -299,7 +299,7 @@ func (sw *sweeper) ownerGone(pid int) string {
 // browser), and a recorded process group that is not the browser's own.
 func (sw *sweeper) refuseRecords(inUse map[string]bool) {
 	for _, e := range sw.dropped {
-		if e.PID > 1 && e.PID != sw.self && proc.Alive(e.PID) && !sw.namesSession(e.PID, e.Session) {
+		if e.PID > 0 && e.PID != sw.self && proc.Alive(e.PID) && !sw.namesSession(e.PID, e.Session) {
 			sw.ev.Skipped++
 			sw.p.log.Warn("browserpool: sweep left a recorded pid alone: not proven ours", "session", e.Session, "pid", e.PID)
 		}

@@ -5,6 +5,7 @@ package browserpool_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,8 +110,20 @@ func startStandIn(t *testing.T, exe string, pgid int, env []string, args ...stri
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	// A fork by another test may still hold the copy open for writing
+	// until it execs: retry while the kernel says the file is busy.
+	for i := 0; ; i++ {
+		err = cmd.Start()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.ETXTBSY) || i == 100 {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+		c := exec.Command(cmd.Path, cmd.Args[1:]...)
+		c.Env, c.Stdin, c.SysProcAttr = cmd.Env, cmd.Stdin, cmd.SysProcAttr
+		cmd = c
 	}
 	r.Close()
 	t.Cleanup(func() {
@@ -218,6 +231,221 @@ func TestSweepNeverSignalsARecordedProcessGroupThatIsNotTheBrowsers(t *testing.T
 	}
 	// The browser's own group was signalled; the recorded one was refused.
 	if diff := cmp.Diff(sweepCounts{Swept: 1, Skipped: 1, DirsRemoved: 1}, got); diff != "" {
+		t.Errorf("sweep counts (-want +got):\n%s", diff)
+	}
+}
+
+// sweepCase is one kind of hostile or stale thing under a root. setup
+// makes it (the root exists, with its sessions dir) and returns a check of
+// what must still hold after the sweep.
+type sweepCase struct {
+	name  string
+	setup func(t *testing.T, root string) (check func(t *testing.T))
+	want  sweepCounts
+}
+
+// survives checks that path still exists.
+func survives(path string) func(t *testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		if _, err := os.Lstat(path); err != nil {
+			t.Errorf("the sweep removed %s: %v", path, err)
+		}
+	}
+}
+
+// runs checks that pid still runs.
+func runs(what string, pid int) func(t *testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		if !proc.Alive(pid) {
+			t.Errorf("the sweep killed %s (pid %d)", what, pid)
+		}
+	}
+}
+
+func all(checks ...func(t *testing.T)) func(t *testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		for _, c := range checks {
+			c(t)
+		}
+	}
+}
+
+// deadOwnerMarker is the BROWSERPOOL_OWNER value of a host that is gone.
+var deadOwnerMarker = fmt.Sprintf("%d:1", deadOwner)
+
+func TestSweepLeavesAloneWhatItCannotProveIsOurs(t *testing.T) {
+	cases := []sweepCase{
+		{"an entry naming a directory outside the root", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			f := mkdirWithFile(t, dir)
+			writeEntries(t, root, entry{Session: "s-out", Dir: dir, OwnerPID: deadOwner})
+			return survives(f)
+		}, sweepCounts{Skipped: 1}},
+		{"an entry naming the root itself", func(t *testing.T, root string) func(*testing.T) {
+			f := mkdirWithFile(t, root)
+			writeEntries(t, root, entry{Session: "s-root", Dir: root, OwnerPID: deadOwner})
+			return all(survives(f), survives(filepath.Join(root, "sessions")))
+		}, sweepCounts{Skipped: 1}},
+		{"an entry naming the output dir", func(t *testing.T, root string) func(*testing.T) {
+			f := mkdirWithFile(t, filepath.Join(root, "output", "s-1"))
+			writeEntries(t, root, entry{Session: "s-1", Dir: filepath.Join(root, "output"), OwnerPID: deadOwner})
+			return survives(f)
+		}, sweepCounts{Skipped: 1}},
+		{"an entry naming a session dir that climbs out with dot-dot", func(t *testing.T, root string) func(*testing.T) {
+			f := mkdirWithFile(t, filepath.Join(root, "output"))
+			writeEntries(t, root, entry{Session: "s-1", Dir: root + "/sessions/s-1/../../output", OwnerPID: deadOwner})
+			return survives(f)
+		}, sweepCounts{Skipped: 1}},
+		{"an entry naming a symlink into another tree", func(t *testing.T, root string) func(*testing.T) {
+			other := t.TempDir()
+			f := mkdirWithFile(t, other)
+			link := filepath.Join(root, "sessions", "s-link")
+			if err := os.Symlink(other, link); err != nil {
+				t.Fatal(err)
+			}
+			writeEntries(t, root, entry{Session: "s-link", Dir: link, OwnerPID: deadOwner})
+			return all(survives(f), survives(link))
+		}, sweepCounts{Skipped: 1}},
+		{"a sessions dir that is a symlink out of the root", func(t *testing.T, root string) func(*testing.T) {
+			other := t.TempDir()
+			f := mkdirWithFile(t, filepath.Join(other, "s-1"))
+			if err := os.Remove(filepath.Join(root, "sessions")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, filepath.Join(root, "sessions")); err != nil {
+				t.Fatal(err)
+			}
+			writeEntries(t, root, entry{Session: "s-1", Dir: filepath.Join(root, "sessions", "s-1"), OwnerPID: deadOwner})
+			return survives(f)
+		}, sweepCounts{Skipped: 1}},
+		{"a file in the sessions dir that is not a session dir", func(t *testing.T, root string) func(*testing.T) {
+			f := filepath.Join(root, "sessions", "notes.txt")
+			if err := os.WriteFile(f, []byte("mine"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return survives(f)
+		}, sweepCounts{Skipped: 1}},
+		{"an entry whose pid is 1", func(t *testing.T, root string) func(*testing.T) {
+			st, err := proc.StartTime(1)
+			if err != nil {
+				t.Skipf("cannot read pid 1: %v", err)
+			}
+			writeEntries(t, root, entry{Session: "s-init", PID: 1, PGID: 1, StartTime: st, BootID: bootID(t),
+				Dir: filepath.Join(root, "sessions", "s-init"), OwnerPID: deadOwner})
+			return runs("pid 1", 1)
+		}, sweepCounts{Skipped: 1}},
+		{"a live process that is not a browser, with the recorded start time and our markers", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-sh")
+			f := mkdirWithFile(t, dir)
+			sh := startStandIn(t, "helper", 0, browserEnv("s-sh", deadOwnerMarker), "--type=renderer", "--user-data-dir="+dir+"/user-data")
+			writeEntries(t, root, entry{Session: "s-sh", PID: sh.pid, PGID: sh.pid, StartTime: sh.start, BootID: bootID(t), Dir: dir, OwnerPID: deadOwner})
+			return all(runs("a process that is not a browser", sh.pid), survives(f))
+		}, sweepCounts{Skipped: 1}},
+		{"a recorded pid whose start time differs (a reused pid)", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-re")
+			b := startStandIn(t, "chromium", 0, browserEnv("s-re", deadOwnerMarker), "--user-data-dir="+dir+"/user-data")
+			writeEntries(t, root, entry{Session: "s-re", PID: b.pid, PGID: b.pid, StartTime: b.start + 1, BootID: bootID(t), Dir: dir, OwnerPID: deadOwner})
+			return runs("a browser whose start time is not the recorded one", b.pid)
+		}, sweepCounts{Skipped: 1}},
+		{"a recorded process group that is someone else's", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-pg")
+			mkdirWithFile(t, dir)
+			victim := startStandIn(t, "victim", 0, nil)
+			b := startStandIn(t, "chromium", 0, browserEnv("s-pg", deadOwnerMarker), "--user-data-dir="+dir+"/user-data")
+			writeEntries(t, root, entry{Session: "s-pg", PID: b.pid, PGID: victim.pid, StartTime: b.start, BootID: bootID(t), Dir: dir, OwnerPID: deadOwner})
+			return runs("the recorded group's leader", victim.pid)
+		}, sweepCounts{Swept: 1, Skipped: 1, DirsRemoved: 1}},
+		{"a proven browser inside someone else's process group", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-in")
+			mkdirWithFile(t, dir)
+			victim := startStandIn(t, "victim", 0, nil)
+			b := startStandIn(t, "chromium", victim.pid, browserEnv("s-in", deadOwnerMarker), "--user-data-dir="+dir+"/user-data")
+			writeEntries(t, root, entry{Session: "s-in", PID: b.pid, PGID: victim.pid, StartTime: b.start, BootID: bootID(t), Dir: dir, OwnerPID: deadOwner})
+			return func(t *testing.T) {
+				runs("the leader of the group the browser sits in", victim.pid)(t)
+				if proc.Alive(b.pid) {
+					t.Error("the proven browser still runs: it should have been killed alone")
+				}
+			}
+		}, sweepCounts{Swept: 1, Skipped: 1, DirsRemoved: 1}},
+		{"a browser whose marker names another session", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-a")
+			b := startStandIn(t, "chromium", 0, browserEnv("s-b", deadOwnerMarker), "--user-data-dir="+dir+"/user-data")
+			return runs("a browser of another session", b.pid)
+		}, sweepCounts{Skipped: 1}},
+		{"a browser without the owner marker", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-no")
+			b := startStandIn(t, "chromium", 0, []string{"BROWSERPOOL_SESSION=s-no"}, "--user-data-dir="+dir+"/user-data")
+			return runs("a browser without an owner marker", b.pid)
+		}, sweepCounts{Skipped: 1}},
+		{"a browser main process without any marker", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-user")
+			b := startStandIn(t, "chromium", 0, nil, "--user-data-dir="+dir+"/user-data")
+			return runs("someone's own browser on a session dir", b.pid)
+		}, sweepCounts{Skipped: 1}},
+		{"a neighbour pool's live browser, recorded", func(t *testing.T, root string) func(*testing.T) {
+			owner := startStandIn(t, "host", 0, nil)
+			dir := filepath.Join(root, "sessions", "s-nb")
+			f := mkdirWithFile(t, dir)
+			b := startStandIn(t, "chromium", 0, browserEnv("s-nb", fmt.Sprintf("%d:%d", owner.pid, owner.start)), "--user-data-dir="+dir+"/user-data")
+			writeEntries(t, root, entry{Session: "s-nb", State: "ready", PID: b.pid, PGID: b.pid, StartTime: b.start, BootID: bootID(t),
+				Dir: dir, OwnerPID: owner.pid, OwnerStart: owner.start, OwnerBoot: bootID(t)})
+			return all(runs("a live neighbour's browser", b.pid), survives(f))
+		}, sweepCounts{Skipped: 1}},
+		{"a neighbour pool's live browser whose entry was lost", func(t *testing.T, root string) func(*testing.T) {
+			owner := startStandIn(t, "host", 0, nil)
+			dir := filepath.Join(root, "sessions", "s-nb")
+			f := mkdirWithFile(t, dir)
+			b := startStandIn(t, "chromium", 0, browserEnv("s-nb", fmt.Sprintf("%d:%d", owner.pid, owner.start)), "--user-data-dir="+dir+"/user-data")
+			return all(runs("a live neighbour's browser", b.pid), survives(f))
+		}, sweepCounts{Skipped: 1}},
+		{"a child process of a browser whose group leader is not ours", func(t *testing.T, root string) func(*testing.T) {
+			dir := filepath.Join(root, "sessions", "s-ch")
+			leader := startStandIn(t, "chromium", 0, nil, "--user-data-dir=/elsewhere/user-data")
+			// The child's environ is unreadable as ours (no marker), as a
+			// zygote child's is.
+			child := startStandIn(t, "chromium", leader.pid, nil, "--type=renderer", "--user-data-dir="+dir+"/user-data")
+			return all(runs("the leader", leader.pid), runs("the child", child.pid))
+		}, sweepCounts{Skipped: 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := newRoot(t)
+			if err := os.MkdirAll(filepath.Join(root, "sessions"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			check := tc.setup(t, root)
+			got := sweepOnce(t, root)
+			check(t)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("sweep counts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSweepKillsAnOrphanedBrowserChildWhoseLeaderIsGone(t *testing.T) {
+	root := newRoot(t)
+	dir := filepath.Join(root, "sessions", "s-child")
+	mkdirWithFile(t, dir)
+	// The leader (the browser) is gone; its group lives on in a child
+	// whose environment the zygote overwrote.
+	leader := startStandIn(t, "chromium", 0, nil)
+	child := startStandIn(t, "chromium", leader.pid, nil, "--type=renderer", "--user-data-dir="+dir+"/user-data")
+	leader.cmd.Process.Kill()
+	leader.cmd.Wait()
+	got := sweepOnce(t, root)
+	if proc.Alive(child.pid) {
+		t.Error("the orphaned browser child still runs")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the orphan's session dir is still there: %v", err)
+	}
+	if diff := cmp.Diff(sweepCounts{Swept: 1, DirsRemoved: 1}, got); diff != "" {
 		t.Errorf("sweep counts (-want +got):\n%s", diff)
 	}
 }
