@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ import (
 const hostHelperEnv = "BROWSERPOOL_TEST_HOST"
 
 func runHostHelper() {
-	mode := os.Getenv(hostHelperEnv) // "ready" or "spawned"
+	mode := os.Getenv(hostHelperEnv) // "ready", "spawned" or "midcall"
 	root := os.Getenv("BROWSERPOOL_TEST_HOST_ROOT")
 	noPipe := os.Getenv("BROWSERPOOL_TEST_HOST_NOPIPE") == "1"
 	var launcher browserpool.Launcher = &browserpool.LocalLauncher{NoPipe: noPipe}
@@ -37,6 +38,7 @@ func runHostHelper() {
 		os.Exit(3)
 	}
 	ctx := context.Background()
+	var calls atomic.Int32
 	for range 2 {
 		go func() {
 			s, err := p.Open(ctx)
@@ -44,7 +46,22 @@ func runHostHelper() {
 				fmt.Println("error", err)
 				return
 			}
-			fmt.Println("ready", s.Info().PID)
+			if mode != "midcall" {
+				fmt.Println("ready", s.Info().PID)
+				return
+			}
+			// Die in the middle of a call: one that never ends.
+			tab, err := s.Tab(ctx, "")
+			if err != nil {
+				fmt.Println("error", err)
+				return
+			}
+			n := calls.Add(1)
+			go tab.Evaluate(ctx, "new Promise(() => {})", nil)
+			for p.Stats().CallsInFlight < int(n) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			fmt.Println("midcall", s.Info().PID)
 		}()
 	}
 	select {} // wait for SIGKILL
@@ -354,4 +371,72 @@ func TestAnIdleRealBrowserIsReclaimed(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the reclaimed session's profile dir is still there: %v", err)
 	}
+}
+
+// TestNewPoolAfterAHostSIGKILLLeavesNothingTheMomentItReturns kills a host
+// before its browsers are ready, after, and in the middle of a call, with and
+// without the pipe that takes browsers down with their host, several times
+// each: the moment NewPool returns on the same root, no process and no
+// session dir of the dead host is left (one look, no settle).
+func TestNewPoolAfterAHostSIGKILLLeavesNothingTheMomentItReturns(t *testing.T) {
+	requireBrowser(t)
+	const reps = 4
+	type trial struct {
+		mode   string
+		noPipe bool
+		rep    int
+	}
+	var trials []trial
+	for _, mode := range []string{"spawned", "ready", "midcall"} {
+		for _, noPipe := range []bool{false, true} {
+			for rep := range reps {
+				trials = append(trials, trial{mode, noPipe, rep})
+			}
+		}
+	}
+	var leftProcs, leftDirs, swept, removed atomic.Int64
+	t.Run("trials", func(t *testing.T) {
+		for _, tr := range trials {
+			t.Run(fmt.Sprintf("%s/nopipe=%v/%d", tr.mode, tr.noPipe, tr.rep), func(t *testing.T) {
+				t.Parallel()
+				root := newRoot(t)
+				host, _ := startHost(t, root, tr.mode, tr.noPipe)
+				if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				host.Wait()
+				p, err := browserpool.NewPool(browserpool.Config{Root: root})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				// One look, at once.
+				sessions := filepath.Join(root, "sessions")
+				procs, err := leakcheck.Processes(sessions)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dirs, err := os.ReadDir(sessions)
+				if err != nil {
+					t.Fatal(err)
+				}
+				leftProcs.Add(int64(len(procs)))
+				leftDirs.Add(int64(len(dirs)))
+				st := p.Stats()
+				swept.Add(int64(st.OrphansSwept))
+				removed.Add(int64(st.OrphanDirsRemoved))
+				for _, pi := range procs {
+					t.Errorf("left running when NewPool returned: pid %d (state %c): %.200s", pi.PID, pi.State, pi.Cmdline)
+				}
+				for _, d := range dirs {
+					t.Errorf("left when NewPool returned: %s", filepath.Join(sessions, d.Name()))
+				}
+				if st.OrphanDirsRemoved != 2 || st.OrphansSkipped != 0 {
+					t.Errorf("sweep: %d dirs removed, %d skipped; want 2 and 0", st.OrphanDirsRemoved, st.OrphansSkipped)
+				}
+			})
+		}
+	})
+	t.Logf("%d host SIGKILL trials (%d before ready, %d after, %d mid-call; half without the pipe): %d processes and %d session dirs left when NewPool returned; %d kills and %d dirs removed by the sweeps",
+		len(trials), 2*reps, 2*reps, 2*reps, leftProcs.Load(), leftDirs.Load(), swept.Load(), removed.Load())
 }
