@@ -32,6 +32,9 @@ const (
 	sweepRounds = 4
 	// sweepGoneWait bounds each wait for killed processes to disappear.
 	sweepGoneWait = 5 * time.Second
+	// unprovenGrace is how long processes not proven ours may take to
+	// exit on their own before they are counted and their dirs kept.
+	unprovenGrace = 200 * time.Millisecond
 )
 
 // browserExes are the executable names (of /proc/PID/exe, after any
@@ -183,6 +186,15 @@ func (sw *sweeper) sweepProcesses() map[string]bool {
 	if last == nil {
 		last = sw.classify()
 	}
+	// A process caught while it exits shows no environment: give what is
+	// not proven a moment to go before counting it and keeping its dir.
+	var unproven []int
+	for _, v := range last {
+		if !v.ignore && !v.ours {
+			unproven = append(unproven, v.info.PID)
+		}
+	}
+	waitGone(unproven, nil, unprovenGrace)
 	inUse := map[string]bool{}
 	for _, v := range last {
 		if v.ignore || v.ours || !proc.Alive(v.info.PID) {

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/leakcheck"
 	"github.com/browserpool/browserpool/internal/proc"
 )
 
@@ -446,6 +447,95 @@ func TestSweepKillsAnOrphanedBrowserChildWhoseLeaderIsGone(t *testing.T) {
 		t.Errorf("the orphan's session dir is still there: %v", err)
 	}
 	if diff := cmp.Diff(sweepCounts{Swept: 1, DirsRemoved: 1}, got); diff != "" {
+		t.Errorf("sweep counts (-want +got):\n%s", diff)
+	}
+}
+
+// addEntries appends es to root's manifest as it stands.
+func addEntries(t *testing.T, root string, es ...entry) {
+	t.Helper()
+	path := filepath.Join(root, "manifest.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Version int               `json:"version"`
+		Entries []json.RawMessage `json:"entries"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Entries = append(m.Entries, b)
+	}
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSweepRemovesExactlyTheOrphanOfASIGKILLedHost(t *testing.T) {
+	requireBrowser(t)
+	root := newRoot(t)
+	// A real orphan: a browser without the pipe outlives its SIGKILLed host.
+	host, pids := startHostN(t, root, "ready", true, 1)
+	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	host.Wait()
+	if !proc.Alive(pids[0]) {
+		t.Fatalf("browser %d died with its host; the sweep would prove nothing", pids[0])
+	}
+	orphanDirs, err := filepath.Glob(filepath.Join(root, "sessions", "*"))
+	if err != nil || len(orphanDirs) != 1 {
+		t.Fatalf("session dirs of the dead host: %v, %v; want one", orphanDirs, err)
+	}
+	// Beside it, things that are not ours to touch.
+	sessions := filepath.Join(root, "sessions")
+	helperDir := filepath.Join(sessions, "s-helper")
+	helperFile := mkdirWithFile(t, helperDir)
+	helper := startStandIn(t, "helper", 0, browserEnv("s-helper", deadOwnerMarker), "--user-data-dir="+helperDir+"/user-data")
+	owner := startStandIn(t, "host", 0, nil)
+	nbDir := filepath.Join(sessions, "s-neighbour")
+	nbFile := mkdirWithFile(t, nbDir)
+	nb := startStandIn(t, "chromium", 0, browserEnv("s-neighbour", fmt.Sprintf("%d:%d", owner.pid, owner.start)), "--user-data-dir="+nbDir+"/user-data")
+	outside := filepath.Join(t.TempDir(), "data")
+	outsideFile := mkdirWithFile(t, outside)
+	addEntries(t, root,
+		entry{Session: "s-helper", State: "ready", PID: helper.pid, PGID: helper.pid, StartTime: helper.start, BootID: bootID(t), Dir: helperDir, OwnerPID: deadOwner},
+		entry{Session: "s-outside", State: "ready", Dir: outside, OwnerPID: deadOwner})
+
+	p, err := browserpool.NewPool(browserpool.Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// The orphan is gone, at once: its processes and its dir.
+	procs, err := leakcheck.Processes(orphanDirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pi := range procs {
+		t.Errorf("the orphan's process %d still runs: %.200s", pi.PID, pi.Cmdline)
+	}
+	if _, err := os.Stat(orphanDirs[0]); !os.IsNotExist(err) {
+		t.Errorf("the orphan's session dir is still there: %v", err)
+	}
+	// Everything else is as it was.
+	all(runs("a non-browser process with our markers", helper.pid), survives(helperFile),
+		runs("a live neighbour's browser", nb.pid), survives(nbFile), survives(outsideFile))(t)
+	st := p.Stats()
+	if st.OrphansSwept < 1 {
+		t.Errorf("Stats.OrphansSwept = %d, want at least 1", st.OrphansSwept)
+	}
+	if diff := cmp.Diff(sweepCounts{st.OrphansSwept, 3, 1}, countsOf(p)); diff != "" {
 		t.Errorf("sweep counts (-want +got):\n%s", diff)
 	}
 }
