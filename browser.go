@@ -98,8 +98,8 @@ type Stats struct {
 
 	ProfileDirsPendingDelete int    // profile dirs that could not be removed yet
 	Leaked                   int    // closed sessions whose browser could not be stopped yet (retried)
-	OrphansSwept             uint64 // orphan process groups killed by the sweep
-	OrphansSkipped           uint64 // manifest entries left alone (unverified or owner alive)
+	OrphansSwept             uint64 // orphan browser processes or process groups killed by the sweep
+	OrphansSkipped           uint64 // things the sweep left alone: live owners' entries, processes not proven ours, paths that are not session dirs
 	OrphanDirsRemoved        uint64 // profile dirs removed by the sweep
 }
 
