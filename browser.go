@@ -236,32 +236,6 @@ func (cfg Config) effective() (Config, error) {
 	return cfg, nil
 }
 
-// ownedFlags are the browser flags the pool sets itself: the session's
-// profile and the pool's control connection.
-var ownedFlags = []string{"user-data-dir", "remote-debugging-pipe", "remote-debugging-port", "remote-debugging-address"}
-
-// checkOwnedFlags rejects a flag the pool owns in args (Config.BrowserArgs or
-// LocalLauncher.Args): a second --user-data-dir puts the profile outside the
-// root, and a debugging flag takes the pool's connection away, so the launch
-// would hang until LaunchTimeout.
-func checkOwnedFlags(field string, args []string) error {
-	for _, a := range args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || !slices.Contains(ownedFlags, strings.ToLower(name)) {
-			continue
-		}
-		shown := a
-		if len(shown) > 80 {
-			shown = shown[:80] + "..."
-		}
-		return &Error{Op: "NewPool", Class: ErrInvalidConfig,
-			Detail: fmt.Sprintf("%s: %q sets --%s, which the pool owns", field, shown, strings.ToLower(name)),
-			Hint: "drop it: the pool sets --user-data-dir (each session's profile lives under Config.Root/sessions) and " +
-				"--remote-debugging-pipe/-port/-address (its own connection to the browser); set Config.Root to move the profiles"}
-	}
-	return nil
-}
-
 // Config returns the pool's effective configuration (defaults filled in).
 func (p *Pool) Config() Config { return p.cfg }
 
@@ -710,38 +684,6 @@ func (p *Pool) Close() error {
 	p.retryPendingRemovals()
 	p.events.close()
 	return p.leftBehind()
-}
-
-// leftBehind returns nil when the pool left nothing behind, else an
-// ErrCloseFailed naming the browsers it could not stop (session and pid) and
-// the profile dirs it could not remove, as database/sql's DB.Close returns
-// the first close error.
-func (p *Pool) leftBehind() error {
-	p.mu.Lock()
-	var what []string
-	var errs []error
-	for s := range p.leaked {
-		w := "the browser of session " + s.id
-		if s.info.PID > 0 {
-			w += fmt.Sprintf(" (pid %d)", s.info.PID)
-		}
-		what = append(what, w+" could not be stopped")
-		if s.closeErr != nil {
-			errs = append(errs, s.closeErr)
-		}
-	}
-	for d := range p.pendingRm {
-		what = append(what, "profile dir "+d+" could not be removed")
-	}
-	p.mu.Unlock()
-	if len(what) == 0 {
-		return nil
-	}
-	slices.Sort(what)
-	e := newError("Pool.Close", ErrCloseFailed, "left behind: "+strings.Join(what, "; "))
-	e.Err = errors.Join(errs...)
-	e.Hint = "the pool is closed and retries nothing: end those processes and remove those dirs by hand, or let the next NewPool on the same Root sweep them"
-	return e
 }
 
 // retryClose tries again to clean up a closed session whose close left

@@ -1,11 +1,20 @@
-// Room: the reaper. Idle reclaim and retries of profile dirs a close could
-// not remove (the orphan sweep at NewPool is in sweep.go). It takes Pool.mu
-// only to copy tables; closes run unlocked.
+// Room: the reaper. Idle reclaim, what closes left behind (retried by the
+// reaper, reported by Pool.Close) and Pool.Orphans; the orphan sweep at
+// NewPool is in sweep.go. It takes Pool.mu only to copy tables; closes and
+// /proc reads run unlocked.
 
 package browserpool
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/browserpool/browserpool/internal/proc"
 )
 
 // reaperPeriod is how often the reaper looks for idle sessions: a tenth of
@@ -63,4 +72,87 @@ func (p *Pool) reclaimIdle(now time.Time) {
 			p.closeSession(s, ReasonIdle, nil)
 		}()
 	}
+}
+
+// leftBehind returns nil when the pool left nothing behind, else an
+// ErrCloseFailed naming the browsers it could not stop (session and pid) and
+// the profile dirs it could not remove, as database/sql's DB.Close returns
+// the first close error.
+func (p *Pool) leftBehind() error {
+	p.mu.Lock()
+	var what []string
+	var errs []error
+	for s := range p.leaked {
+		w := "the browser of session " + s.id
+		if s.info.PID > 0 {
+			w += fmt.Sprintf(" (pid %d)", s.info.PID)
+		}
+		what = append(what, w+" could not be stopped")
+		if s.closeErr != nil {
+			errs = append(errs, s.closeErr)
+		}
+	}
+	for d := range p.pendingRm {
+		what = append(what, "profile dir "+d+" could not be removed")
+	}
+	p.mu.Unlock()
+	if len(what) == 0 {
+		return nil
+	}
+	slices.Sort(what)
+	e := newError("Pool.Close", ErrCloseFailed, "left behind: "+strings.Join(what, "; "))
+	e.Err = errors.Join(errs...)
+	e.Hint = "the pool is closed and retries nothing: end those processes and remove those dirs by hand, or let the next NewPool on the same Root sweep them"
+	return e
+}
+
+// Orphan is a browser process or manifest entry under the pool's root that
+// is not a live session of this pool.
+type Orphan struct {
+	Session string // from the manifest entry or the process's command line
+	PID     int
+	Dir     string
+	Owner   int  // pid of the pool that recorded it, if known
+	Alive   bool // whether its owner still runs (then it is another pool's)
+}
+
+// Orphans lists manifest entries and browser processes under the pool's
+// root that are not live sessions of this pool: other pools' sessions
+// (Alive set) and leftovers a later sweep would look at.
+func (p *Pool) Orphans() ([]Orphan, error) {
+	entries, err := p.manifest.Entries()
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	live := make(map[string]bool, len(p.sessions))
+	for id := range p.sessions {
+		live[id] = true
+	}
+	for op := range p.launches {
+		live[op.id] = true
+	}
+	p.mu.Unlock()
+	boot, _ := proc.BootID()
+	var out []Orphan
+	named := map[string]bool{}
+	for _, e := range entries {
+		named[e.Session] = true
+		if live[e.Session] && e.OwnerPID == os.Getpid() {
+			continue
+		}
+		out = append(out, Orphan{Session: e.Session, PID: e.PID, Dir: e.Dir, Owner: e.OwnerPID,
+			Alive: ownerAlive(e.OwnerPID, e.OwnerStart, e.OwnerBoot, boot)})
+	}
+	prefix := filepath.Join(p.cfg.Root, "sessions") + string(filepath.Separator)
+	procs, _ := proc.List(func(i proc.Info) bool { return namesPath(i.Cmdline, prefix) })
+	for _, pi := range procs {
+		id := sessionNamed(pi.Cmdline, prefix)
+		if id == "" || named[id] || live[id] {
+			continue
+		}
+		named[id] = true
+		out = append(out, Orphan{Session: id, PID: pi.PID, Dir: prefix + id})
+	}
+	return out, nil
 }
