@@ -1040,7 +1040,7 @@ func manifestSessions(t testing.TB, p *browserpool.Pool) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m struct{ Entries []browserpool.ManifestEntry }
+	var m struct{ Entries []struct{ Session string } }
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/devtools"
+	"github.com/browserpool/browserpool/internal/manifest"
 )
 
 // Defaults for zero Config fields.
@@ -114,8 +115,8 @@ type Stats struct {
 
 	ProfileDirsPendingDelete int    // profile dirs that could not be removed yet
 	Leaked                   int    // closed sessions whose browser could not be stopped yet (retried)
-	OrphansSwept             uint64 // orphan process groups killed by the sweep
-	OrphansSkipped           uint64 // manifest entries left alone (unverified or owner alive)
+	OrphansSwept             uint64 // orphan browser processes or process groups killed by the sweep
+	OrphansSkipped           uint64 // things the sweep left alone: live owners' entries, processes not proven ours, paths that are not session dirs
 	OrphanDirsRemoved        uint64 // profile dirs removed by the sweep
 }
 
@@ -128,7 +129,7 @@ type Pool struct {
 	launcher Launcher
 	log      *slog.Logger
 	events   *eventQueue
-	manifest *Manifest
+	manifest *manifest.File
 	cdp      cdpProbe // DevTools probes and the pool's own connection table (attach.go)
 
 	ctx    context.Context // the pool's lifetime; launches and closes run on it
@@ -149,7 +150,7 @@ type Pool struct {
 }
 
 // NewPool returns a pool configured by cfg. It validates cfg, creates the
-// root, and sweeps what earlier runs left in it (see Manifest). It launches
+// root, and sweeps what earlier runs left in it (see Pool.Orphans). It launches
 // no browser: sessions start on first use.
 func NewPool(cfg Config) (*Pool, error) {
 	eff, err := cfg.effective()
@@ -243,6 +244,14 @@ func (cfg Config) effective() (Config, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := checkOwnedFlags("BrowserArgs", cfg.BrowserArgs); err != nil {
+		return cfg, err
+	}
+	if l, ok := cfg.Launcher.(*LocalLauncher); ok && l != nil {
+		if err := checkOwnedFlags("LocalLauncher.Args", l.Args); err != nil {
+			return cfg, err
+		}
 	}
 	return cfg, nil
 }
@@ -659,23 +668,12 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	return s.closeErr
 }
 
-// removeDir removes dir, retrying briefly: a browser's last child may still
-// be writing when the group dies.
-func removeDir(dir string) error {
-	var err error
-	for i := range 5 {
-		if err = os.RemoveAll(dir); err == nil {
-			return nil
-		}
-		time.Sleep(time.Duration(10<<i) * time.Millisecond)
-	}
-	return err
-}
-
 // Close closes every session (reason shutdown), waits for launches under
 // way to end (they are closed too), runs queued hooks and stops every
 // goroutine the pool started. It is idempotent; later calls return nil.
-// Sessions close in parallel.
+// Sessions close in parallel. It returns an ErrCloseFailed naming the
+// browsers (session, pid) it could not stop and the profile dirs it could not
+// remove, or nil when nothing is left behind.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -706,7 +704,7 @@ func (p *Pool) Close() error {
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
 	p.events.close()
-	return nil
+	return p.leftBehind()
 }
 
 // retryClose tries again to clean up a closed session whose close left
@@ -762,7 +760,7 @@ func (p *Pool) retryPendingRemovals() {
 	}
 	p.mu.Unlock()
 	for _, d := range dirs {
-		if os.RemoveAll(d) == nil {
+		if removeDir(d) == nil {
 			p.mu.Lock()
 			delete(p.pendingRm, d)
 			p.mu.Unlock()

@@ -34,10 +34,11 @@
 //
 // Local browsers are controlled over --remote-debugging-pipe: when the host
 // process dies, even by SIGKILL, the browser sees EOF and exits. Every spawn
-// is also recorded in a durable [Manifest] before the pool waits for the
-// browser, and [NewPool] sweeps what an earlier run left behind, killing
-// only processes whose pid, start time and command line prove they are
-// ours and whose owner is gone.
+// is also recorded in a durable manifest (<Root>/manifest.json) before the
+// pool waits for the browser, and [NewPool] sweeps what an earlier run left
+// behind: it signals only browser processes whose environment marker, command
+// line and start time prove they are ours and whose owner is gone, and
+// removes only session dirs directly under <Root>/sessions.
 //
 // A session with no call for [Config.IdleTimeout] (10 minutes by default;
 // the BROWSERPOOL_IDLE_TIMEOUT_MS environment variable overrides it) is

@@ -46,8 +46,8 @@ type LaunchFailedEvent struct {
 // SweepEvent reports what the orphan sweep at NewPool found.
 type SweepEvent struct {
 	Time        time.Time
-	Swept       int // process groups killed
-	Skipped     int // entries not verified (pid reused or owner alive): left alone
+	Swept       int // orphan browser processes or process groups killed
+	Skipped     int // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs
 	DirsRemoved int // profile dirs removed
 	Err         error
 }

@@ -3,12 +3,13 @@ package browserpool_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ import (
 const hostHelperEnv = "BROWSERPOOL_TEST_HOST"
 
 func runHostHelper() {
-	mode := os.Getenv(hostHelperEnv) // "ready" or "spawned"
+	mode := os.Getenv(hostHelperEnv) // "ready", "spawned" or "midcall"
 	root := os.Getenv("BROWSERPOOL_TEST_HOST_ROOT")
 	noPipe := os.Getenv("BROWSERPOOL_TEST_HOST_NOPIPE") == "1"
 	var launcher browserpool.Launcher = browserpool.NewTestLocalLauncher(noPipe)
@@ -38,14 +39,34 @@ func runHostHelper() {
 		os.Exit(3)
 	}
 	ctx := context.Background()
-	for range 2 {
+	var calls atomic.Int32
+	n := 2
+	if v, err := strconv.Atoi(os.Getenv("BROWSERPOOL_TEST_HOST_N")); err == nil {
+		n = v
+	}
+	for range n {
 		go func() {
 			s, err := p.Open(ctx)
 			if err != nil {
 				fmt.Println("error", err)
 				return
 			}
-			fmt.Println("ready", s.Info().PID)
+			if mode != "midcall" {
+				fmt.Println("ready", s.Info().PID)
+				return
+			}
+			// Die in the middle of a call: one that never ends.
+			tab, err := s.Tab(ctx, "")
+			if err != nil {
+				fmt.Println("error", err)
+				return
+			}
+			n := calls.Add(1)
+			go tab.Evaluate(ctx, "new Promise(() => {})", nil)
+			for p.Stats().CallsInFlight < int(n) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			fmt.Println("midcall", s.Info().PID)
 		}()
 	}
 	select {} // wait for SIGKILL
@@ -77,11 +98,17 @@ func (b blockAfterSpawn) Launch(ctx context.Context, spec browserpool.LaunchSpec
 }
 
 // startHost runs the host helper and returns it once it reported two
-// browsers (spawned or ready) with their pids.
+// browsers (spawned, ready or mid-call) with their pids.
 func startHost(t *testing.T, root, mode string, noPipe bool) (*exec.Cmd, []int) {
 	t.Helper()
+	return startHostN(t, root, mode, noPipe, 2)
+}
+
+// startHostN is startHost with n browsers.
+func startHostN(t *testing.T, root, mode string, noPipe bool, n int) (*exec.Cmd, []int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), hostHelperEnv+"="+mode, "BROWSERPOOL_TEST_HOST_ROOT="+root)
+	cmd.Env = append(os.Environ(), hostHelperEnv+"="+mode, "BROWSERPOOL_TEST_HOST_ROOT="+root, "BROWSERPOOL_TEST_HOST_N="+strconv.Itoa(n))
 	if noPipe {
 		cmd.Env = append(cmd.Env, "BROWSERPOOL_TEST_HOST_NOPIPE=1")
 	}
@@ -96,7 +123,7 @@ func startHost(t *testing.T, root, mode string, noPipe bool) (*exec.Cmd, []int) 
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	var pids []int
 	sc := bufio.NewScanner(out)
-	for len(pids) < 2 && sc.Scan() {
+	for len(pids) < n && sc.Scan() {
 		var word string
 		var pid int
 		if _, err := fmt.Sscan(sc.Text(), &word, &pid); err != nil || word != mode {
@@ -104,7 +131,7 @@ func startHost(t *testing.T, root, mode string, noPipe bool) (*exec.Cmd, []int) 
 		}
 		pids = append(pids, pid)
 	}
-	if len(pids) < 2 {
+	if len(pids) < n {
 		t.Fatalf("host ended early: %v", sc.Err())
 	}
 	return cmd, pids
@@ -164,19 +191,6 @@ func TestSweepAfterHostSIGKILLLeavesNoBrowserAndNoProfileDir(t *testing.T) {
 	}
 }
 
-// writeManifest writes a manifest with entries into root, as a crashed
-// earlier run would have left it.
-func writeManifest(t *testing.T, root string, entries ...browserpool.ManifestEntry) {
-	t.Helper()
-	data, err := json.Marshal(map[string]any{"version": 1, "entries": entries})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "manifest.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestSweepNeverSignalsAReusedPid(t *testing.T) {
 	root := newRoot(t)
 	dir := filepath.Join(root, "sessions", "s-forged")
@@ -195,7 +209,7 @@ func TestSweepNeverSignalsAReusedPid(t *testing.T) {
 		t.Fatal(err)
 	}
 	boot, _ := proc.BootID()
-	writeManifest(t, root, browserpool.ManifestEntry{
+	writeEntries(t, root, entry{
 		Session: "s-forged", State: "ready", PID: sleeper.Process.Pid, PGID: sleeper.Process.Pid,
 		StartTime: st + 1, BootID: boot, Dir: dir, OwnerPID: 999999999, Created: time.Now(),
 	})
@@ -228,7 +242,7 @@ func TestSweepKeepsEntriesOfALiveOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	boot, _ := proc.BootID()
-	writeManifest(t, root, browserpool.ManifestEntry{
+	writeEntries(t, root, entry{
 		Session: "s-other", State: "reserved", Dir: dir, OwnerPID: owner, OwnerStart: ost, OwnerBoot: boot, Created: time.Now(),
 	})
 	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: unusedLauncher{}})
@@ -368,4 +382,72 @@ func TestAnIdleRealBrowserIsReclaimed(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the reclaimed session's profile dir is still there: %v", err)
 	}
+}
+
+// TestNewPoolAfterAHostSIGKILLLeavesNothingTheMomentItReturns kills a host
+// before its browsers are ready, after, and in the middle of a call, with and
+// without the pipe that takes browsers down with their host, several times
+// each: the moment NewPool returns on the same root, no process and no
+// session dir of the dead host is left (one look, no settle).
+func TestNewPoolAfterAHostSIGKILLLeavesNothingTheMomentItReturns(t *testing.T) {
+	requireBrowser(t)
+	const reps = 4
+	type trial struct {
+		mode   string
+		noPipe bool
+		rep    int
+	}
+	var trials []trial
+	for _, mode := range []string{"spawned", "ready", "midcall"} {
+		for _, noPipe := range []bool{false, true} {
+			for rep := range reps {
+				trials = append(trials, trial{mode, noPipe, rep})
+			}
+		}
+	}
+	var leftProcs, leftDirs, swept, removed atomic.Int64
+	t.Run("trials", func(t *testing.T) {
+		for _, tr := range trials {
+			t.Run(fmt.Sprintf("%s/nopipe=%v/%d", tr.mode, tr.noPipe, tr.rep), func(t *testing.T) {
+				t.Parallel()
+				root := newRoot(t)
+				host, _ := startHostN(t, root, tr.mode, tr.noPipe, 1)
+				if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				host.Wait()
+				p, err := browserpool.NewPool(browserpool.Config{Root: root})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				// One look, at once.
+				sessions := filepath.Join(root, "sessions")
+				procs, err := leakcheck.Processes(sessions)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dirs, err := os.ReadDir(sessions)
+				if err != nil {
+					t.Fatal(err)
+				}
+				leftProcs.Add(int64(len(procs)))
+				leftDirs.Add(int64(len(dirs)))
+				st := p.Stats()
+				swept.Add(int64(st.OrphansSwept))
+				removed.Add(int64(st.OrphanDirsRemoved))
+				for _, pi := range procs {
+					t.Errorf("left running when NewPool returned: pid %d (state %c): %.200s", pi.PID, pi.State, pi.Cmdline)
+				}
+				for _, d := range dirs {
+					t.Errorf("left when NewPool returned: %s", filepath.Join(sessions, d.Name()))
+				}
+				if st.OrphanDirsRemoved != 1 || st.OrphansSkipped != 0 {
+					t.Errorf("sweep: %d dirs removed, %d skipped; want 1 and 0", st.OrphanDirsRemoved, st.OrphansSkipped)
+				}
+			})
+		}
+	})
+	t.Logf("%d host SIGKILL trials (%d before ready, %d after, %d mid-call; half without the pipe): %d processes and %d session dirs left when NewPool returned; %d kills and %d dirs removed by the sweeps",
+		len(trials), 2*reps, 2*reps, 2*reps, leftProcs.Load(), leftDirs.Load(), swept.Load(), removed.Load())
 }

@@ -169,3 +169,7 @@ func parseRollup(b []byte) (rss, pss uint64, err error) {
 	}
 	return rss, pss, nil
 }
+
+// Gone reports whether the process had exited (zombie or dead) when it was
+// listed.
+func (i Info) Gone() bool { return i.State == 'Z' || i.State == 'X' }

@@ -220,3 +220,62 @@ func truncate(b []byte) string {
 	}
 	return string(b)
 }
+
+// Kill sends SIGKILL to pid only if pid is still the live process that
+// started at start (clock ticks since boot). It opens a pidfd first (through
+// os.FindProcess) and checks the start time after, so a pid reused between a
+// scan and the kill is never signalled. The error wraps os.ErrNotExist when
+// the process is gone or is not that one.
+func Kill(pid int, start uint64) error {
+	if pid <= 1 {
+		return fmt.Errorf("proc: refusing to signal pid %d: %w", pid, os.ErrNotExist)
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return wrap(pid, "pidfd", err)
+	}
+	defer p.Release()
+	s, err := ReadStat(pid)
+	if err != nil {
+		return err
+	}
+	if s.StartTime != start || s.Gone() {
+		return fmt.Errorf("proc: process %d is not the one that started at %d: %w", pid, start, os.ErrNotExist)
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		if errors.Is(err, os.ErrProcessDone) {
+			return fmt.Errorf("proc: process %d is gone: %w", pid, os.ErrNotExist)
+		}
+		return fmt.Errorf("proc: killing %d: %w", pid, err)
+	}
+	return nil
+}
+
+// KillGroup sends SIGKILL to the process group led by leader, only if leader
+// is alive, started at start and leads its group now (as /proc/PID/stat
+// says at the time of the call). A group whose leader is another process is
+// never signalled. The error wraps os.ErrNotExist when the leader is gone or
+// is not that process, and names the group when leader does not lead it.
+//
+// While any member of a group remains, its number cannot be given to a new
+// process, so a group proven by its live leader is still that group when the
+// signal arrives a moment later.
+func KillGroup(leader int, start uint64) error {
+	if leader <= 1 {
+		return fmt.Errorf("proc: refusing to signal process group %d: %w", leader, os.ErrNotExist)
+	}
+	s, err := ReadStat(leader)
+	if err != nil {
+		return err
+	}
+	if s.StartTime != start || s.Gone() {
+		return fmt.Errorf("proc: process %d is not the one that started at %d: %w", leader, start, os.ErrNotExist)
+	}
+	if s.PGID != leader {
+		return fmt.Errorf("proc: process %d does not lead its process group (%d)", leader, s.PGID)
+	}
+	if err := syscall.Kill(-leader, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("proc: killing process group %d: %w", leader, err)
+	}
+	return nil
+}

@@ -287,3 +287,56 @@ func TestUsageCountsCPUAndMemoryOfATree(t *testing.T) {
 		t.Errorf("Usage with a vanished pid = %v %d %d, want the live process counted", cpu2, rss2, pss2)
 	}
 }
+
+func TestKillSignalsOnlyTheProcessThatStartedThen(t *testing.T) {
+	cmd := child(t, nil, "sleep", "30")
+	pid := cmd.Process.Pid
+	st, err := proc.StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Kill(pid, st+1); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Kill with a wrong start time = %v, want an error wrapping os.ErrNotExist", err)
+	}
+	if !proc.Alive(pid) {
+		t.Fatal("Kill with a wrong start time signalled the process")
+	}
+	if err := proc.Kill(pid, st); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if err := proc.Kill(pid, st); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Kill of a reaped process = %v, want an error wrapping os.ErrNotExist", err)
+	}
+	if err := proc.Kill(1, 0); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Kill(1) = %v, want a refusal", err)
+	}
+}
+
+func TestKillGroupSignalsOnlyAGroupItsProvenLeaderLeads(t *testing.T) {
+	leader := child(t, nil, "sh", "-c", "sleep 30 & wait", testRoot+"/group-marker")
+	pid := leader.Process.Pid
+	eventually(t, "the shell has its child", func() bool {
+		tree, err := proc.Tree(pid)
+		return err == nil && len(tree) == 2
+	})
+	st, _ := proc.StartTime(pid)
+	// A member of the group is not its leader: refused.
+	tree, _ := proc.Tree(pid)
+	member := tree[1]
+	mst, _ := proc.StartTime(member)
+	if err := proc.KillGroup(member, mst); err == nil || !strings.Contains(err.Error(), "does not lead") {
+		t.Errorf("KillGroup(member) = %v, want a refusal naming the group", err)
+	}
+	if err := proc.KillGroup(pid, st+1); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("KillGroup with a wrong start time = %v, want an error wrapping os.ErrNotExist", err)
+	}
+	if !proc.Alive(pid) || !proc.Alive(member) {
+		t.Fatal("a refused KillGroup signalled")
+	}
+	if err := proc.KillGroup(pid, st); err != nil {
+		t.Fatal(err)
+	}
+	leader.Wait()
+	eventually(t, "the whole group is gone", func() bool { return !proc.Alive(member) })
+}

@@ -1,0 +1,92 @@
+// Room: tests of what Pool.Close reports. No locks.
+
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
+)
+
+// pidLauncher gives each fake browser a process id, as a local launcher
+// would, so the pool has a pid to name.
+type pidLauncher struct {
+	l   browserpool.Launcher
+	pid int
+}
+
+func (p pidLauncher) Launch(ctx context.Context, spec browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
+	b, err := p.l.Launch(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return pidBrowser{b, p.pid}, nil
+}
+
+type pidBrowser struct {
+	browserpool.LaunchedBrowser
+	pid int
+}
+
+func (b pidBrowser) Info() browserpool.SpawnInfo {
+	info := b.LaunchedBrowser.Info()
+	info.PID = b.pid
+	return info
+}
+
+func TestPoolCloseNamesABrowserItCouldNotStop(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: pidLauncher{l, 4242}, IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, ctxT(t), p)
+	l.FailStops(errors.New("kill: operation not permitted"))
+	err = p.Close()
+	var e *browserpool.Error
+	if !errors.Is(err, browserpool.ErrCloseFailed) || !errors.As(err, &e) || e.Op != "Pool.Close" {
+		t.Fatalf("Close = %v, want a Pool.Close *Error of class ErrCloseFailed", err)
+	}
+	for _, want := range []string{s.ID(), "pid 4242", "could not be stopped", "kill: operation not permitted"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Close error %q does not name %q", err, want)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("a second Close = %v, want nil", err)
+	}
+}
+
+func TestPoolCloseNamesAProfileDirItCouldNotRemove(t *testing.T) {
+	root := newRoot(t)
+	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: cdptest.NewLauncher(t), IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, ctxT(t), p)
+	// The session dir becomes a symlink into another tree: the pool never
+	// removes through it, so it stays behind.
+	dir := filepath.Join(root, "sessions", s.ID())
+	elsewhere := t.TempDir()
+	file := mkdirWithFile(t, elsewhere)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Close()
+	if !errors.Is(err, browserpool.ErrCloseFailed) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("Close = %v, want an ErrCloseFailed naming %s", err, dir)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("the pool removed files through a symlink: %v", err)
+	}
+	os.Remove(dir)
+}
