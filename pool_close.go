@@ -1,0 +1,199 @@
+// Room: the one close path (P8) and the retries of what a close left
+// behind. Guarded by Pool.mu (see browser.go); the browser is stopped and
+// its dir removed with no lock held.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// CloseSession closes the live session with the given id (reason
+// explicit). See Session.Close.
+func (p *Pool) CloseSession(ctx context.Context, id string) error {
+	p.mu.Lock()
+	s, err := p.lookupLocked("Pool.CloseSession", id)
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.closeWith(ctx, ReasonExplicit)
+}
+
+// closeSession is the one close path (P8): remove from the tables first,
+// stop the browser (bounded graceful close, kill of the process group,
+// reap, wait for every process), delete the profile dir, drop the manifest
+// entry, then emit exactly one SessionClosed event. Concurrent calls for one
+// session run it once; the others wait for it. It runs on the pool's
+// context, bounded by CloseTimeout, whatever the caller's context.
+//
+// It returns what the close left behind: an error if the browser could not be
+// stopped or its profile dir removed (the dir is retried by the reaper and
+// counted in Stats.ProfileDirsPendingDelete). Callers that joined a close
+// already under way get that close's error.
+func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
+	if !s.beginClose(reason, cause) {
+		<-s.done
+		return s.closeErr
+	}
+	p.mu.Lock()
+	if p.sessions[s.id] == s {
+		delete(p.sessions, s.id)
+	}
+	if p.attached[s.id] == s {
+		delete(p.attached, s.id)
+	}
+	p.mu.Unlock()
+
+	// For a browser we did not launch, Stop only disconnects: it is never
+	// killed and its profile is never touched.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), p.cfg.CloseTimeout)
+	stopErr := s.b.Stop(ctx)
+	cancel()
+	s.mux.Close()
+	var rmErr error
+	dir := s.info.Dir
+	if s.ours {
+		if dir == "" {
+			dir = filepath.Join(p.cfg.Root, "sessions", s.id)
+		}
+		rmErr = removeDir(dir)
+	} else {
+		stopErr = nil // a failed disconnect leaves nothing of ours behind
+	}
+
+	p.mu.Lock()
+	p.stats.Closes[reason]++
+	if stopErr != nil || rmErr != nil {
+		p.stats.CloseFailures++
+	}
+	if rmErr != nil {
+		p.pendingRm[dir] = time.Now()
+	}
+	if stopErr != nil {
+		p.leaked[s] = true
+	}
+	p.mu.Unlock()
+	if s.ours && rmErr == nil && stopErr == nil {
+		p.manifest.Remove(s.id)
+	}
+	if stopErr != nil || rmErr != nil {
+		p.log.Warn("browserpool: session close left something behind; it is retried by the reaper", "session", s.id, "stop", stopErr, "remove", rmErr)
+		e := newError("Session.Close", ErrCloseFailed, "")
+		e.Session, e.Err = s.id, errors.Join(stopErr, rmErr)
+		s.closeErr = e
+	}
+	s.finishClose()
+	ev := SessionEvent{Time: time.Now(), SessionID: s.id, PID: s.info.PID, Reason: reason, Err: cause, Duration: time.Since(s.created)}
+	p.events.emit(p.hook(func(h Hooks) {
+		if h.SessionClosed != nil {
+			h.SessionClosed(ev)
+		}
+	}))
+	return s.closeErr
+}
+
+// Close closes every session (reason shutdown), waits for launches under
+// way to end (they are closed too), runs queued hooks and stops every
+// goroutine the pool started. It is idempotent; later calls return nil.
+// Sessions close in parallel. It returns an ErrCloseFailed naming the
+// browsers (session, pid) it could not stop and the profile dirs it could not
+// remove, or nil when nothing is left behind.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	live := make([]*Session, 0, len(p.sessions)+len(p.attached))
+	for _, s := range p.sessions {
+		live = append(live, s)
+	}
+	for _, s := range p.attached {
+		live = append(live, s)
+	}
+	p.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, s := range live {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.closeSession(s, ReasonShutdown, nil)
+		}()
+	}
+	wg.Wait()
+	p.cancel() // ends launches under way and the reaper
+	p.wg.Wait()
+	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
+	p.retryPendingRemovals()
+	p.events.close()
+	return p.leftBehind()
+}
+
+// retryClose tries again to clean up a closed session whose close left
+// something behind: stop its browser (bounded by CloseTimeout), remove its
+// dir, and drop its manifest entry. It returns nil once nothing is left.
+func (p *Pool) retryClose(s *Session) error {
+	p.mu.Lock()
+	leaked := p.leaked[s]
+	p.mu.Unlock()
+	if leaked {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), p.cfg.CloseTimeout)
+		err := s.b.Stop(ctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+		p.mu.Lock()
+		delete(p.leaked, s)
+		p.mu.Unlock()
+	}
+	if !s.ours {
+		return nil
+	}
+	dir := s.info.Dir
+	if dir == "" {
+		dir = filepath.Join(p.cfg.Root, "sessions", s.id)
+	}
+	if err := removeDir(dir); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	delete(p.pendingRm, dir)
+	p.mu.Unlock()
+	return p.manifest.Remove(s.id)
+}
+
+// retryPendingRemovals tries again to stop browsers and remove profile dirs
+// a close could not.
+func (p *Pool) retryPendingRemovals() {
+	p.mu.Lock()
+	leaked := make([]*Session, 0, len(p.leaked))
+	for s := range p.leaked {
+		leaked = append(leaked, s)
+	}
+	p.mu.Unlock()
+	for _, s := range leaked {
+		p.retryClose(s)
+	}
+	p.mu.Lock()
+	dirs := make([]string, 0, len(p.pendingRm))
+	for d := range p.pendingRm {
+		dirs = append(dirs, d)
+	}
+	p.mu.Unlock()
+	for _, d := range dirs {
+		if removeDir(d) == nil {
+			p.mu.Lock()
+			delete(p.pendingRm, d)
+			p.mu.Unlock()
+			p.manifest.RemoveDir(d)
+		}
+	}
+}

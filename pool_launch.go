@@ -1,0 +1,244 @@
+// Room: the pool's launches: one launch under way per Pool.Open (joined by
+// empty-id resolvers), handed on or closed if its caller leaves, and the
+// watch that reclaims a session whose browser ended. Guarded by Pool.mu
+// (see browser.go); nothing slow is called with it held.
+
+package browserpool
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/browserpool/browserpool/internal/cdpmux"
+)
+
+// launchOp is one launch under way. Its fields after done are set before
+// done is closed; waiters and finished are guarded by Pool.mu.
+type launchOp struct {
+	id       string
+	done     chan struct{}
+	s        *Session
+	err      error
+	waiters  int  // guarded by Pool.mu
+	finished bool // guarded by Pool.mu
+}
+
+func (p *Pool) startLaunch(joinable bool) (*launchOp, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, newError("Pool.Open", ErrPoolClosed, "")
+	}
+	return p.startLaunchLocked(joinable), nil
+}
+
+// startLaunchLocked starts a launch with one waiter. p.mu must be held and
+// the pool open.
+func (p *Pool) startLaunchLocked(joinable bool) *launchOp {
+	op := &launchOp{id: newSessionID(), done: make(chan struct{}), waiters: 1}
+	p.launches[op] = true
+	if joinable {
+		p.joinable = op
+	}
+	p.stats.Launches++
+	p.wg.Add(1)
+	go p.runLaunch(op)
+	return op
+}
+
+// await waits for op on behalf of one caller.
+func (p *Pool) await(ctx context.Context, opName string, op *launchOp) (*Session, error) {
+	select {
+	case <-op.done:
+		return op.s, op.err
+	case <-ctx.Done():
+	}
+	p.mu.Lock()
+	if op.finished {
+		p.mu.Unlock()
+		<-op.done
+		return op.s, op.err
+	}
+	op.waiters--
+	p.mu.Unlock()
+	e := newError(opName, ctx.Err(), "gave up waiting for the browser to start; the launch goes on and its browser is closed if nobody claims it")
+	e.Err = context.Cause(ctx)
+	e.Hint = "retry with a longer deadline; a cold browser start takes about half a second, more on a loaded machine"
+	return nil, e
+}
+
+func newSessionID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return "s-" + hex.EncodeToString(b[:])
+}
+
+func (p *Pool) runLaunch(op *launchOp) {
+	defer p.wg.Done()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.LaunchTimeout)
+	s, err := p.launch(ctx, op.id)
+	cancel()
+
+	p.mu.Lock()
+	delete(p.launches, op)
+	if p.joinable == op {
+		p.joinable = nil
+	}
+	op.finished = true
+	abandoned := op.waiters <= 0
+	closed := p.closed
+	if err == nil && !abandoned && !closed {
+		p.sessions[s.id] = s
+		p.startReaperLocked()
+	}
+	if err != nil {
+		p.stats.LaunchFailures++
+	}
+	p.mu.Unlock()
+
+	switch {
+	case err != nil:
+		op.err = err
+		p.events.emit(p.hook(func(h Hooks) {
+			if h.LaunchFailed != nil {
+				h.LaunchFailed(LaunchFailedEvent{Time: time.Now(), SessionID: op.id, Err: err})
+			}
+		}))
+	case abandoned || closed:
+		reason := ReasonAbandoned
+		if closed {
+			reason = ReasonShutdown
+			op.err = newError("Pool.Open", ErrPoolClosed, "the pool was closed while the browser started")
+		} else {
+			op.err = newError("Pool.Open", ErrSessionClosed, "launched for a caller who left")
+		}
+		p.emitCreated(s, time.Since(start))
+		p.closeSession(s, reason, nil)
+	default:
+		op.s = s
+		p.emitCreated(s, time.Since(start))
+		p.wg.Add(1)
+		go p.watch(s)
+	}
+	close(op.done)
+}
+
+func (p *Pool) hook(f func(Hooks)) func() {
+	h := p.cfg.Hooks
+	return func() { f(h) }
+}
+
+func (p *Pool) emitCreated(s *Session, d time.Duration) {
+	ev := SessionEvent{Time: time.Now(), SessionID: s.id, PID: s.info.PID, Duration: d}
+	p.events.emit(p.hook(func(h Hooks) {
+		if h.SessionCreated != nil {
+			h.SessionCreated(ev)
+		}
+	}))
+}
+
+// launch starts one browser and builds its session. On error nothing is
+// left running and the session dir is removed.
+func (p *Pool) launch(ctx context.Context, id string) (*Session, error) {
+	dir := filepath.Join(p.cfg.Root, "sessions", id)
+	if err := p.manifest.Reserve(id, dir); err != nil {
+		e := newError("Pool.Open", ErrLaunchFailed, "cannot record the launch in the manifest")
+		e.Session, e.Err = id, err
+		e.Hint = "check that Config.Root is writable and not full"
+		return nil, e
+	}
+	spec := LaunchSpec{
+		SessionID: id,
+		Dir:       dir,
+		OnSpawn: func(info SpawnInfo) error {
+			return p.manifest.Add(entryFor(id, info))
+		},
+	}
+	b, err := p.launcher.Launch(ctx, spec)
+	if err != nil {
+		p.manifest.Remove(id)
+		os.RemoveAll(dir)
+		if errors.As(err, new(*Error)) {
+			return nil, err
+		}
+		e := newError("Pool.Open", ErrLaunchFailed, "")
+		e.Session, e.Err = id, err
+		if ctx.Err() != nil && p.ctx.Err() == nil {
+			e.Class, e.Detail = ErrTimeout, fmt.Sprintf("the browser was not ready within LaunchTimeout (%v)", p.cfg.LaunchTimeout)
+			e.Hint = "raise Config.LaunchTimeout on a loaded machine, or check that the browser starts by hand"
+		}
+		return nil, e
+	}
+	info := b.Info()
+	if info.Dir != "" && info.Dir != dir {
+		// A launcher may keep its own dir; the manifest records what it gave.
+		dir = info.Dir
+	}
+	mux, err := browserMux(b)
+	if err != nil {
+		b.Stop(context.WithoutCancel(ctx))
+		p.manifest.Remove(id)
+		e := newError("Pool.Open", ErrLaunchFailed, "")
+		e.Session, e.Err = id, err
+		return nil, e
+	}
+	p.manifest.Update(entryFor(id, info))
+	s := newSession(p, id, b, mux, info)
+	// Downloads land in the session's output dir from the start, never in
+	// the browser's default dir.
+	if err := s.ensureDownloads(ctx); err != nil {
+		p.log.Warn("browserpool: cannot route downloads; they are routed on first use", "session", id, "err", err)
+	}
+	return s, nil
+}
+
+// watch reclaims s the moment its browser exits or its connection drops
+// (R2: a process wait, not polling).
+func (p *Pool) watch(s *Session) {
+	defer p.wg.Done()
+	select {
+	case <-s.b.Exited():
+		p.closeSession(s, ReasonCrashed, s.b.ExitErr())
+	case <-s.mux.Done():
+		cause := s.mux.Err()
+		if exit := s.b.ExitErr(); exit != nil {
+			cause = exit
+		}
+		p.closeSession(s, ReasonCrashed, cause)
+	case <-s.done:
+	}
+}
+
+// browserMux builds the pool's connection to a launched browser on its
+// Transport: the one seam every browser goes through, local, attached or a
+// third party's. A read error's cause is the browser's exit, if it exits
+// within two seconds.
+func browserMux(b LaunchedBrowser) (*cdpmux.Mux, error) {
+	t := b.Transport()
+	if t == nil {
+		return nil, errors.New("launcher returned no transport")
+	}
+	pid := b.Info().PID
+	return cdpmux.New(t, cdpmux.Options{Cause: func(readErr error) error {
+		timer := time.NewTimer(2 * time.Second)
+		defer timer.Stop()
+		select {
+		case <-b.Exited():
+			if e := b.ExitErr(); e != nil {
+				return e
+			}
+		case <-timer.C:
+			if pid > 0 {
+				return fmt.Errorf("the browser (pid %d) closed its DevTools connection (%v) and is still running", pid, readErr)
+			}
+		}
+		return readErr
+	}})
+}
