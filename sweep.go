@@ -310,8 +310,17 @@ func (sw *sweeper) ownerGone(pid int) string {
 // touch: a live pid not proven ours (a reused pid, a process that is not a
 // browser), and a recorded process group that is not the browser's own.
 func (sw *sweeper) refuseRecords(inUse map[string]bool) {
+	// A browser caught while it exits still counts as alive but shows an
+	// empty command line: give recorded pids a moment to go first.
+	var live []int
 	for _, e := range sw.dropped {
 		if e.PID > 0 && e.PID != sw.self && proc.Alive(e.PID) && !sw.namesSession(e.PID, e.Session) {
+			live = append(live, e.PID)
+		}
+	}
+	waitGone(live, nil, unprovenGrace)
+	for _, e := range sw.dropped {
+		if slices.Contains(live, e.PID) && proc.Alive(e.PID) && !sw.namesSession(e.PID, e.Session) {
 			sw.ev.Skipped++
 			sw.p.log.Warn("browserpool: sweep left a recorded pid alone: not proven ours", "session", e.Session, "pid", e.PID)
 		}
