@@ -192,7 +192,7 @@ type leasedBrowser struct {
 	endpoint string // fleet endpoint, credentials and query removed
 	// release ends the lease on the fleet after the socket is closed (Grid:
 	// DELETE /session/{id}); nil when closing the socket is enough.
-	release func(ctx context.Context) error
+	release  func(ctx context.Context) error
 	released atomic.Bool // release succeeded (or was not needed)
 	stopped  atomic.Bool // Stop was called
 }
