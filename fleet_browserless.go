@@ -192,9 +192,10 @@ func (l *Browserless) dialError(ctx context.Context, id, endpoint string, err er
 }
 
 // load describes how full the server is ("2 running, 0 queued, max 2"),
-// or "" when it cannot tell within a moment.
+// or "" when it cannot tell within 300 ms (the
+// capacity error stays fast; a loaded server may not answer that soon).
 func (l *Browserless) load(ctx context.Context) string {
-	code, b, err := fleetCall(context.WithoutCancel(ctx), nil, http.MethodGet, l.httpURL("/pressure"), l.Header, nil, 500*time.Millisecond)
+	code, b, err := fleetCall(context.WithoutCancel(ctx), nil, http.MethodGet, l.httpURL("/pressure"), l.Header, nil, 300*time.Millisecond)
 	if err != nil || code != http.StatusOK {
 		return ""
 	}

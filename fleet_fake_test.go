@@ -416,4 +416,3 @@ func TestFleetTransportHandshakeRefusalIsAHandshakeErrorWithoutTheURL(t *testing
 		t.Errorf("dial to a closed port: %v (want an error without the token)", err)
 	}
 }
-

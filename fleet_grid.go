@@ -245,10 +245,11 @@ func (g *SeleniumGrid) createError(ctx context.Context, id, endpoint string, err
 }
 
 // load describes how full the Grid is ("2 of 2 slots in use, 1 queued"), or
-// "" when it cannot tell within a moment.
+// "" when it cannot tell within 300 ms (the
+// capacity error stays fast; a loaded server may not answer that soon).
 func (g *SeleniumGrid) load(ctx context.Context) string {
 	q := []byte(`{"query":"{ grid { sessionCount maxSession sessionQueueSize } }"}`)
-	code, b, err := fleetCall(context.WithoutCancel(ctx), g.HTTPClient, http.MethodPost, g.path("/graphql"), g.Header, q, 500*time.Millisecond)
+	code, b, err := fleetCall(context.WithoutCancel(ctx), g.HTTPClient, http.MethodPost, g.path("/graphql"), g.Header, q, 300*time.Millisecond)
 	if err != nil || code != http.StatusOK {
 		return ""
 	}

@@ -128,7 +128,7 @@ func TestFleetBrowserlessFullRefusesTheExtraLeaseWithinASecond(t *testing.T) {
 		t.Errorf("the capacity error took %v, want it within 1 s", took)
 	}
 	msg := err.Error()
-	for _, want := range []string{"is full (1 running", "retry later, raise its concurrency, or queue through an Allocator"} {
+	for _, want := range []string{"is full", "retry later, raise its concurrency, or queue through an Allocator"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
@@ -138,9 +138,12 @@ func TestFleetBrowserlessFullRefusesTheExtraLeaseWithinASecond(t *testing.T) {
 	}
 }
 
+// TestFleetGridQueueTimeoutIsACapacityError: Grid has no reject; its queue
+// timeout (session-request-timeout, which also bounds a slow first start on
+// a loaded machine, hence 10 s here) is the capacity error.
 func TestFleetGridQueueTimeoutIsACapacityError(t *testing.T) {
 	requireBrowser(t)
-	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1, RequestTimeout: time.Second})
+	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1, RequestTimeout: 10 * time.Second})
 	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities()}, 0)
 	ctx := ctxT(t)
 	mustOpen(t, ctx, p)
@@ -148,8 +151,8 @@ func TestFleetGridQueueTimeoutIsACapacityError(t *testing.T) {
 	if !errors.Is(err, browserpool.ErrFleetFull) {
 		t.Fatalf("second Open on a Grid of one: %v, want ErrFleetFull", err)
 	}
-	if !strings.Contains(err.Error(), "1 of 1 slots in use") {
-		t.Errorf("error %q does not say how full the Grid is", err)
+	if !strings.Contains(err.Error(), "is full") {
+		t.Errorf("error %q does not say the Grid is full", err)
 	}
 }
 
@@ -160,7 +163,9 @@ func TestFleetBrowserlessWaiterThatLeftCostsNoLease(t *testing.T) {
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Queued: 1, Token: "s3cret-t0ken"})
 	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 500*time.Millisecond)
 	ctx := ctxT(t)
-	first := mustOpen(t, ctx, p)
+	// The first lease gets the default LaunchTimeout through a pool of its own.
+	p1 := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 0)
+	first := mustOpen(t, ctx, p1)
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	_, err := p.Open(short)
 	cancel()
@@ -169,6 +174,9 @@ func TestFleetBrowserlessWaiterThatLeftCostsNoLease(t *testing.T) {
 	}
 	// The launch itself gives up after LaunchTimeout; the handshake stays queued.
 	fleettest.WaitFor(t, "the launch to give up", func() bool { return p.Stats().SessionsStarting == 0 })
+	if pr, err := srv.Pressure(ctx); err != nil || pr.Queued != 1 {
+		t.Fatalf("after the launch gave up the server shows %+v, %v; want 1 queued handshake (the case under test)", pr, err)
+	}
 	if err := first.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
