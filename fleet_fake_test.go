@@ -20,7 +20,8 @@ import (
 
 // fakeFleet is a browserless-like fleet in Go: each websocket on /chromium
 // (or /session/<id>/se/cdp for the Grid face) is one fresh cdptest
-// browser. It answers 401 to a wrong token and 429 when Size leases are
+// browser. It answers 401 to a wrong token (the token query parameter, or
+// an Authorization: Bearer header) and 429 when Size leases are
 // live, and can drop a lease. The Grid face serves POST /session (with
 // Grid's exact Content-Type rule) and DELETE /session/<id>.
 type fakeFleet struct {
@@ -83,7 +84,7 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"pressure":{"running":%d,"queued":0,"maxConcurrent":%d}}`, n, f.Size)
 		return
 	}
-	if f.Token != "" && r.URL.Query().Get("token") != f.Token {
+	if f.Token != "" && r.URL.Query().Get("token") != f.Token && r.Header.Get("Authorization") != "Bearer "+f.Token {
 		http.Error(w, "Bad or missing authentication.", http.StatusUnauthorized)
 		return
 	}

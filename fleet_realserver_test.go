@@ -140,11 +140,12 @@ func TestFleetBrowserlessFullRefusesTheExtraLeaseWithinASecond(t *testing.T) {
 
 // TestFleetGridQueueTimeoutIsACapacityError: Grid has no reject; its queue
 // timeout (session-request-timeout, which also bounds a slow first start on
-// a loaded machine, hence 10 s here) is the capacity error.
+// a loaded machine, where chromedriver took 9 s, hence 20 s here) is the
+// capacity error.
 func TestFleetGridQueueTimeoutIsACapacityError(t *testing.T) {
 	requireBrowser(t)
-	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1, RequestTimeout: 10 * time.Second})
-	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities()}, 0)
+	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1, RequestTimeout: 20 * time.Second})
+	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities()}, time.Minute)
 	ctx := ctxT(t)
 	mustOpen(t, ctx, p)
 	_, err := p.Open(ctx)

@@ -79,7 +79,7 @@ func StartBrowserless(tb testing.TB, opts BrowserlessOptions) *Browserless {
 			return err == nil && code == http.StatusNoContent
 		})
 		if err == nil {
-			tb.Cleanup(func() { s.stop() })
+			tb.Cleanup(func() { s.stop(); s.logIfFailed(tb) })
 			return b
 		}
 		s.stop()

@@ -170,6 +170,13 @@ func (s *server) tail() string {
 	return string(b)
 }
 
+// logIfFailed logs the end of the server's output when the test failed.
+func (s *server) logIfFailed(tb testing.TB) {
+	if tb.Failed() {
+		tb.Logf("server output (end):\n%s", s.tail())
+	}
+}
+
 // waitReady polls ready until it holds, the server exits, or 60 s pass.
 func (s *server) waitReady(ready func() bool) error {
 	deadline := time.Now().Add(60 * time.Second)

@@ -90,7 +90,7 @@ session-request-timeout-period = 1
 			return err == nil && st.Ready
 		})
 		if err == nil {
-			tb.Cleanup(func() { s.stop() })
+			tb.Cleanup(func() { s.stop(); s.logIfFailed(tb) })
 			return g
 		}
 		s.stop()
