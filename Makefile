@@ -7,7 +7,7 @@ BROWSER := $(shell command -v chromium || command -v chromium-browser || command
 # make test runs the real-browser tests and fails, never skips, without a browser.
 export BROWSERPOOL_REQUIRE_BROWSER ?= 1
 
-.PHONY: demo test browser vet fmt bench
+.PHONY: demo test browser vet fmt bench fleet
 
 browser:
 ifeq ($(BROWSER),)
@@ -19,6 +19,11 @@ else
 	@echo "browserpool: using $(BROWSER)"
 endif
 
+# The real fleets the fleet tests run against (browserless, Selenium Grid),
+# installed once under ~/.cache/browserpool/fleet; the tests start them.
+fleet: browser
+	scripts/fleet/install.sh
+
 demo: browser
 	$(GO) run ./examples/quickstart
 
@@ -29,8 +34,8 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-test: browser fmt vet
+test: browser fleet fmt vet
 	$(GO) test -race -count=1 -timeout 30m ./...
 
-bench: browser
+bench: browser fleet
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

@@ -184,9 +184,33 @@ func fleetCall(ctx context.Context, client *http.Client, method, rawURL string, 
 	return resp.StatusCode, b, nil
 }
 
+// Fleet kinds, as SessionInfo.Fleet names them.
+const (
+	FleetBrowserless  = "browserless"
+	FleetSeleniumGrid = "selenium-grid"
+)
+
+// fleetKind returns the fleet kind of b, "" for a browser not leased.
+func fleetKind(b LaunchedBrowser) string {
+	if lb, ok := b.(*leasedBrowser); ok {
+		return lb.kind
+	}
+	return ""
+}
+
+// fleetEndpointOf returns the redacted fleet endpoint of b, "" for a
+// browser not leased.
+func fleetEndpointOf(b LaunchedBrowser) string {
+	if lb, ok := b.(*leasedBrowser); ok {
+		return lb.endpoint
+	}
+	return ""
+}
+
 // leasedBrowser is a browser leased from a fleet, as the Pool drives it: a
 // websocket transport and a way to end the lease.
 type leasedBrowser struct {
+	kind     string // FleetBrowserless or FleetSeleniumGrid
 	t        *WebSocketTransport
 	version  string
 	endpoint string // fleet endpoint, credentials and query removed

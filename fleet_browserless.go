@@ -99,7 +99,7 @@ func (l *Browserless) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrow
 	if d.err != nil {
 		return nil, l.dialError(ctx, spec.SessionID, endpoint, d.err)
 	}
-	b := &leasedBrowser{t: d.t, endpoint: endpoint}
+	b := &leasedBrowser{kind: FleetBrowserless, t: d.t, endpoint: endpoint}
 	if b.version, err = probeVersion(ctx, d.t); err != nil {
 		d.t.Close()
 		if ctx.Err() != nil {

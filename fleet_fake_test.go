@@ -209,8 +209,12 @@ func TestFleetFakeBrowserlessSessionWorksAndItsCloseEndsTheLease(t *testing.T) {
 	if err := tab.Evaluate(ctx, "1+2", &n); err != nil || n != 3 {
 		t.Fatalf("evaluate on a leased browser: %v, %d", err, n)
 	}
-	if v := s.Info().Version; v == "" {
+	info := s.Info()
+	if info.Version == "" {
 		t.Error("SessionInfo.Version is empty for a lease")
+	}
+	if diff := cmp.Diff([]any{"browserless", f.URL, 0, ""}, []any{info.Fleet, info.Endpoint, info.PID, info.ProfileDir}); diff != "" {
+		t.Errorf("SessionInfo Fleet, Endpoint, PID, ProfileDir (-want +got):\n%s", diff)
 	}
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -289,7 +293,9 @@ func TestFleetFakeGridCloseDeletesExactlyItsOwnSession(t *testing.T) {
 	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: f.HTTP}, 0)
 	ctx := ctxT(t)
 	a, b := mustOpen(t, ctx, p), mustOpen(t, ctx, p)
-	_ = b
+	if diff := cmp.Diff([]string{"selenium-grid", f.HTTP}, []string{b.Info().Fleet, b.Info().Endpoint}); diff != "" {
+		t.Errorf("SessionInfo Fleet and Endpoint (-want +got):\n%s", diff)
+	}
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 		return fail(fleetLaunchError(spec.SessionID, endpoint, "cannot open the session's se:cdp websocket at "+fleetEndpoint(c.s.cdp),
 			"check that the address Grid gives in se:cdp is reachable from this machine (Grid's --host / [server] host)", err))
 	}
-	b := &leasedBrowser{t: t, endpoint: endpoint, release: release}
+	b := &leasedBrowser{kind: FleetSeleniumGrid, t: t, endpoint: endpoint, release: release}
 	if b.version, err = probeVersion(ctx, t); err != nil {
 		t.Close()
 		return fail(fleetLaunchError(spec.SessionID, endpoint, "the leased browser did not answer CDP", "", err))
