@@ -407,7 +407,7 @@ func TestFleetTransportCarriesLargeMessagesAndReportsTheEnd(t *testing.T) {
 
 func TestFleetTransportHandshakeRefusalIsAHandshakeErrorWithoutTheURL(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+		http.Error(w, "Too Many Requests for "+r.URL.String(), http.StatusTooManyRequests) // echoes the token
 	}))
 	t.Cleanup(srv.Close)
 	_, err := browserpool.DialWebSocket(ctxT(t), srv.URL+"/x?token=sekr1t-123", browserpool.DialOptions{})

@@ -1,11 +1,14 @@
 package browserpool_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -224,4 +227,50 @@ func TestFleetGridWaiterThatLeftCostsNoLease(t *testing.T) {
 		c, err := grid.Counts(context.Background())
 		return err == nil && c.Sessions == 0 && c.Queued == 0
 	})
+}
+
+// TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled: a browserless lease dies
+// with its TCP connection, so a SIGKILLed host leaves nothing running.
+func TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled(t *testing.T) {
+	requireBrowser(t)
+	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Token: "s3cret-t0ken"})
+	dir := newRoot(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFleetHostHelper$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "BROWSERPOOL_FLEET_HOST="+srv.URL, "BROWSERPOOL_FLEET_TOKEN="+srv.Token, "TMPDIR="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(out)
+	var lines []string
+	for sc.Scan() && !strings.Contains(sc.Text(), "leased") {
+		lines = append(lines, sc.Text())
+	}
+	if n := srv.Leases(t); n != 1 {
+		t.Fatalf("the host helper holds %d leases, want 1; its output:\n%s", n, strings.Join(lines, "\n"))
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	fleettest.WaitFor(t, "browserless to free the lease of the killed host", func() bool { return srv.Leases(t) == 0 })
+}
+
+// TestFleetHostHelper is the host TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled
+// kills: it leases one browser and waits.
+func TestFleetHostHelper(t *testing.T) {
+	url := os.Getenv("BROWSERPOOL_FLEET_HOST")
+	if url == "" {
+		t.Skip("the host process of TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled")
+	}
+	p := newFleetPool(t, &browserpool.Browserless{URL: url, Token: os.Getenv("BROWSERPOOL_FLEET_TOKEN")}, time.Minute)
+	mustOpen(t, ctxT(t), p)
+	fmt.Println("leased")
+	time.Sleep(time.Hour) // until killed
 }

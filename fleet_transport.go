@@ -113,27 +113,40 @@ func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSo
 			if resp.Body != nil {
 				b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 				resp.Body.Close()
-				he.Body = strings.TrimSpace(string(b))
+				he.Body = scrubDialError(strings.TrimSpace(string(b)), u)
 			}
 			return nil, he
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("websocket handshake with %s: %w", fleetEndpoint(rawURL), context.Cause(ctx))
 		}
-		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrubDialError(err, u))
+		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrubDialError(err.Error(), u))
 	}
 	c.SetReadLimit(-1)
 	return &WebSocketTransport{c: c, exited: make(chan struct{})}, nil
 }
 
-// scrubDialError drops any copy of the URL's query from a dial error.
-func scrubDialError(err error, u *url.URL) string {
-	s := err.Error()
+// scrubDialError drops from s (a dial error or a server's reply) any copy
+// of the URL's query values and credentials: a server may echo them.
+func scrubDialError(s string, u *url.URL) string {
+	var secrets []string
 	if u.RawQuery != "" {
-		s = strings.ReplaceAll(s, u.RawQuery, "REDACTED")
+		secrets = append(secrets, u.RawQuery)
+		for _, vs := range u.Query() {
+			secrets = append(secrets, vs...)
+		}
 	}
 	if u.User != nil {
-		s = strings.ReplaceAll(s, u.User.String(), "REDACTED")
+		secrets = append(secrets, u.User.String())
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+	}
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			s = strings.ReplaceAll(s, v, "REDACTED")
+			s = strings.ReplaceAll(s, url.QueryEscape(v), "REDACTED")
+		}
 	}
 	return s
 }
