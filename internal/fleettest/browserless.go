@@ -1,3 +1,6 @@
+// Room: the browserless test server. No locks: a Browserless is used by
+// the test that started it.
+
 package fleettest
 
 import (

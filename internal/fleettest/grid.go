@@ -1,3 +1,6 @@
+// Room: the Selenium Grid test server. No locks: a Grid is used by the
+// test that started it.
+
 package fleettest
 
 import (

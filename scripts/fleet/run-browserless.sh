@@ -16,5 +16,16 @@ HOST=127.0.0.1 PORT="${1:-3000}" TOKEN="${2:-local-token}" CONCURRENT="${3:-2}" 
 	DATA_DIR="$WORK" DOWNLOAD_DIR="$WORK" METRICS_JSON_PATH="$WORK/metrics.json" ENABLE_DEBUGGER=false \
 	TMPDIR="$WORK" "$NODE" "$BROWSERLESS_MAIN" &
 pid=$!
-trap 'kill -TERM $pid 2>/dev/null; wait $pid; rm -rf "$WORK"' EXIT INT TERM
+# On exit: stop the server, then remove its dir (its browsers may still be
+# writing there for a moment after it exits, so retry).
+cleanup() {
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		rm -rf "$WORK" 2>/dev/null && [ ! -e "$WORK" ] && break
+		sleep 0.5
+	done
+}
+trap cleanup EXIT
+trap 'exit 143' INT TERM
 wait $pid

@@ -34,5 +34,16 @@ session-request-timeout-period = 1
 TOML
 TMPDIR="$WORK" "$JAVA" -Djava.io.tmpdir="$WORK" -jar "$GRID_JAR" standalone --config "$WORK/grid.toml" &
 pid=$!
-trap 'kill -TERM $pid 2>/dev/null; wait $pid; rm -rf "$WORK"' EXIT INT TERM
+# On exit: stop the server, then remove its dir (its browsers may still be
+# writing there for a moment after it exits, so retry).
+cleanup() {
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		rm -rf "$WORK" 2>/dev/null && [ ! -e "$WORK" ] && break
+		sleep 0.5
+	done
+}
+trap cleanup EXIT
+trap 'exit 143' INT TERM
 wait $pid
