@@ -8,8 +8,8 @@
 // A server that is not installed or cannot start skips the test, unless
 // BROWSERPOOL_REQUIRE_BROWSER=1, when it fails it.
 //
-// Room: test servers. Server.mu guards nothing shared across goroutines
-// but the exit state; each Server is used by one test.
+// Room: test server processes. No locks: server.err is written before
+// server.exited is closed, and server.once runs stop once.
 package fleettest
 
 import (
