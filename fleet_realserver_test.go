@@ -274,3 +274,52 @@ func TestFleetHostHelper(t *testing.T) {
 	fmt.Println("leased")
 	time.Sleep(time.Hour) // until killed
 }
+
+// TestFleetAllocatorQueuesOnAFullFleetUntilASlotFrees: a fleet computer
+// capped at the fleet's size queues the extra task in the allocator (no 429)
+// and hands it the slot its predecessor frees.
+func TestFleetAllocatorQueuesOnAFullFleetUntilASlotFrees(t *testing.T) {
+	requireBrowser(t)
+	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Token: "s3cret-t0ken"})
+	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, time.Minute)
+	a, err := browserpool.NewAllocator(browserpool.AllocatorConfig{Computers: []browserpool.Computer{{Name: "fleet", Pool: p, Cap: 1}}, Budget: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	ctx := ctxT(t)
+	for _, task := range []string{"first", "second"} {
+		if err := a.Bind(task, "fleet"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Acquire(ctx, "first", browserpool.AcquireOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		l, err := a.Acquire(ctx, "second", browserpool.AcquireOptions{})
+		if err == nil {
+			var n int
+			var tab *browserpool.Tab
+			if tab, err = l.Session().Tab(ctx, ""); err == nil {
+				err = tab.Evaluate(ctx, "40+2", &n)
+			}
+		}
+		got <- err
+	}()
+	fleettest.WaitFor(t, "the second task to queue", func() bool { return a.Stats().Computers["fleet"].Waiting == 1 })
+	if n := srv.Leases(t); n != 1 {
+		t.Errorf("the fleet holds %d leases while the second task queues, want 1", n)
+	}
+	if err := a.Finish(ctx, "first", browserpool.TaskCompleted); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("the queued task on the freed slot: %v", err)
+	}
+	if err := a.Finish(ctx, "second", browserpool.TaskCompleted); err != nil {
+		t.Fatal(err)
+	}
+	fleettest.WaitFor(t, "browserless to list no browser", func() bool { return srv.Leases(t) == 0 })
+}
