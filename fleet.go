@@ -141,9 +141,10 @@ func probeVersion(ctx context.Context, t *WebSocketTransport) (string, error) {
 	}
 }
 
-// fleetGet sends a GET (or another method with body) and decodes a JSON
-// reply into out (when non-nil), bounded by timeout. The URL may carry a
-// token: errors never quote it.
+// fleetCall sends one request (a JSON body when body is non-nil, with the
+// Content-Type Grid insists on) and returns the status and up to 4 MiB of
+// the reply, bounded by timeout. The URL may carry a token: errors never
+// quote it.
 func fleetCall(ctx context.Context, client *http.Client, method, rawURL string, header http.Header, body []byte, timeout time.Duration) (int, []byte, error) {
 	if client == nil {
 		client = fleetHTTP

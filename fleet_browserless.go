@@ -49,8 +49,10 @@ type Browserless struct {
 	Args []string
 	// LeaseTimeout caps one lease on the server (its timeout parameter, a
 	// hard cap from the browser's start that traffic does not extend).
-	// Zero means the server's TIMEOUT; keep it above the pool's
-	// IdleTimeout, or the server ends busy sessions.
+	// Zero means the server's TIMEOUT, which browserless defaults to 30 s:
+	// set TIMEOUT on the server or this field above the pool's IdleTimeout
+	// (10 minutes by default), or the server ends sessions in use (they
+	// close with reason crashed).
 	LeaseTimeout time.Duration
 	// Header is sent with every request (for example a proxy's
 	// Authorization). Nil sends none.
