@@ -102,6 +102,11 @@ func (l *Browserless) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrow
 		return nil, l.dialError(ctx, spec.SessionID, endpoint, d.err)
 	}
 	b := &leasedBrowser{kind: FleetBrowserless, t: d.t, endpoint: endpoint}
+	if browserlessTracked(spec.SessionID) {
+		// The server frees the slot a moment after the socket closes: Stop
+		// waits for that, so a slot handed on at once is really free.
+		b.release = func(ctx context.Context) error { return l.waitReleased(ctx, spec.SessionID) }
+	}
 	if b.version, err = probeVersion(ctx, d.t); err != nil {
 		d.t.Close()
 		if ctx.Err() != nil {
@@ -149,15 +154,56 @@ func (l *Browserless) leaseURL(sessionID string) (string, error) {
 		b, _ := json.Marshal(map[string]any{"args": l.Args})
 		q.Set("launch", string(b))
 	}
-	if len(sessionID) < 32 { // the server's limit; GET /kill/<trackingId> ends exactly this lease
+	if browserlessTracked(sessionID) { // GET /sessions?trackingId= finds exactly this lease
 		q.Set("trackingId", sessionID)
 	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
 
-// httpURL is the server's base URL for its HTTP API with the token.
-func (l *Browserless) httpURL(path string) string {
+// browserlessTracked reports whether a session id can be the lease's
+// trackingId (the server takes at most 31 of [0-9a-zA-Z_-]).
+func browserlessTracked(sessionID string) bool { return len(sessionID) < 32 && isValidID(sessionID) }
+
+// waitReleased polls GET /sessions until the server no longer lists the
+// lease tracked as id, bounded by ctx: the server drops a browser from that
+// list in the same step as it frees its slot.
+func (l *Browserless) waitReleased(ctx context.Context, id string) error {
+	var last error
+	for {
+		code, body, err := fleetCall(ctx, nil, http.MethodGet, l.httpURL("/sessions", url.Values{"trackingId": {id}}), l.Header, nil, 10*time.Second)
+		if err == nil && code == http.StatusOK {
+			var list []struct {
+				TrackingID string `json:"trackingId"`
+			}
+			if json.Unmarshal(body, &list) == nil {
+				listed := false
+				for _, s := range list {
+					listed = listed || s.TrackingID == id
+				}
+				if !listed {
+					return nil
+				}
+				last = errors.New("the server still lists it")
+			}
+		} else if err == nil {
+			last = fmt.Errorf("GET /sessions: HTTP %d", code) // e.g. 500 while a browser is closing
+		} else {
+			last = err
+		}
+		t := time.NewTimer(25 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("the lease %s on %s was not confirmed ended: %v (%w)", id, fleetEndpoint(l.URL), last, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// httpURL is the server's base URL for its HTTP API with the token and
+// the extra query values.
+func (l *Browserless) httpURL(path string, extra url.Values) string {
 	u, err := url.Parse(l.URL)
 	if err != nil {
 		return ""
@@ -170,6 +216,9 @@ func (l *Browserless) httpURL(path string) string {
 	}
 	u.Path = path
 	q := url.Values{}
+	for k, v := range extra {
+		q[k] = v
+	}
 	if l.Token != "" {
 		q.Set("token", l.Token)
 	}
@@ -197,7 +246,7 @@ func (l *Browserless) dialError(ctx context.Context, id, endpoint string, err er
 // or "" when it cannot tell within 300 ms (the
 // capacity error stays fast; a loaded server may not answer that soon).
 func (l *Browserless) load(ctx context.Context) string {
-	code, b, err := fleetCall(context.WithoutCancel(ctx), nil, http.MethodGet, l.httpURL("/pressure"), l.Header, nil, 300*time.Millisecond)
+	code, b, err := fleetCall(context.WithoutCancel(ctx), nil, http.MethodGet, l.httpURL("/pressure", nil), l.Header, nil, 300*time.Millisecond)
 	if err != nil || code != http.StatusOK {
 		return ""
 	}

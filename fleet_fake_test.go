@@ -34,19 +34,19 @@ type fakeFleet struct {
 	wg  sync.WaitGroup
 
 	mu        sync.Mutex
-	live      map[*websocket.Conn]*cdptest.Browser // guarded by mu; connected leases
-	grid      map[string]bool                      // guarded by mu; Grid sessions not deleted yet
-	nextID    int                                  // guarded by mu
-	headers   []http.Header                        // guarded by mu; handshake headers seen
-	deletes   []string                             // guarded by mu; DELETEd session ids
-	failDel   int                                  // guarded by mu; DELETEs to answer 500 before succeeding
-	postDelay time.Duration                        // guarded by mu; Grid POST answers after this
+	live      map[*websocket.Conn]string // guarded by mu; connected leases and their trackingId
+	grid      map[string]bool            // guarded by mu; Grid sessions not deleted yet
+	nextID    int                        // guarded by mu
+	headers   []http.Header              // guarded by mu; handshake headers seen
+	deletes   []string                   // guarded by mu; DELETEd session ids
+	failDel   int                        // guarded by mu; DELETEs to answer 500 before succeeding
+	postDelay time.Duration              // guarded by mu; Grid POST answers after this
 }
 
 // startFakeFleet serves a fake fleet of size leases until tb ends (a nil
 // tb leaves the stop to the caller, as in an example).
 func startFakeFleet(tb testing.TB, size int, token string) *fakeFleet {
-	f := &fakeFleet{Token: token, Size: size, live: map[*websocket.Conn]*cdptest.Browser{}, grid: map[string]bool{}}
+	f := &fakeFleet{Token: token, Size: size, live: map[*websocket.Conn]string{}, grid: map[string]bool{}}
 	f.srv = httptest.NewServer(f)
 	f.HTTP = f.srv.URL
 	f.URL = "ws" + strings.TrimPrefix(f.srv.URL, "http")
@@ -77,6 +77,15 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/session/"):
 		f.deleteGridSession(w, strings.TrimPrefix(r.URL.Path, "/session/"))
 		return
+	case r.URL.Path == "/sessions":
+		f.mu.Lock()
+		list := []map[string]string{}
+		for _, id := range f.live {
+			list = append(list, map[string]string{"trackingId": id})
+		}
+		f.mu.Unlock()
+		json.NewEncoder(w).Encode(list)
+		return
 	case r.URL.Path == "/pressure":
 		f.mu.Lock()
 		n := len(f.live)
@@ -102,7 +111,7 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	b := cdptest.NewBrowser(nil, cdptest.WithPage("about:blank"))
 	f.mu.Lock()
-	f.live[c] = b
+	f.live[c] = r.URL.Query().Get("trackingId")
 	f.mu.Unlock()
 	f.wg.Add(1)
 	go func() { // browser → client
@@ -219,7 +228,10 @@ func TestFleetFakeBrowserlessSessionWorksAndItsCloseEndsTheLease(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the fleet to see the lease end", func() bool { return f.leases() == 0 })
+	// Close returns once the fleet no longer lists the lease.
+	if got := f.leases(); got != 0 {
+		t.Errorf("leases after Close returned = %d, want 0", got)
+	}
 	f.mu.Lock()
 	h := f.headers[0].Get("X-Fleet")
 	f.mu.Unlock()

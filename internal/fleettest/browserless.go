@@ -124,16 +124,23 @@ func (b *Browserless) Sessions(ctx context.Context) ([]Session, error) {
 }
 
 // Leases returns the number of browsers the server runs now, failing the
-// test if it cannot tell.
+// test if it cannot tell within 10 s (GET /sessions answers 500 while a
+// browser is closing: it is asked again).
 func (b *Browserless) Leases(tb testing.TB) int {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s, err := b.Sessions(ctx)
-	if err != nil {
-		tb.Fatal(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		s, err := b.Sessions(ctx)
+		cancel()
+		if err == nil {
+			return len(s)
+		}
+		if time.Now().After(deadline) {
+			tb.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return len(s)
 }
 
 // Pressure is GET /pressure's running and queued counts.
