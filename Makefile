@@ -9,7 +9,7 @@ export BROWSERPOOL_REQUIRE_BROWSER ?= 1
 
 FFMPEG  := $(shell command -v ffmpeg || true)
 
-.PHONY: demo test browser ffmpeg vet fmt bench mcp
+.PHONY: demo test browser ffmpeg fleet vet fmt bench mcp
 
 browser:
 ifeq ($(BROWSER),)
@@ -31,6 +31,11 @@ else
 	@echo "browserpool: using $(FFMPEG)"
 endif
 
+# The real fleets the fleet tests run against (browserless, Selenium Grid),
+# installed once under ~/.cache/browserpool/fleet; the tests start them.
+fleet: browser
+	scripts/fleet/install.sh
+
 demo: browser
 	$(GO) run ./examples/quickstart
 
@@ -41,7 +46,7 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-test: browser ffmpeg fmt vet
+test: browser ffmpeg fleet fmt vet
 	$(GO) test -race -count=1 -timeout 30m ./...
 	cd cmd/browserpool-mcp && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
 
@@ -49,5 +54,5 @@ test: browser ffmpeg fmt vet
 mcp:
 	cd cmd/browserpool-mcp && $(GO) build -o ../../bin/browserpool-mcp .
 
-bench: browser
+bench: browser fleet
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

@@ -197,6 +197,9 @@ var hints = map[error]string{
 	ErrNotShared:       "acquire a session for the task named in ShareWith first, or drop ShareWith to give this task its own session",
 	ErrTaskFinished:    "the task is over; use a new task id if more browser work is needed",
 	ErrLeaked:          "nothing to do for this task: the allocator retries the close and reports it in Stats().Leaked; check the computer if the count keeps growing",
+
+	// Remote fleets (fleet.go).
+	ErrFleetFull: "the fleet is full: retry later, raise its concurrency, or queue through an Allocator",
 }
 
 func newError(op string, class error, detail string) *Error {

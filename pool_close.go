@@ -130,6 +130,9 @@ func (p *Pool) Close() error {
 	wg.Wait()
 	p.cancel() // ends launches under way and the reaper
 	p.wg.Wait()
+	if fl, ok := p.launcher.(interface{ waitCleanups() }); ok {
+		fl.waitCleanups() // a fleet's leases given up on, ended (bounded)
+	}
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
 	p.events.close()

@@ -51,6 +51,11 @@ type SessionInfo struct {
 	InFlight   int
 	State      SessionState
 	Ours       bool // launched by this pool (false for attached browsers)
+	// Fleet is the kind of fleet a leased browser comes from
+	// ("browserless", "selenium-grid"); empty for local and attached ones.
+	Fleet string
+	// Endpoint is the fleet's URL, without credentials or query (no token).
+	Endpoint string
 }
 
 // Session is one isolated browser: its own process (process group), profile
@@ -131,6 +136,7 @@ func (s *Session) Info() SessionInfo {
 		ProfileDir: s.info.Dir, OutputDir: s.output, Version: s.info.Version,
 		Created: s.created, LastUsed: time.Unix(0, s.lastUsed.Load()),
 		InFlight: int(s.inflight.Load()), State: state, Ours: s.ours,
+		Fleet: fleetKind(s.b), Endpoint: fleetEndpointOf(s.b),
 	}
 }
 

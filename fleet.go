@@ -1,0 +1,252 @@
+// Room: what the fleet launchers share: the capacity error class, the
+// leased browser a Pool drives, the cleanup of leases a launch gave up on,
+// and the readiness probe. fleetCleanups.wg is its only synchronization;
+// leasedBrowser's state is atomic.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrFleetFull: a remote fleet (browserless, Selenium Grid) has no free
+// browser: it refused the lease (browserless answers 429 when its running
+// and queued slots are taken; Grid's queue timed out). Returned by
+// Pool.Open and everything that launches, when Config.Launcher is a fleet.
+var ErrFleetFull = errors.New("the browser fleet is full")
+
+// DefaultFleetCleanupTimeout is how long a fleet launcher keeps following a
+// lease request its launch gave up on (the caller's deadline or
+// LaunchTimeout passed while the fleet queued it), so that a lease the fleet
+// grants afterwards is ended at once instead of holding a slot.
+const DefaultFleetCleanupTimeout = 30 * time.Second
+
+// fleetHTTP is the HTTP client of the fleet launchers' control calls. It
+// reads no proxy settings from the environment and keeps no idle
+// connection (no goroutine outlives a call).
+var fleetHTTP = &http.Client{Transport: &http.Transport{
+	Proxy:             nil,
+	DialContext:       (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+	DisableKeepAlives: true,
+}}
+
+// fleetCleanups joins the background work of one launcher: leases requested
+// for a launch that gave up, followed until the fleet answers (bounded) and
+// then ended. Pool.Close waits for it. The zero value is ready.
+type fleetCleanups struct {
+	wg sync.WaitGroup
+}
+
+// start runs f in the background, tracked.
+func (c *fleetCleanups) start(f func()) { c.wg.Go(f) }
+
+// waitCleanups waits for every background cleanup (Pool.Close calls it).
+func (c *fleetCleanups) waitCleanups() { c.wg.Wait() }
+
+// fleetFullError is the capacity error of the fleet at endpoint; load says
+// how full it is ("" when unknown), cause is what the fleet answered.
+func fleetFullError(id, endpoint, load string, cause error) *Error {
+	e := newError("Pool.Open", ErrFleetFull, "")
+	at := "the fleet at " + endpoint + " is full"
+	if load != "" {
+		at += " (" + load + ")"
+	}
+	e.Detail, e.Session, e.Err = at, id, cause
+	e.Hint = at + ": retry later, raise its concurrency, or queue through an Allocator (AcquireOptions.Policy PolicyQueue, with the computer's Cap at the fleet's size)"
+	return e
+}
+
+// fleetLaunchError is a launch failure at endpoint with a hint.
+func fleetLaunchError(id, endpoint, detail, hint string, cause error) *Error {
+	e := newError("Pool.Open", ErrLaunchFailed, "")
+	e.Session, e.Err = id, cause
+	e.Detail = "fleet at " + endpoint + ": " + detail
+	if hint != "" {
+		e.Hint = hint
+	}
+	return e
+}
+
+// fleetWaitError is the error of a launch whose context ended while the
+// fleet had not answered (a queued lease). A cancelled pool gives its own.
+func fleetWaitError(ctx context.Context, id, endpoint string) *Error {
+	e := newError("Pool.Open", ErrTimeout, "")
+	e.Session, e.Err = id, context.Cause(ctx)
+	e.Detail = "the fleet at " + endpoint + " gave no browser before the launch deadline (Config.LaunchTimeout)"
+	e.Hint = "the fleet is probably full and queued the request: raise Config.LaunchTimeout to wait longer, raise the fleet's concurrency, or queue through an Allocator; the request given up on is ended when the fleet answers it"
+	return e
+}
+
+// cleanupContext returns the context a lease request runs on: ctx's values,
+// not its cancellation, bounded by ctx's deadline (if any) plus grace, so
+// that a request given up on can still be followed to its end.
+func cleanupContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	if grace <= 0 {
+		grace = DefaultFleetCleanupTimeout
+	}
+	bound := grace
+	if d, ok := ctx.Deadline(); ok {
+		bound += time.Until(d)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), bound)
+}
+
+// probeVersion sends Browser.getVersion over t and returns the product once
+// the reply comes: the lease answers CDP. ctx bounds it; on failure the
+// caller closes t.
+func probeVersion(ctx context.Context, t *WebSocketTransport) (string, error) {
+	stop := context.AfterFunc(ctx, func() { t.c.NetConn().SetReadDeadline(time.Unix(1, 0)) })
+	const probeID = 1 << 30 // far from the ids the mux will use
+	if err := t.WriteMessage(fmt.Appendf(nil, `{"id":%d,"method":"Browser.getVersion"}`, probeID)); err != nil {
+		stop()
+		return "", err
+	}
+	for {
+		b, err := t.ReadMessage()
+		if err != nil {
+			if !stop() {
+				return "", context.Cause(ctx)
+			}
+			return "", err
+		}
+		var reply struct {
+			ID     int `json:"id"`
+			Result struct {
+				Product string `json:"product"`
+			} `json:"result"`
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(b, &reply) != nil || reply.ID != probeID {
+			continue // an event before the reply
+		}
+		if !stop() {
+			return "", context.Cause(ctx) // the deadline may have hit the conn
+		}
+		if reply.Error != nil {
+			return "", fmt.Errorf("Browser.getVersion: %s", reply.Error.Message)
+		}
+		return reply.Result.Product, nil
+	}
+}
+
+// fleetCall sends one request (a JSON body when body is non-nil, with the
+// Content-Type Grid insists on) and returns the status and up to 4 MiB of
+// the reply, bounded by timeout. The URL may carry a token: errors never
+// quote it.
+func fleetCall(ctx context.Context, client *http.Client, method, rawURL string, header http.Header, body []byte, timeout time.Duration) (int, []byte, error) {
+	if client == nil {
+		client = fleetHTTP
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = strings.NewReader(string(body))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, rd)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s %s: bad URL", method, fleetEndpoint(rawURL))
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if body != nil {
+		// Selenium Grid refuses plain application/json.
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, nil, fmt.Errorf("%s %s: %w", method, fleetEndpoint(rawURL), ctx.Err())
+		}
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) && ue.Unwrap() != nil {
+			err = ue.Unwrap() // *url.Error quotes the URL; keep its cause
+		}
+		return 0, nil, fmt.Errorf("%s %s: %v", method, fleetEndpoint(rawURL), err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("%s %s: reading the reply: %v", method, fleetEndpoint(rawURL), err)
+	}
+	return resp.StatusCode, b, nil
+}
+
+// Fleet kinds, as SessionInfo.Fleet names them.
+const (
+	FleetBrowserless  = "browserless"
+	FleetSeleniumGrid = "selenium-grid"
+)
+
+// fleetKind returns the fleet kind of b, "" for a browser not leased.
+func fleetKind(b LaunchedBrowser) string {
+	if lb, ok := b.(*leasedBrowser); ok {
+		return lb.kind
+	}
+	return ""
+}
+
+// fleetEndpointOf returns the redacted fleet endpoint of b, "" for a
+// browser not leased.
+func fleetEndpointOf(b LaunchedBrowser) string {
+	if lb, ok := b.(*leasedBrowser); ok {
+		return lb.endpoint
+	}
+	return ""
+}
+
+// leasedBrowser is a browser leased from a fleet, as the Pool drives it: a
+// websocket transport and a way to end the lease.
+type leasedBrowser struct {
+	kind     string // FleetBrowserless or FleetSeleniumGrid
+	t        *WebSocketTransport
+	version  string
+	endpoint string // fleet endpoint, credentials and query removed
+	// release ends the lease on the fleet after the socket is closed (Grid:
+	// DELETE /session/{id}); nil when closing the socket is enough.
+	release  func(ctx context.Context) error
+	released atomic.Bool // release succeeded (or was not needed)
+	stopped  atomic.Bool // Stop was called
+}
+
+func (b *leasedBrowser) Transport() Transport    { return b.t }
+func (b *leasedBrowser) Exited() <-chan struct{} { return b.t.Exited() }
+func (b *leasedBrowser) Info() SpawnInfo         { return SpawnInfo{Version: b.version} }
+
+// ExitErr says why the lease ended, or nil while it runs or after Stop.
+func (b *leasedBrowser) ExitErr() error {
+	err := b.t.Err()
+	if err == nil || b.stopped.Load() {
+		return nil
+	}
+	return fmt.Errorf("the lease from the fleet at %s ended (the fleet closed it, e.g. its per-lease timeout, or the network dropped): %w", b.endpoint, err)
+}
+
+// Stop closes the socket and ends the lease. It is idempotent: after a
+// release that failed (the session is counted as leaked), a later Stop
+// tries the release again.
+func (b *leasedBrowser) Stop(ctx context.Context) error {
+	b.stopped.Store(true)
+	b.t.Close()
+	if b.release == nil || b.released.Load() {
+		return nil
+	}
+	if err := b.release(ctx); err != nil {
+		return err
+	}
+	b.released.Store(true)
+	return nil
+}

@@ -1,0 +1,273 @@
+// Room: the Selenium Grid 4 launcher. No locks: its fields are read-only
+// after it is put in a Config; its background cleanups are tracked by
+// fleetCleanups.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// SeleniumGrid leases browsers from a Selenium Grid 4 (standalone, hub and
+// nodes, or Kubernetes): each lease is a W3C session (POST /session) driven
+// over its se:cdp websocket and ended with DELETE /session/{id}. Put a
+// *SeleniumGrid in Config.Launcher; one Pool is one Grid, and its sessions
+// behave exactly as local ones.
+//
+//	pool, err := browserpool.NewPool(browserpool.Config{
+//		Launcher: &browserpool.SeleniumGrid{URL: "http://127.0.0.1:4444"},
+//	})
+//
+// A lease waits in Grid's session queue up to Config.LaunchTimeout. When
+// Grid's own queue times out (session-request-timeout) the error is of class
+// ErrFleetFull. When the launch gives up first, the request is followed in
+// the background (up to CleanupTimeout): Grid still creates the session,
+// and it is deleted at once, so a waiter that left never keeps a lease.
+// Pool.Close waits for that cleanup. A close whose DELETE fails is retried
+// by the pool like any close that left something behind.
+//
+// Grid ends sessions without traffic after its session-timeout (default
+// 300 s): keep it above the pool's IdleTimeout.
+//
+// Set it up before use and do not copy it afterwards; it is safe for
+// concurrent use by several pools.
+type SeleniumGrid struct {
+	// URL is the Grid's base URL, e.g. http://127.0.0.1:4444 (a path prefix
+	// such as /wd/hub is kept). Credentials in it are sent but never
+	// shown.
+	URL string
+	// Capabilities are the session's alwaysMatch capabilities. Nil means
+	// {"browserName":"chrome","goog:chromeOptions":{"args":[...headless]}}.
+	// Give goog:chromeOptions.binary when the node's browser is not where
+	// chromedriver looks.
+	Capabilities map[string]any
+	// Header is sent with every request and the CDP handshake (for example
+	// Authorization). Nil sends none.
+	Header http.Header
+	// HTTPClient sends the WebDriver requests. Nil means a client of the
+	// package's (no proxy from the environment, no idle connections).
+	HTTPClient *http.Client
+	// CleanupTimeout bounds how long a lease request given up on is still
+	// followed (see the type's doc). Zero means
+	// DefaultFleetCleanupTimeout; Grid's own session-request-timeout
+	// should not exceed Config.LaunchTimeout plus this.
+	CleanupTimeout time.Duration
+
+	bg fleetCleanups
+}
+
+// DefaultGridArgs are the Chromium flags of the default Grid capabilities.
+var DefaultGridArgs = []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+	"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"}
+
+// gridSession is what POST /session answered.
+type gridSession struct {
+	id  string
+	cdp string
+}
+
+// Launch implements Launcher: it asks the Grid for a session, dials its
+// se:cdp endpoint and returns the leased browser once it answers CDP.
+func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrowser, error) {
+	endpoint := fleetEndpoint(g.URL)
+	if u, err := url.Parse(g.URL); g.URL == "" || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fleetLaunchError(spec.SessionID, endpoint, "SeleniumGrid.URL is not an http(s) URL with a host", "set SeleniumGrid.URL to the Grid, e.g. http://127.0.0.1:4444", nil)
+	}
+	caps := g.Capabilities
+	if caps == nil {
+		caps = map[string]any{"browserName": "chrome", "goog:chromeOptions": map[string]any{"args": DefaultGridArgs}}
+	}
+	body, err := json.Marshal(map[string]any{"capabilities": map[string]any{"alwaysMatch": caps}})
+	if err != nil {
+		return nil, fleetLaunchError(spec.SessionID, endpoint, "SeleniumGrid.Capabilities do not encode as JSON", "use plain JSON values in Capabilities", err)
+	}
+	type created struct {
+		s   gridSession
+		err error
+	}
+	res := make(chan created, 1)
+	pctx, cancel := cleanupContext(ctx, g.CleanupTimeout)
+	go func() {
+		s, err := g.newSession(pctx, body)
+		res <- created{s, err}
+	}()
+	var c created
+	select {
+	case c = <-res:
+		cancel()
+	case <-ctx.Done():
+		// Grid creates the session even for a request cut short: let the
+		// request finish and delete what it made.
+		g.bg.start(func() {
+			defer cancel()
+			if c := <-res; c.err == nil {
+				g.deleteSession(pctx, c.s.id)
+			}
+		})
+		return nil, fleetWaitError(ctx, spec.SessionID, endpoint)
+	}
+	if c.err != nil {
+		return nil, g.createError(ctx, spec.SessionID, endpoint, c.err)
+	}
+	release := func(ctx context.Context) error { return g.deleteSession(ctx, c.s.id) }
+	fail := func(err error) (LaunchedBrowser, error) {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if derr := release(dctx); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return nil, err
+	}
+	t, err := DialWebSocket(ctx, c.s.cdp, DialOptions{Header: g.Header})
+	if err != nil {
+		return fail(fleetLaunchError(spec.SessionID, endpoint, "cannot open the session's se:cdp websocket at "+fleetEndpoint(c.s.cdp),
+			"check that the address Grid gives in se:cdp is reachable from this machine (Grid's --host / [server] host)", err))
+	}
+	b := &leasedBrowser{kind: FleetSeleniumGrid, t: t, endpoint: endpoint, release: release}
+	if b.version, err = probeVersion(ctx, t); err != nil {
+		t.Close()
+		return fail(fleetLaunchError(spec.SessionID, endpoint, "the leased browser did not answer CDP", "", err))
+	}
+	if spec.OnSpawn != nil {
+		if err := spec.OnSpawn(SpawnInfo{}); err != nil {
+			t.Close()
+			return fail(err)
+		}
+	}
+	return b, nil
+}
+
+// gridError is a WebDriver error reply.
+type gridError struct {
+	status  int
+	code    string // e.g. "session not created"
+	message string // first line, cut short
+}
+
+func (e *gridError) Error() string {
+	return fmt.Sprintf("HTTP %d: %s: %s", e.status, e.code, e.message)
+}
+
+// full reports whether the error says the Grid had no free slot in time.
+func (e *gridError) full() bool {
+	m := strings.ToLower(e.message)
+	return strings.Contains(m, "timed out") || strings.Contains(m, "queue") && strings.Contains(m, "full")
+}
+
+// newSession sends POST /session and returns the session's id and CDP URL.
+func (g *SeleniumGrid) newSession(ctx context.Context, body []byte) (gridSession, error) {
+	code, b, err := fleetCall(ctx, g.HTTPClient, http.MethodPost, g.path("/session"), g.Header, body, time.Until(deadlineOr(ctx, time.Hour)))
+	if err != nil {
+		return gridSession{}, err
+	}
+	var reply struct {
+		Value struct {
+			SessionID    string         `json:"sessionId"`
+			Capabilities map[string]any `json:"capabilities"`
+			Error        string         `json:"error"`
+			Message      string         `json:"message"`
+		} `json:"value"`
+	}
+	if err := json.Unmarshal(b, &reply); err != nil {
+		return gridSession{}, fmt.Errorf("HTTP %d: the reply is not WebDriver JSON", code)
+	}
+	v := reply.Value
+	if code != http.StatusOK || v.Error != "" {
+		msg, _, _ := strings.Cut(v.Message, "\n")
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		return gridSession{}, &gridError{status: code, code: v.Error, message: msg}
+	}
+	cdp, _ := v.Capabilities["se:cdp"].(string)
+	s := gridSession{id: v.SessionID, cdp: cdp}
+	if s.id == "" || cdp == "" {
+		// A session without se:cdp is of no use: end it.
+		if s.id != "" {
+			g.deleteSession(ctx, s.id)
+		}
+		return gridSession{}, errors.New("the session has no se:cdp endpoint (a Chromium-family browser with Grid 4's CDP support is needed)")
+	}
+	return s, nil
+}
+
+// deadlineOr returns ctx's deadline, or now+d without one.
+func deadlineOr(ctx context.Context, d time.Duration) time.Time {
+	if t, ok := ctx.Deadline(); ok {
+		return t
+	}
+	return time.Now().Add(d)
+}
+
+// deleteSession ends session id; a session already gone counts as ended.
+func (g *SeleniumGrid) deleteSession(ctx context.Context, id string) error {
+	code, b, err := fleetCall(ctx, g.HTTPClient, http.MethodDelete, g.path("/session/"+url.PathEscape(id)), g.Header, nil, 10*time.Second)
+	if err != nil {
+		return fmt.Errorf("ending Grid session %s: %w", id, err)
+	}
+	switch {
+	case code == http.StatusOK:
+		return nil
+	case code == http.StatusNotFound || strings.Contains(string(b), "invalid session id"):
+		return nil
+	}
+	return fmt.Errorf("ending Grid session %s: HTTP %d", id, code)
+}
+
+// path returns the Grid URL with path appended to its own path.
+func (g *SeleniumGrid) path(p string) string {
+	u, err := url.Parse(g.URL)
+	if err != nil {
+		return ""
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + p
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
+}
+
+// createError maps a failed POST /session to the package's classes.
+func (g *SeleniumGrid) createError(ctx context.Context, id, endpoint string, err error) error {
+	var ge *gridError
+	if errors.As(err, &ge) && ge.full() {
+		return fleetFullError(id, endpoint, g.load(ctx), err)
+	}
+	if errors.As(err, &ge) {
+		return fleetLaunchError(id, endpoint, "Grid refused the session", "check SeleniumGrid.Capabilities against the Grid's node stereotypes (GET /status lists them)", err)
+	}
+	return fleetLaunchError(id, endpoint, "no session", "check that the Grid runs and this machine reaches it (GET /status on it answers)", err)
+}
+
+// load describes how full the Grid is ("2 of 2 slots in use, 1 queued"), or
+// "" when it cannot tell within 300 ms (the
+// capacity error stays fast; a loaded server may not answer that soon).
+func (g *SeleniumGrid) load(ctx context.Context) string {
+	q := []byte(`{"query":"{ grid { sessionCount maxSession sessionQueueSize } }"}`)
+	code, b, err := fleetCall(context.WithoutCancel(ctx), g.HTTPClient, http.MethodPost, g.path("/graphql"), g.Header, q, 300*time.Millisecond)
+	if err != nil || code != http.StatusOK {
+		return ""
+	}
+	var r struct {
+		Data struct {
+			Grid struct {
+				SessionCount     int `json:"sessionCount"`
+				MaxSession       int `json:"maxSession"`
+				SessionQueueSize int `json:"sessionQueueSize"`
+			} `json:"grid"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return ""
+	}
+	gr := r.Data.Grid
+	return fmt.Sprintf("%d of %d slots in use, %d queued", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
+}
+
+// waitCleanups waits for the background cleanups (Pool.Close calls it).
+func (g *SeleniumGrid) waitCleanups() { g.bg.waitCleanups() }

@@ -1,0 +1,221 @@
+// Room: the exported websocket transport, the one way a remote launcher
+// reaches a browser. WebSocketTransport.mu guards the end state (err); the
+// websocket's own reader and writer need no lock (the mux calls ReadMessage
+// from one goroutine and WriteMessage from one at a time).
+
+package browserpool
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// DialOptions configures DialWebSocket. The zero value dials with no extra
+// headers, a handshake bounded by the context only, and the system's TLS
+// roots.
+type DialOptions struct {
+	// Header is sent with the opening handshake (for example an
+	// Authorization header). Nil sends none.
+	Header http.Header
+	// HandshakeTimeout bounds the opening handshake, including any time a
+	// fleet keeps it waiting in its queue. Zero means the context alone
+	// bounds it; negative is treated as zero.
+	HandshakeTimeout time.Duration
+	// TLSConfig is used for wss:// URLs. Nil means the default.
+	TLSConfig *tls.Config
+	// NetDialContext dials the TCP connection. Nil means a net.Dialer.
+	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// HandshakeError is the cause of a failed websocket handshake to which the
+// server answered with an HTTP status instead of upgrading (for example
+// 401 for a wrong token, 429 for a full fleet). It never holds the URL.
+type HandshakeError struct {
+	StatusCode int    // the HTTP status, e.g. 429
+	Status     string // the status line's text, e.g. "429 Too Many Requests"
+	Body       string // the start of the reply body (at most 512 bytes), trimmed
+}
+
+// Error reports the status and the start of the body.
+func (e *HandshakeError) Error() string {
+	s := "websocket handshake refused: HTTP " + e.Status
+	if e.Body != "" {
+		s += ": " + e.Body
+	}
+	return s
+}
+
+// WebSocketTransport carries CDP messages over one websocket. It implements
+// [Transport], with no limit on a message's size either way (large messages
+// go out in continuation frames; Chromium accepts up to ~100 MB). It is
+// safe for the use Transport describes; Close and Exited may be called from
+// any goroutine. Create one with DialWebSocket; whoever builds a Session on
+// it (the Pool) closes it.
+type WebSocketTransport struct {
+	c      *websocket.Conn
+	exited chan struct{} // closed on the first read error or Close
+
+	once sync.Once
+	mu   sync.Mutex
+	err  error // guarded by mu; the first read error (or net.ErrClosed after Close)
+}
+
+// DialWebSocket opens a websocket to a DevTools endpoint (ws:// or wss://;
+// http:// and https:// are taken as ws:// and wss://) and returns it once
+// the server has upgraded. ctx bounds the handshake; the connection
+// outlives it. On failure the error never contains the URL's query or
+// credentials (tokens live there); a refusal with an HTTP status gives a
+// *HandshakeError reachable with errors.As.
+func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSocketTransport, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("websocket URL %s does not parse", fleetEndpoint(rawURL))
+	}
+	switch u.Scheme {
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	case "ws", "wss":
+	default:
+		return nil, fmt.Errorf("websocket URL %s: scheme must be ws, wss, http or https", fleetEndpoint(rawURL))
+	}
+	dial := opts.NetDialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	d := websocket.Dialer{
+		NetDialContext:  dial,
+		TLSClientConfig: opts.TLSConfig,
+		ReadBufferSize:  1 << 16,
+		WriteBufferSize: 1 << 16,
+	}
+	if opts.HandshakeTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.HandshakeTimeout)
+		defer cancel()
+	}
+	c, resp, err := d.DialContext(ctx, u.String(), opts.Header)
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			he := &HandshakeError{StatusCode: resp.StatusCode, Status: resp.Status}
+			if resp.Body != nil {
+				b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+				resp.Body.Close()
+				he.Body = scrubDialError(strings.TrimSpace(string(b)), u)
+			}
+			return nil, he
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("websocket handshake with %s: %w", fleetEndpoint(rawURL), context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrubDialError(err.Error(), u))
+	}
+	c.SetReadLimit(-1)
+	return &WebSocketTransport{c: c, exited: make(chan struct{})}, nil
+}
+
+// scrubDialError drops from s (a dial error or a server's reply) any copy
+// of the URL's query values and credentials: a server may echo them.
+func scrubDialError(s string, u *url.URL) string {
+	var secrets []string
+	if u.RawQuery != "" {
+		secrets = append(secrets, u.RawQuery)
+		for _, vs := range u.Query() {
+			secrets = append(secrets, vs...)
+		}
+	}
+	if u.User != nil {
+		secrets = append(secrets, u.User.String())
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+	}
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			s = strings.ReplaceAll(s, v, "REDACTED")
+			s = strings.ReplaceAll(s, url.QueryEscape(v), "REDACTED")
+		}
+	}
+	return s
+}
+
+// ReadMessage returns the next message. After the first error (the server
+// closed, the network failed, Close was called) it keeps returning that
+// error and Exited is closed.
+func (w *WebSocketTransport) ReadMessage() ([]byte, error) {
+	_, b, err := w.c.ReadMessage()
+	if err != nil {
+		w.end(err)
+		return nil, w.Err()
+	}
+	return b, nil
+}
+
+// WriteMessage sends b as one text message, of any size.
+func (w *WebSocketTransport) WriteMessage(b []byte) error {
+	return w.c.WriteMessage(websocket.TextMessage, b)
+}
+
+// Close sends a close frame (bounded by one second) and closes the
+// connection; a ReadMessage in progress returns. It is idempotent. For a
+// fleet such as browserless this ends the lease.
+func (w *WebSocketTransport) Close() error {
+	w.once.Do(func() {
+		w.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	})
+	err := w.c.Close()
+	w.end(net.ErrClosed)
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Exited is closed on the transport's first read error or on Close: the
+// remote end is gone for this client. A remote launcher's
+// LaunchedBrowser.Exited can return it.
+func (w *WebSocketTransport) Exited() <-chan struct{} { return w.exited }
+
+// Err returns why the transport ended, or nil while it is open.
+func (w *WebSocketTransport) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+func (w *WebSocketTransport) end(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return
+	}
+	w.err = err
+	close(w.exited)
+}
+
+// fleetEndpoint returns rawURL as scheme://host/path, without credentials,
+// query or fragment (tokens live there), fit for errors and SessionInfo.
+func fleetEndpoint(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		// Keep only what precedes any query or credentials.
+		s, _, _ := strings.Cut(rawURL, "?")
+		if i := strings.LastIndex(s, "@"); i >= 0 {
+			s = s[i+1:]
+		}
+		return s
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
