@@ -231,7 +231,7 @@ func TestTheLoginFlowRunsOnFakePagesAsOnChromium(t *testing.T) {
 		Dialogs:  []string{"confirm Delete Bob? accepted=yes"},
 		Download: "accounts.csv",
 		CSV:      "name,plan\nAnn,Pro\n",
-		Shot:     "png 800x600",
+		Shot:     "png 780x493",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the flow saw (-want +got):\n%s", diff)

@@ -23,10 +23,11 @@ var (
 	errNoDialog = &Error{Code: -32000, Message: "No dialog is showing"}
 )
 
-// The fake's viewport, in CSS pixels (headless Chromium's default window).
+// The fake's viewport, in CSS pixels: what the library's headless
+// Chromium shows of its default 800×600 window.
 const (
-	viewportW = 800
-	viewportH = 600
+	viewportW = 780
+	viewportH = 493
 )
 
 // object is a JavaScript object a client holds by id: a DOM node or a

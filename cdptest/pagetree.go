@@ -184,6 +184,9 @@ func (p *Page) axTree(frameID string) []*axNode {
 				}
 				n.Value = &axValue{Type: "string", Value: v}
 			}
+			if e.input == "select" && !e.Multiple {
+				props = append(props, prop("expanded", "booleanOrUndefined", false))
+			}
 			if e.input == "checkbox" || e.input == "radio" {
 				props = append(props, prop("checked", "tristate", strconv.FormatBool(e.Checked)))
 			}
