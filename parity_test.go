@@ -29,10 +29,12 @@ func parityPages(base string) []*cdptest.Page {
 		cdptest.Password("Password"),
 		cdptest.Select("Plan", "Free", "Pro"),
 		cdptest.Checkbox("Remember me", false),
+		cdptest.FileInput("Avatar"),
 		cdptest.Button("Sign in").Navigates("/parity-home.html"),
 	)
 	home := cdptest.NewPage(base+"/parity-home.html", "Accounts",
 		cdptest.Heading(1, "Accounts"),
+		cdptest.Text("Welcome back").WithID("welcome"),
 		cdptest.Table([]string{"Name", "Plan"}, []string{"Ann", "Pro"}, []string{"Bob", "Free"}),
 		cdptest.Button("Delete Bob").Confirms("Delete Bob?", func(p *cdptest.Page, ok bool) {
 			if ok {
@@ -65,6 +67,7 @@ type parityStep struct {
 
 // parityFlow is the state a flow's steps share.
 type parityFlow struct {
+	file string // a file to upload
 	tab  *browserpool.Tab
 	sess *browserpool.Session
 	base string
@@ -98,6 +101,21 @@ var paritySteps = []parityStep{
 	{"fill password", func(ctx context.Context, f *parityFlow) (string, error) {
 		return "", f.tab.Fill(ctx, f.ref("textbox", "Password"), "s3cret")
 	}},
+	{"type", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.Type(ctx, ".org")
+	}},
+	{"press backspace", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.Press(ctx, "Backspace")
+	}},
+	{"press an unknown key", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.Press(ctx, "Hyper+Q")
+	}},
+	{"upload", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.Upload(ctx, f.ref("button", "Avatar"), f.file)
+	}},
+	{"upload to a checkbox", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.Upload(ctx, f.ref("checkbox", "Remember me"), f.file)
+	}},
 	{"fill a checkbox", func(ctx context.Context, f *parityFlow) (string, error) {
 		return "", f.tab.Fill(ctx, f.ref("checkbox", "Remember me"), "x")
 	}},
@@ -114,6 +132,9 @@ var paritySteps = []parityStep{
 	}},
 	{"hover", func(ctx context.Context, f *parityFlow) (string, error) {
 		return "", f.tab.Hover(ctx, f.ref("button", "Sign in"))
+	}},
+	{"scroll", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.Scroll(ctx, browserpool.ScrollOptions{DeltaY: 200})
 	}},
 	{"a stale ref", func(ctx context.Context, f *parityFlow) (string, error) {
 		return "", f.tab.Click(ctx, "@e99")
@@ -143,6 +164,12 @@ var paritySteps = []parityStep{
 	{"the old ref is stale", func(ctx context.Context, f *parityFlow) (string, error) {
 		return "", f.tab.Click(ctx, f.ref("button", "Sign in"))
 	}},
+	{"wait visible", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.WaitVisible(ctx, "#welcome")
+	}},
+	{"wait network idle", func(ctx context.Context, f *parityFlow) (string, error) {
+		return "", f.tab.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{Quiet: 50 * time.Millisecond})
+	}},
 	{"read the table", func(ctx context.Context, f *parityFlow) (string, error) {
 		var rows [][]string
 		err := f.tab.Evaluate(ctx, parityTable, &rows)
@@ -170,6 +197,13 @@ var paritySteps = []parityStep{
 	{"the page went on", func(ctx context.Context, f *parityFlow) (string, error) {
 		return "", f.tab.WaitCondition(ctx, `document.body.innerText.includes("Bob deleted")`, nil)
 	}},
+	{"dialogs", func(ctx context.Context, f *parityFlow) (string, error) {
+		var ds []string
+		for _, d := range f.tab.Dialogs() {
+			ds = append(ds, fmt.Sprintf("%s %q accepted=%v by=%s", d.Type, d.Message, d.Accepted, d.By))
+		}
+		return strings.Join(ds, "; "), nil
+	}},
 	{"snapshot after the delete", func(ctx context.Context, f *parityFlow) (s string, err error) {
 		f.snap, err = f.tab.Snapshot(ctx, browserpool.SnapshotOptions{})
 		return f.snap.Text, err
@@ -195,7 +229,11 @@ var paritySteps = []parityStep{
 func runParity(t *testing.T, sess *browserpool.Session, tab *browserpool.Tab, base string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	f := &parityFlow{tab: tab, sess: sess, base: base}
+	file := filepath.Join(t.TempDir(), "avatar.png")
+	if err := os.WriteFile(file, []byte("not really a png"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := &parityFlow{tab: tab, sess: sess, base: base, file: file}
 	var seen []string
 	for _, st := range paritySteps {
 		res, err := st.do(ctx, f)
