@@ -1,8 +1,10 @@
 // Room: one fake browser process and its state. Browser.mu guards every
 // piece of state in this package: the browser's targets and sessions, the
 // outbound queue read by Transport.ReadMessage, the scripting tables, the
-// gates and the recorded calls. No user code (handlers) runs and nothing
-// blocks while it is held.
+// gates, the recorded calls and the loaded fake pages. No handler runs and
+// nothing blocks while it is held; file writes and image encoding wait for
+// its release (afterUnlock). A fake page's own Go funcs do run under it:
+// they get only the *Page (see page.go).
 
 package cdptest
 
