@@ -189,7 +189,7 @@ func NewBrowser(tb testing.TB, opts ...Option) *Browser {
 		o(&b.conf)
 	}
 	for _, p := range b.conf.site {
-		b.pages[p.URL] = p
+		b.pages[normURL(p.URL)] = p
 	}
 	b.tr = &Transport{b: b}
 	b.root = &session{}

@@ -361,6 +361,16 @@ func (e *Element) clone(parent *Element) *Element {
 	return &c
 }
 
+// normURL is u as a browser shows it: an empty path is "/".
+func normURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" || p.Path != "" {
+		return u
+	}
+	p.Path = "/"
+	return p.String()
+}
+
 // resolveURL resolves ref against base.
 func resolveURL(base, ref string) string {
 	b, err := url.Parse(base)

@@ -169,7 +169,7 @@ func truthy(v any) bool {
 // titled u.
 func (b *Browser) pageForLocked(t *target, u string) *Page {
 	var pg *Page
-	if tmpl := b.pages[u]; tmpl != nil {
+	if tmpl := b.pages[normURL(u)]; tmpl != nil {
 		pg = tmpl.clone()
 		pg.URL = u
 	} else {

@@ -179,9 +179,9 @@ func (b *Browser) downloadLocked(t *target, el *Element) []event {
 	}
 	on := d.on
 	b.afterUnlock = append(b.afterUnlock, func() {
-		state := "completed"
-		if err := os.WriteFile(filepath.Join(d.path, name), data, 0o600); err != nil {
-			state = "canceled"
+		state := "canceled"
+		if d.path != "" && os.WriteFile(filepath.Join(d.path, name), data, 0o600) == nil {
+			state = "completed"
 		}
 		if d.events {
 			b.Emit(on.id, "Browser.downloadProgress", map[string]any{
