@@ -129,15 +129,17 @@ func loginFlow(ctx context.Context, tab *browserpool.Tab) (flowResult, error) {
 		return res, err
 	}
 	res.Download = filepath.Base(dl.Path)
+	defer os.Remove(dl.Path) // the session is shared by later runs
 	data, err := os.ReadFile(dl.Path)
 	if err != nil {
 		return res, err
 	}
 	res.CSV = string(data)
-	shot, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "accounts.png"})
+	shot, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{})
 	if err != nil {
 		return res, err
 	}
+	defer os.Remove(shot.Path)
 	f, err := os.Open(shot.Path)
 	if err != nil {
 		return res, err
@@ -151,13 +153,16 @@ func loginFlow(ctx context.Context, tab *browserpool.Tab) (flowResult, error) {
 	return res, nil
 }
 
-// shared is the pool of fake browsers serving app() that the tests of
-// this package share: a pool's creation sweeps the machine's processes
-// (tens of milliseconds, more on a busy machine), which twenty runs of a
-// millisecond flow should not pay each. TestMain closes it.
+// shared is the pool of fake browsers serving app(), and its session, that
+// the login tests share: a pool's creation sweeps the machine's processes
+// and a session's opening writes the pool's manifest (tens of
+// milliseconds, far more on a busy machine), which twenty runs of a
+// millisecond flow should not pay each. Each test gets its own tab.
+// TestMain closes the pool.
 var shared struct {
 	once sync.Once
 	pool *browserpool.Pool
+	sess *browserpool.Session
 	root string
 	err  error
 }
@@ -169,8 +174,8 @@ func closeShared() {
 	}
 }
 
-// fakeTab opens a session on the shared pool of fake browsers serving
-// app() and returns its tab; the session is closed when the test ends.
+// fakeTab opens a tab in the shared session of fake browsers serving
+// app(); the tab is closed when the test ends.
 func fakeTab(t testing.TB) (*browserpool.Session, *browserpool.Tab) {
 	t.Helper()
 	shared.once.Do(func() {
@@ -178,26 +183,26 @@ func fakeTab(t testing.TB) (*browserpool.Session, *browserpool.Tab) {
 			return
 		}
 		l := cdptest.NewLauncher(nil, cdptest.WithPages(app()...))
-		shared.pool, shared.err = browserpool.NewPool(browserpool.Config{Launcher: l, Root: shared.root})
+		if shared.pool, shared.err = browserpool.NewPool(browserpool.Config{Launcher: l, Root: shared.root}); shared.err != nil {
+			return
+		}
+		shared.sess, shared.err = shared.pool.Open(context.Background())
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
-	s, err := shared.pool.Open(ctx)
+	s := shared.sess
+	tab, err := s.OpenTab(ctx, "about:blank")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := s.Close(context.Background()); err != nil {
-			t.Errorf("closing the session: %v", err)
+		if err := s.CloseTab(context.Background(), tab.ID()); err != nil {
+			t.Errorf("closing the tab: %v", err)
 		}
 	})
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	return s, tab
 }
 
