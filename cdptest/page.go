@@ -41,7 +41,6 @@ type Page struct {
 	scripts map[string]func(*Page) (any, error) // by expression
 
 	// State of a loaded copy.
-	t       *target
 	focus   *Element
 	scrollY float64
 	nextID  *int   // the target's backend node counter

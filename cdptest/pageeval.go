@@ -175,7 +175,6 @@ func (b *Browser) pageForLocked(t *target, u string) *Page {
 	} else {
 		pg = &Page{URL: u, Title: u}
 	}
-	pg.t = t
 	pg.nextID = &t.nodeIDs
 	return pg
 }
