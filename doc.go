@@ -116,5 +116,9 @@
 // Package cdptest is an in-memory fake browser, like net/http/httptest: set
 // [Config.Launcher] to its launcher and test your own code without Chromium,
 // with scripted replies and injected faults (slow replies, crashes,
-// detaches, dropped connections).
+// detaches, dropped connections). Its fake pages (cdptest.NewPage) are
+// pages described as data on which every Tab action works as on Chromium,
+// so an agent's whole flow (snapshot, fill, click, wait, dialogs,
+// downloads, screenshots) runs in a unit test in milliseconds; its doc
+// lists the CDP methods each Tab method uses.
 package browserpool

@@ -372,8 +372,7 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 		e.Hint = "pass a CSS selector such as #results or button[type=submit]"
 		return e
 	}
-	sel, _ := json.Marshal(selector)
-	err := x.poll(ctx, caller, op, fmt.Sprintf(pagejs.Visible, sel), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
+	err := x.poll(ctx, caller, op, pagejs.VisibleCheck(selector), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
 	var js *JSError
 	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", axtext.Cut(selector, 100)))
@@ -393,7 +392,7 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	const op = "Tab.WaitCondition"
 	return t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {
-		return x.poll(ctx, caller, op, "() => (\n"+expr+"\n)", "the condition did not become true", out)
+		return x.poll(ctx, caller, op, pagejs.Condition(expr), "the condition did not become true", out)
 	})
 }
 
@@ -408,7 +407,7 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 		if dl, ok := ctx.Deadline(); ok {
 			ms = max(time.Until(dl).Milliseconds(), 1)
 		}
-		expr := fmt.Sprintf("(%s)(%s, %d)", pagejs.Poll, check, ms)
+		expr := pagejs.PollCall(check, ms)
 		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
 			return t.jsError(op, reply.ExceptionDetails)

@@ -1,8 +1,10 @@
 // Room: one fake browser process and its state. Browser.mu guards every
 // piece of state in this package: the browser's targets and sessions, the
 // outbound queue read by Transport.ReadMessage, the scripting tables, the
-// gates and the recorded calls. No user code (handlers) runs and nothing
-// blocks while it is held.
+// gates, the recorded calls and the loaded fake pages. No handler runs and
+// nothing blocks while it is held; file writes and image encoding wait for
+// its release (afterUnlock). A fake page's own Go funcs do run under it:
+// they get only the *Page (see page.go).
 
 package cdptest
 
@@ -60,6 +62,12 @@ type Browser struct {
 	timers      map[*delayed]struct{}               // guarded by mu; delayed messages not yet sent
 
 	calls []Call // guarded by mu
+
+	// Fake pages (page.go).
+	pages       map[string]*Page // guarded by mu; templates by URL (WithPages)
+	downloads   downloadBehavior // guarded by mu; Browser.setDownloadBehavior
+	afterUnlock []func()         // guarded by mu; work for receive to run once it releases mu
+	callID      int64            // guarded by mu; the id of the call a built-in method is answering
 }
 
 // target is one page. Its fields are guarded by Browser.mu.
@@ -72,6 +80,15 @@ type target struct {
 	context  int      // execution context id of the main world
 	crashed  bool
 	sessions []*session // attached, oldest first
+
+	// The loaded page (page.go, pageinput.go).
+	page      *Page
+	nodeIDs   int                // last backend node id given
+	objects   map[string]*object // JavaScript objects held by the client, by id
+	pressed   *Element           // where the mouse button went down
+	selectAll bool               // the focused field's content is selected
+	dialog    *openDialog        // the open JavaScript dialog, if any
+	polls     []*pendingPoll     // pagejs.Poll calls waiting for their check
 }
 
 // session is one flattened CDP session (or the browser's own, id ""). Its
@@ -114,6 +131,15 @@ type Option func(*config)
 type config struct {
 	noLeakCheck bool
 	pages       []string
+	site        []*Page
+}
+
+// WithPages gives the browser fake pages: a target that loads one of
+// their URLs (at creation, by Page.navigate, a link or a button) gets a
+// fresh copy of that page. It may be given more than once. The pages are
+// templates: the browser never changes them.
+func WithPages(pages ...*Page) Option {
+	return func(c *config) { c.site = append(c.site, pages...) }
 }
 
 // WithoutLeakCheck turns off the cleanup check of [NewBrowser], for tests
@@ -157,9 +183,13 @@ func NewBrowser(tb testing.TB, opts ...Option) *Browser {
 		gates:       make(map[string]*Gate),
 		sessionless: make(map[string]bool),
 		timers:      make(map[*delayed]struct{}),
+		pages:       make(map[string]*Page),
 	}
 	for _, o := range opts {
 		o(&b.conf)
+	}
+	for _, p := range b.conf.site {
+		b.pages[normURL(p.URL)] = p
 	}
 	b.tr = &Transport{b: b}
 	b.root = &session{}
@@ -348,6 +378,9 @@ func (b *Browser) wakeLocked() {
 	b.changed = make(chan struct{})
 }
 
+// sinceStart is an event's timestamp: seconds since the browser started.
+func (b *Browser) sinceStart() float64 { return time.Since(b.start).Seconds() }
+
 // nextIDLocked returns a fresh id of a kind, like "TARGET_3".
 func (b *Browser) nextIDLocked(kind string) string {
 	return fmt.Sprintf("%s_%d", kind, b.nextLocked(kind))
@@ -373,7 +406,9 @@ func (b *Browser) newTargetLocked(url string) *target {
 	if url == "" {
 		url = "about:blank"
 	}
-	t := &target{id: b.nextIDLocked("TARGET"), url: url, title: url, history: []string{url}}
+	t := &target{id: b.nextIDLocked("TARGET"), url: url, history: []string{url}, objects: make(map[string]*object)}
+	t.page = b.pageForLocked(t, url)
+	t.title = t.page.Title
 	t.loaderID = b.nextIDLocked("LOADER")
 	t.context = b.nextLocked("context")
 	b.targets = append(b.targets, t)

@@ -22,22 +22,128 @@
 // # What it answers
 //
 // Without scripting the browser answers like Chrome for a small set of
-// methods: Browser.getVersion and Browser.close; Target.createTarget,
-// attachToTarget (flatten: true only), detachFromTarget, closeTarget,
-// getTargets, activateTarget and setDiscoverTargets, with Chrome's
-// Target.* events; Page.enable, navigate (with the load and lifecycle
-// events of a session that enabled Page; a URL on host fail.invalid fails
-// with net::ERR_NAME_NOT_RESOLVED), setLifecycleEventsEnabled,
-// getFrameTree and getNavigationHistory;
-// Runtime.enable and Runtime.evaluate of a tiny subset (number
-// arithmetic, string literals, document.title, location.href; anything
-// else is undefined); Inspector.enable. Any other method gets Chrome's
-// {"code":-32601,"message":"'X.y' wasn't found"}, and a call on a session
+// methods: Browser.getVersion, Browser.close and
+// Browser.setDownloadBehavior; Target.createTarget, attachToTarget
+// (flatten: true only), detachFromTarget, closeTarget, getTargets,
+// activateTarget and setDiscoverTargets, with Chrome's Target.* events;
+// Page.enable, navigate (with the load and lifecycle events of a session
+// that enabled Page; a URL on host fail.invalid fails with
+// net::ERR_NAME_NOT_RESOLVED), setLifecycleEventsEnabled, getFrameTree and
+// getNavigationHistory; Runtime.enable; Inspector.enable; and the page
+// protocol of fake pages (below). A method it does not implement gets
+// Chrome's {"code":-32601,"message":"'X.y' wasn't found"}, with a data
+// field saying to answer it with [Browser.Handle]; a call on a session
 // the browser does not know gets Chrome's sessionless reply
 // {"id":N,"error":{"code":-32001,"message":"Session with given id not
 // found."}}. Events that Chrome sends only to a session that enabled a
 // domain or turned on discovery are sent the same way here, so code that
 // forgets Page.enable waits for a load event here as it would in Chrome.
+//
+// No silent fallbacks: Runtime.evaluate answers the library's own page
+// expressions, a page's scripts ([Page.Script]), number and string
+// arithmetic, document.title and location.href; any other expression is
+// a -32000 error naming it and saying how to script it, never undefined.
+// Runtime.callFunctionOn of a function that is not the library's page
+// JavaScript is the same kind of error.
+//
+// # Fake pages
+//
+// A test describes a page as data with [NewPage] and element constructors
+// ([Heading], [Text], [TextBox], [Password], [Button], [Link], [Checkbox],
+// [Select], [FileInput], [Table], [Group]), says what acting on an element
+// does ([Element.Does] runs a Go func that changes the page,
+// [Element.Navigates], [Element.Submits], [Element.Confirms],
+// [Element.Alerts], [Element.Prompts], [Element.Downloads],
+// [Element.OnChange]) and gives the pages to the browser with
+// [WithPages]. Loading a page's URL loads a fresh copy of it. Every Tab
+// action of browserpool then works on it as a caller sees it on Chromium:
+// the same snapshot text and refs (the fake answers
+// Accessibility.getFullAXTree from the page and the library formats it),
+// clicks confirmed by the library's click watch, fills, selects, uploads,
+// keys, scrolls, navigations and their waits, PageInfo, screenshots (a
+// real PNG or JPEG of the size asked for), dialogs with the tab's handler,
+// deferral and AnswerDialog, and downloads (the declared bytes land in the
+// session's download dir). The fake recognises the library's page
+// JavaScript by identity (internal/pagejs), so a test never matches
+// JavaScript source. Pages and the library cannot drift apart: the
+// package's parity test runs one agent flow against fake pages and their
+// HTML twins in Chromium and compares what the caller sees.
+//
+// Where a fake page differs from Chromium:
+//
+//   - Layout: each rendered element is a 300×30 box at x=8, one row per
+//     element in document order, 40 px apart; the viewport is 780×493 CSS
+//     pixels (what the library's headless Chromium shows). Coordinates in
+//     errors and ClickAt's target follow this layout, not CSS. Nothing is
+//     ever covered, so ErrCovered never happens.
+//   - Screenshots have the requested size but show grey boxes, not a
+//     rendering.
+//   - Tab.WaitVisible matches only #id selectors ([Element.WithID]);
+//     Tab.WaitCondition and Tab.Evaluate answer only scripted expressions
+//     ([Page.Script]) and the tiny evaluator. A script's error is thrown
+//     as "Error: <text>" at line 1, column 1.
+//   - The keyboard knows Enter (clicks the focused button or link, or
+//     submits from a text field: the page's first [Element.Submits]),
+//     Tab, Backspace, Delete, Control/Meta+A and printable keys.
+//   - No network: no Network.* events, so Tab.WaitNetworkIdle is idle
+//     after its quiet time. A download completes at once, and only once a
+//     client routed downloads (Browser.setDownloadBehavior).
+//   - One document per page: no iframes.
+//   - After a confirm or prompt, an element's Navigates and Downloads
+//     happen only if it was accepted (an alert's always).
+//   - A page's Go funcs ([Element.Does], [Page.Script], dialog answers,
+//     [Element.OnChange]) run with the browser locked: they must change
+//     only the *Page they get, never call the Browser.
+//
+// # Which CDP methods each Tab method uses
+//
+// For tests that script their own answers ([Browser.Handle]) instead of
+// fake pages. Every action on a ref may first call Page.getFrameTree to
+// see whether the page navigated since the snapshot.
+//
+//   - Session.OpenTab, Session.Tab: Target.createTarget, Target.attachToTarget,
+//     Page.enable, Page.setLifecycleEventsEnabled (and, for a tab that
+//     existed before, Page.handleJavaScriptDialog to dismiss a dialog
+//     nobody saw). Pool.Open: Browser.setDownloadBehavior.
+//   - Navigate: Page.navigate, then the Page.lifecycleEvent "load" of its
+//     loader.
+//   - Snapshot: Page.getFrameTree, Accessibility.getFullAXTree (per
+//     document), DOM.describeNode (iframes), Target.getTargets and
+//     Target.attachToTarget (out-of-process iframes).
+//   - Click: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
+//     Page.getLayoutMetrics, DOM.getNodeForLocation (DOM.getBoxModel on
+//     the way through out-of-process iframes), DOM.resolveNode,
+//     Runtime.callFunctionOn (pagejs.ClickArm, ClickReport, and Cover when
+//     another node is hit, ClickDisarm on failure), Input.dispatchMouseEvent
+//     (mouseMoved, mousePressed, mouseReleased), Runtime.releaseObjectGroup.
+//   - Hover: as Click up to the hit test, then Input.dispatchMouseEvent
+//     (mouseMoved). ClickAt: Input.dispatchMouseEvent only.
+//   - Fill: DOM.scrollIntoViewIfNeeded, DOM.resolveNode,
+//     Runtime.callFunctionOn (pagejs.Fill, FillDone), Input.insertText (or
+//     Input.dispatchKeyEvent Delete for an empty value),
+//     Runtime.releaseObjectGroup.
+//   - Type: Runtime.evaluate (pagejs.SecretFocus), Input.insertText.
+//     Press: Input.dispatchKeyEvent.
+//   - Select: DOM.resolveNode, Runtime.callFunctionOn (pagejs.Select),
+//     Runtime.releaseObjectGroup. Upload: DOM.describeNode,
+//     DOM.setFileInputFiles.
+//   - Scroll: Page.getLayoutMetrics (or, with a ref, Click's aiming
+//     without the hit test), Input.dispatchMouseEvent (mouseWheel).
+//   - Evaluate: Runtime.evaluate (returnByValue, awaitPromise). PageInfo:
+//     Runtime.evaluate (pagejs.PageInfo).
+//   - WaitLoad: Page.getFrameTree, Runtime.evaluate (pagejs.ReadyState),
+//     Page.lifecycleEvent. WaitNavigation: Page.getFrameTree,
+//     Page.lifecycleEvent.
+//   - WaitVisible, WaitCondition: Runtime.evaluate of pagejs.PollCall
+//     (awaitPromise), again after a navigation; Page.getFrameTree.
+//   - WaitNetworkIdle: Network.enable, then Network.requestWillBeSent,
+//     loadingFinished and loadingFailed.
+//   - Screenshot: Page.getLayoutMetrics, Page.captureScreenshot.
+//   - Dialogs (SetDialogHandler, AnswerDialog): Page.javascriptDialogOpening
+//     and javascriptDialogClosed, Page.handleJavaScriptDialog. While a
+//     dialog is open the page answers nothing else.
+//   - WaitDownload: Browser.downloadWillBegin and Browser.downloadProgress
+//     (on the browser's session), Page.getFrameTree.
 //
 // # Scripting
 //

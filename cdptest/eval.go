@@ -12,6 +12,7 @@ import (
 // remoteObject is a Runtime.RemoteObject for a primitive.
 type remoteObject struct {
 	Type                string `json:"type"`
+	Subtype             string `json:"subtype,omitempty"`
 	Value               any    `json:"value,omitempty"`
 	UnserializableValue string `json:"unserializableValue,omitempty"`
 	Description         string `json:"description,omitempty"`
@@ -22,19 +23,19 @@ var undefined = remoteObject{Type: "undefined"}
 // evaluate understands numbers and their arithmetic (+ - * / % and
 // parentheses), string literals and their concatenation, document.title,
 // document.URL, location.href and window.location.href. Anything else is
-// undefined.
-func evaluate(expr, title, href string) remoteObject {
-	p := &parser{src: strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(expr), ";")), title: title, href: href}
+// not understood: ok is false.
+func evaluate(expr, title, href string) (_ remoteObject, ok bool) {
+	p := &parser{src: trimExpr(expr), title: title, href: href}
 	if p.src == "" {
-		return undefined
+		return undefined, true
 	}
 	v, ok := p.expr()
 	p.space()
 	if !ok || p.pos != len(p.src) {
-		return undefined
+		return remoteObject{}, false
 	}
 	if v.isStr {
-		return remoteObject{Type: "string", Value: v.str}
+		return remoteObject{Type: "string", Value: v.str}, true
 	}
 	n := v.num
 	switch {
@@ -43,9 +44,9 @@ func evaluate(expr, title, href string) remoteObject {
 		if n == 0 {
 			s = "-0"
 		}
-		return remoteObject{Type: "number", UnserializableValue: s, Description: s}
+		return remoteObject{Type: "number", UnserializableValue: s, Description: s}, true
 	}
-	return remoteObject{Type: "number", Value: n, Description: jsNumber(n)}
+	return remoteObject{Type: "number", Value: n, Description: jsNumber(n)}, true
 }
 
 type value struct {

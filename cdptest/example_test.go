@@ -72,5 +72,5 @@ func ExampleBrowser_Handle() {
 	// Output:
 	// {"id":1,"error":{"code":-32000,"message":"Browser is shutting down"}}
 	// {"id":2,"result":{"cookies":[]}}
-	// {"id":3,"error":{"code":-32601,"message":"'Storage.clearCookies' wasn't found"}}
+	// {"id":3,"error":{"code":-32601,"message":"'Storage.clearCookies' wasn't found","data":"cdptest does not implement Storage.clearCookies: answer it with Browser.Handle(\"Storage.clearCookies\", …)"}}
 }

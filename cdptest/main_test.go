@@ -10,9 +10,10 @@ import (
 	"github.com/browserpool/browserpool/internal/leakcheck"
 )
 
-// TestMain fails the run if a goroutine started by a test outlives it.
+// TestMain fails the run if a goroutine started by a test outlives it
+// (once the pool the tests share is closed).
 func TestMain(m *testing.M) {
-	leakcheck.Main(m, leakcheck.MainOptions{})
+	leakcheck.Main(m, leakcheck.MainOptions{AfterTests: closeShared})
 }
 
 // rawConn drives a fake browser's transport directly.

@@ -21,8 +21,17 @@ var (
 	errNoSession       = &Error{Code: -32602, Message: "No session with given id"}
 )
 
+// errNotFound is Chrome's reply to a method it does not have.
 func errNotFound(method string) *Error {
 	return &Error{Code: -32601, Message: "'" + method + "' wasn't found"}
+}
+
+// errNotImplemented is Chrome's reply to a method the fake does not
+// implement, with a word in the data on how to script it.
+func errNotImplemented(method string) *Error {
+	e := errNotFound(method)
+	e.Data = "cdptest does not implement " + method + `: answer it with Browser.Handle("` + method + `", …)`
+	return e
 }
 
 // receive handles one request written by the client.
@@ -35,6 +44,7 @@ func (b *Browser) receive(data []byte) error {
 		b.mu.Unlock()
 		return io.ErrClosedPipe
 	}
+	defer b.runAfterUnlock()
 	var bad *Error
 	switch {
 	case decodeErr != nil:
@@ -81,6 +91,13 @@ func (b *Browser) receive(data []byte) error {
 		return nil
 	}
 	h := b.handlers[method]
+	if h == nil && s.target != nil && s.target.dialog != nil && !browserSide && method != "Page.handleJavaScriptDialog" {
+		// A dialog holds the renderer: answered once it closes.
+		d := s.target.dialog
+		d.held = append(d.held, heldCall{s: s, id: id, method: method, params: slices.Clone(req.Params)})
+		b.mu.Unlock()
+		return nil
+	}
 	if h == nil {
 		b.builtinLocked(s, id, method, req.Params, browserSide)
 		b.mu.Unlock()
@@ -126,6 +143,10 @@ type outcome struct {
 	post   []event // sent right after the reply, in the same batch
 	self   bool    // the call ended its own session: reply anyway
 	after  func()  // runs once the reply is sent or lost with its session
+
+	hold    bool                 // a dialog opened: send post now, the reply once it closes
+	noReply bool                 // the reply is sent later (a poll waiting for its check)
+	later   func() (any, *Error) // computes the reply once the lock is released
 }
 
 type event struct {
@@ -140,11 +161,36 @@ func (b *Browser) builtinLocked(s *session, id int64, method string, params json
 	f := builtins[method]
 	var o outcome
 	switch {
-	case f == nil, s.target == nil && !browserSide:
+	case f == nil:
+		o.err = errNotImplemented(method)
+	case s.target == nil && !browserSide:
 		o.err = errNotFound(method)
 	default:
+		b.callID = id
 		o = f(b, s, params)
 	}
+	if t := s.target; t != nil && len(t.polls) > 0 && t.dialog == nil {
+		defer b.recheckPollsLocked(t)
+	}
+	if o.noReply {
+		return
+	}
+	if o.later != nil {
+		// Slow work (encoding an image) runs once the lock is released.
+		later := o.later
+		b.afterUnlock = append(b.afterUnlock, func() {
+			result, e := later()
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.replyLocked(s, id, method, browserSide, outcome{result: result, err: e})
+		})
+		return
+	}
+	b.replyLocked(s, id, method, browserSide, o)
+}
+
+// replyLocked sends a built-in method's reply and the events of o.
+func (b *Browser) replyLocked(s *session, id int64, method string, browserSide bool, o outcome) {
 	var raw json.RawMessage
 	if o.err == nil {
 		raw = mustMarshal(method+" result", o.result)
@@ -152,7 +198,13 @@ func (b *Browser) builtinLocked(s *session, id int64, method string, params json
 			raw = json.RawMessage("{}")
 		}
 	}
-	msgs := [][]byte{encodeReply(id, s.id, raw, o.err)}
+	reply := encodeReply(id, s.id, raw, o.err)
+	msgs := [][]byte{reply}
+	if o.hold {
+		// A dialog opened: its events go now, the reply once it closes.
+		msgs = nil
+		s.target.dialog.heldReply = &batch{name: method, on: s, dropOnCrash: true, msgs: [][]byte{reply}}
+	}
 	for _, ev := range o.post {
 		msgs = append(msgs, encodeEvent(ev.on.id, ev.method, ev.params))
 	}
@@ -161,6 +213,23 @@ func (b *Browser) builtinLocked(s *session, id int64, method string, params json
 		bt.on = nil
 	}
 	b.shapeLocked(bt)
+}
+
+// runAfterUnlock releases the lock and runs the work queued for after it
+// (file writes, image encoding), in order.
+func (b *Browser) runAfterUnlock() {
+	for {
+		b.mu.Lock()
+		work := b.afterUnlock
+		b.afterUnlock = nil
+		b.mu.Unlock()
+		if len(work) == 0 {
+			return
+		}
+		for _, f := range work {
+			f()
+		}
+	}
 }
 
 var builtins map[string]func(b *Browser, s *session, params json.RawMessage) outcome
@@ -197,6 +266,9 @@ func init() {
 		"Page.setLifecycleEventsEnabled": (*Browser).setLifecycleEventsEnabled,
 		"Page.getNavigationHistory":      (*Browser).getNavigationHistory,
 		"Runtime.evaluate":               (*Browser).evaluateCall,
+	}
+	for m, f := range pageBuiltins {
+		builtins[m] = f
 	}
 }
 
@@ -388,46 +460,10 @@ func (b *Browser) navigate(s *session, params json.RawMessage) outcome {
 		return outcome{err: errInvalidParams}
 	}
 	t := s.target
-	t.url, t.title = p.URL, p.URL
-	t.history = append(t.history, p.URL)
-	t.loaderID = b.nextIDLocked("LOADER")
-	t.context = b.nextLocked("context")
-
+	post := b.loadLocked(t, p.URL, "Navigation")
 	res := navigateResult{FrameID: t.id, LoaderID: t.loaderID}
 	if u, err := url.Parse(p.URL); err == nil && u.Hostname() == "fail.invalid" {
 		res.ErrorText = "net::ERR_NAME_NOT_RESOLVED"
-	}
-	var post []event
-	each := func(enabled func(*session) bool, method string, params any) {
-		for _, ts := range t.sessions {
-			if enabled(ts) {
-				post = append(post, event{ts, method, params})
-			}
-		}
-	}
-	page := func(x *session) bool { return x.page }
-	lifecycle := func(x *session) bool { return x.page && x.lifecycle }
-	runtime := func(x *session) bool { return x.runtime }
-	phase := func(name string) { each(lifecycle, "Page.lifecycleEvent", b.lifecycleLocked(t, name)) }
-	frameID := frameIDParams{FrameID: t.id}
-	each(page, "Page.frameStartedLoading", frameID)
-	phase("init")
-	each(runtime, "Runtime.executionContextsCleared", struct{}{})
-	each(page, "Page.frameNavigated", frameNavigated{Frame: b.frameLocked(t), Type: "Navigation"})
-	phase("commit")
-	each(runtime, "Runtime.executionContextCreated", contextEvent{Context: b.contextLocked(t)})
-	ts := timestamp{Timestamp: time.Since(b.start).Seconds()}
-	each(page, "Page.domContentEventFired", ts)
-	phase("DOMContentLoaded")
-	each(page, "Page.loadEventFired", ts)
-	phase("load")
-	each(page, "Page.frameStoppedLoading", frameID)
-	phase("networkAlmostIdle")
-	phase("networkIdle")
-	for _, ds := range b.liveSessionsLocked() {
-		if ds.discover {
-			post = append(post, event{ds, "Target.targetInfoChanged", targetEvent{TargetInfo: b.infoLocked(t)}})
-		}
 	}
 	return outcome{result: res, post: post}
 }
@@ -462,18 +498,6 @@ func (b *Browser) getNavigationHistory(s *session, _ json.RawMessage) outcome {
 	}{len(entries) - 1, entries}}
 }
 
-func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
-	var p struct {
-		Expression string `json:"expression"`
-	}
-	if e := decode(params, &p); e != nil {
-		return outcome{err: e}
-	}
-	return outcome{result: struct {
-		Result remoteObject `json:"result"`
-	}{evaluate(p.Expression, s.target.title, s.target.url)}}
-}
-
 func (b *Browser) frameLocked(t *target) frame {
 	return frame{
 		ID:                             t.id,
@@ -502,103 +526,4 @@ func origin(raw string) string {
 		return "://"
 	}
 	return u.Scheme + "://" + u.Host
-}
-
-// Wire types, in Chrome's field order.
-
-type version struct {
-	ProtocolVersion string `json:"protocolVersion"`
-	Product         string `json:"product"`
-	Revision        string `json:"revision"`
-	UserAgent       string `json:"userAgent"`
-	JSVersion       string `json:"jsVersion"`
-}
-
-type targetInfo struct {
-	TargetID         string `json:"targetId"`
-	Type             string `json:"type"`
-	Title            string `json:"title"`
-	URL              string `json:"url"`
-	Attached         bool   `json:"attached"`
-	CanAccessOpener  bool   `json:"canAccessOpener"`
-	BrowserContextID string `json:"browserContextId"`
-}
-
-type targetEvent struct {
-	TargetInfo targetInfo `json:"targetInfo"`
-}
-
-type targetIDParams struct {
-	TargetID string `json:"targetId"`
-}
-
-type targetCrashed struct {
-	TargetID  string `json:"targetId"`
-	Status    string `json:"status"`
-	ErrorCode int    `json:"errorCode"`
-}
-
-type attachedToTarget struct {
-	SessionID          string     `json:"sessionId"`
-	TargetInfo         targetInfo `json:"targetInfo"`
-	WaitingForDebugger bool       `json:"waitingForDebugger"`
-}
-
-type detachedFromTarget struct {
-	SessionID string `json:"sessionId"`
-	TargetID  string `json:"targetId"`
-}
-
-type navigateResult struct {
-	FrameID   string `json:"frameId"`
-	LoaderID  string `json:"loaderId"`
-	ErrorText string `json:"errorText,omitempty"`
-}
-
-type lifecycleEvent struct {
-	FrameID   string  `json:"frameId"`
-	LoaderID  string  `json:"loaderId"`
-	Name      string  `json:"name"`
-	Timestamp float64 `json:"timestamp"`
-}
-
-type frameIDParams struct {
-	FrameID string `json:"frameId"`
-}
-
-type timestamp struct {
-	Timestamp float64 `json:"timestamp"`
-}
-
-type frame struct {
-	ID                             string   `json:"id"`
-	LoaderID                       string   `json:"loaderId"`
-	URL                            string   `json:"url"`
-	DomainAndRegistry              string   `json:"domainAndRegistry"`
-	SecurityOrigin                 string   `json:"securityOrigin"`
-	MimeType                       string   `json:"mimeType"`
-	SecureContextType              string   `json:"secureContextType"`
-	CrossOriginIsolatedContextType string   `json:"crossOriginIsolatedContextType"`
-	GatedAPIFeatures               []string `json:"gatedAPIFeatures"`
-}
-
-type frameNavigated struct {
-	Frame frame  `json:"frame"`
-	Type  string `json:"type"`
-}
-
-type executionContext struct {
-	ID       int    `json:"id"`
-	Origin   string `json:"origin"`
-	Name     string `json:"name"`
-	UniqueID string `json:"uniqueId"`
-	AuxData  struct {
-		IsDefault bool   `json:"isDefault"`
-		Type      string `json:"type"`
-		FrameID   string `json:"frameId"`
-	} `json:"auxData"`
-}
-
-type contextEvent struct {
-	Context executionContext `json:"context"`
 }

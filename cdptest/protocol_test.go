@@ -1,6 +1,7 @@
 package cdptest_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,11 +29,11 @@ func TestUnknownMethodGetsChromesMethodNotFoundError(t *testing.T) {
 	r.send(`{"id":4,"sessionId":"SESSION_1","method":"DOM.getDocument"}`)
 
 	want := []string{
-		`{"id":1,"error":{"code":-32601,"message":"'Storage.getCookies' wasn't found"}}`,
+		`{"id":1,"error":{"code":-32601,"message":"'Storage.getCookies' wasn't found","data":"cdptest does not implement Storage.getCookies: answer it with Browser.Handle(\"Storage.getCookies\", …)"}}`,
 		`{"method":"Target.attachedToTarget","params":{"sessionId":"SESSION_1","targetInfo":{"targetId":"TARGET_1","type":"page","title":"about:blank","url":"about:blank","attached":true,"canAccessOpener":false,"browserContextId":"CONTEXT_DEFAULT"},"waitingForDebugger":false}}`,
 		`{"id":2,"result":{"sessionId":"SESSION_1"}}`,
 		`{"id":3,"error":{"code":-32601,"message":"'Page.enable' wasn't found"}}`,
-		`{"id":4,"error":{"code":-32601,"message":"'DOM.getDocument' wasn't found"},"sessionId":"SESSION_1"}`,
+		`{"id":4,"error":{"code":-32601,"message":"'DOM.getDocument' wasn't found","data":"cdptest does not implement DOM.getDocument: answer it with Browser.Handle(\"DOM.getDocument\", …)"},"sessionId":"SESSION_1"}`,
 	}
 	if diff := cmp.Diff(want, r.nextN(len(want))); diff != "" {
 		t.Errorf("replies (-want +got):\n%s", diff)
@@ -192,9 +193,6 @@ func TestEvaluateUnderstandsArithmeticStringsTitleAndHref(t *testing.T) {
 		{`"n=" + 6*7`, `{"type":"string","value":"n=42"}`},
 		{`document.title`, `{"type":"string","value":"https://example.com/x?q=1"}`},
 		{`location.href`, `{"type":"string","value":"https://example.com/x?q=1"}`},
-		{`document.querySelector('a')`, `{"type":"undefined"}`},
-		{`1 +`, `{"type":"undefined"}`},
-		{`'a' - 1`, `{"type":"undefined"}`},
 		{``, `{"type":"undefined"}`},
 	} {
 		r.send(fmt.Sprintf(`{"id":2,"sessionId":"SESSION_1","method":"Runtime.evaluate","params":{"expression":%q}}`, tc.expr))
@@ -611,5 +609,34 @@ func TestLeakCheckIsQuietWhenTheClientClosedTheBrowserOrTheCheckIsOff(t *testing
 				t.Errorf("cleanup reported %q, want nothing", tb.errors)
 			}
 		})
+	}
+}
+
+func TestAnExpressionTheFakeCannotEvaluateIsAnErrorNamingItAndHowToScriptIt(t *testing.T) {
+	b := cdptest.NewBrowser(t, cdptest.WithPage("https://example.com/"))
+	r := newRaw(t, b)
+	defer r.tr.Close()
+	r.send(`{"id":1,"method":"Target.attachToTarget","params":{"targetId":"TARGET_1","flatten":true}}`)
+	r.fence()
+	for _, expr := range []string{`document.querySelector('a')`, `1 +`, `'a' - 1`} {
+		r.send(fmt.Sprintf(`{"id":2,"sessionId":"SESSION_1","method":"Runtime.evaluate","params":{"expression":%q}}`, expr))
+		var reply struct {
+			Error struct {
+				Code    int
+				Message string
+			}
+		}
+		if err := json.Unmarshal([]byte(r.next()), &reply); err != nil {
+			t.Fatal(err)
+		}
+		quoted, _ := json.Marshal(expr)
+		for _, want := range []string{"cannot evaluate " + string(quoted), "Page.Script", "Browser.Handle"} {
+			if !strings.Contains(reply.Error.Message, want) {
+				t.Errorf("Runtime.evaluate(%q): error %q does not say %q", expr, reply.Error.Message, want)
+			}
+		}
+		if reply.Error.Code != -32000 {
+			t.Errorf("Runtime.evaluate(%q): code %d, want -32000", expr, reply.Error.Code)
+		}
 	}
 }

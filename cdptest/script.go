@@ -18,10 +18,14 @@ import (
 type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	Data    string `json:"data,omitempty"` // more detail, as Chrome sends for some errors
 }
 
 // Error returns the reply's text as rpcc formats it.
 func (e *Error) Error() string {
+	if e.Data != "" {
+		return fmt.Sprintf("rpc error: %s (code = %d, data = %s)", e.Message, e.Code, e.Data)
+	}
 	return fmt.Sprintf("rpc error: %s (code = %d)", e.Message, e.Code)
 }
 

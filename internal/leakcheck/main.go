@@ -26,6 +26,9 @@ type MainOptions struct {
 	// the tests, and its result is the exit status.
 	HelperEnv string
 	Helper    func(value string) int
+	// AfterTests, if set, runs after the tests and before the check: it
+	// ends what the package's tests share (a pool kept across -count runs).
+	AfterTests func()
 }
 
 // Main is the TestMain of every package of this module:
@@ -59,6 +62,9 @@ func Main(m *testing.M, opts MainOptions) {
 		roots = append(roots, dir)
 	}
 	code := m.Run()
+	if opts.AfterTests != nil {
+		opts.AfterTests()
+	}
 	if err := Check(context.Background(), roots...); err != nil {
 		fmt.Fprintln(os.Stderr, "leak check:", err)
 		if code == 0 {

@@ -1,0 +1,384 @@
+// Room: fake pages described as data (Page, Element) and their
+// constructors. A page given to WithPages is a template, never changed; a
+// loaded copy of it belongs to its target and is guarded by Browser.mu
+// like every other piece of the browser's state. The Go funcs of a page
+// (Element.Does, Page.Script, dialog answers) run with Browser.mu held: they
+// get the loaded *Page and must not call methods of the Browser.
+
+package cdptest
+
+import (
+	"net/url"
+	"slices"
+)
+
+// Page is a fake web page, described as data: its URL, its title and a
+// tree of elements, with what happens when they are acted on. Give pages
+// to a browser with [WithPages]: navigating to a page's URL (Page.navigate,
+// a link, a button that navigates) loads a fresh copy of it, which the
+// library's Tab actions then read and change as they would a page in
+// Chromium. A URL without a page loads an empty page titled with its URL.
+//
+// Build one with [NewPage] and the element constructors ([Heading],
+// [Text], [TextBox], [Password], [Button], [Link], [Checkbox], [Select],
+// [FileInput], [Table], [Group]):
+//
+//	login := cdptest.NewPage("https://app.test/login", "Sign in",
+//		cdptest.Heading(1, "Sign in"),
+//		cdptest.TextBox("Email"),
+//		cdptest.Password("Password"),
+//		cdptest.Button("Sign in").Navigates("/home"),
+//	)
+//
+// Inside a Go func of the page (Element.Does, Page.Script, a dialog's
+// answer) the *Page is the loaded copy: change it with Find, Add, Remove
+// and Navigate, and by setting an element's fields.
+type Page struct {
+	URL   string
+	Title string
+	Body  []*Element
+
+	scripts map[string]func(*Page) (any, error) // by expression
+
+	// State of a loaded copy.
+	focus   *Element
+	scrollY float64
+	nextID  *int   // the target's backend node counter
+	goTo    string // set by Navigate during a Go func: where to go after it
+}
+
+// Element is one element of a [Page]: a role (as the accessibility tree
+// names it: "button", "link", "textbox", "heading", …), an accessible name,
+// a value, states, children, and what happens when it is clicked. Make
+// one with a constructor and chain the methods that set its behaviour.
+// Fields may be changed directly by a page's Go funcs.
+type Element struct {
+	Role     string
+	Name     string
+	Value    string   // a text field's text; a select's chosen option
+	Options  []string // a select's options (value and label alike)
+	Files    []string // a file input's chosen files (base names)
+	ID       string   // the element's id attribute, for Tab.WaitVisible("#id")
+	Level    int      // a heading's level
+	Href     string   // a link's URL, relative to the page's
+	Checked  bool
+	Disabled bool
+	Required bool
+	ReadOnly bool
+	Hidden   bool // not rendered (display: none): no box, not in snapshots
+	Multiple bool // a select or file input that takes several
+	Secret   bool // a password field: its value never reaches a trace
+	Children []*Element
+
+	input    string        // the HTML input type: "text", "password", "checkbox", "file", …
+	onClick  func(*Page)   // Does
+	goTo     string        // Navigates
+	dialog   *dialogSpec   // Alerts, Confirms, Prompts
+	download *downloadSpec // Downloads
+	onChange func(*Page)   // OnChange
+	backend  int           // backend DOM node id in its loaded page; 0 until numbered
+	parent   *Element      // nil at the top of the body
+	watches  []*clickWatch // armed click watches (see Runtime.callFunctionOn)
+}
+
+type dialogSpec struct {
+	typ, message, defaultPrompt string
+	then                        func(p *Page, accepted bool, text string)
+}
+
+type downloadSpec struct {
+	name string
+	data []byte
+}
+
+// NewPage returns a page at url with a title and a body.
+func NewPage(url, title string, body ...*Element) *Page {
+	return &Page{URL: url, Title: title, Body: body}
+}
+
+// Script makes Runtime.evaluate of exactly expr (surrounding space
+// ignored) answer f's value on this page, as JSON, or throw f's error as a
+// JavaScript exception. Tab.Evaluate and Tab.WaitCondition of expr then
+// work on the fake page. It returns p.
+func (p *Page) Script(expr string, f func(p *Page) (any, error)) *Page {
+	if p.scripts == nil {
+		p.scripts = make(map[string]func(*Page) (any, error))
+	}
+	p.scripts[trimExpr(expr)] = f
+	return p
+}
+
+// Find returns the first element (in document order) with this role and
+// name, or nil.
+func (p *Page) Find(role, name string) *Element {
+	var found *Element
+	walkElements(p.Body, func(e *Element) bool {
+		if found == nil && e.Role == role && e.Name == name {
+			found = e
+		}
+		return found == nil
+	})
+	return found
+}
+
+// Add appends elements to the page's body.
+func (p *Page) Add(els ...*Element) {
+	for _, e := range els {
+		e.parent = nil
+	}
+	p.Body = append(p.Body, els...)
+}
+
+// Remove takes el (and its children) out of the page.
+func (p *Page) Remove(el *Element) {
+	if el.parent != nil {
+		el.parent.Children = slices.DeleteFunc(el.parent.Children, func(x *Element) bool { return x == el })
+	} else {
+		p.Body = slices.DeleteFunc(p.Body, func(x *Element) bool { return x == el })
+	}
+	if p.focus != nil && (p.focus == el || el.contains(p.focus)) {
+		p.focus = nil
+	}
+	el.parent = nil
+}
+
+// Navigate, called from a page's Go func, makes the page navigate to u
+// (relative to its URL) once the func returns, as a script setting
+// location.href would.
+func (p *Page) Navigate(u string) { p.goTo = u }
+
+// Values returns the values of the page's text fields and selects by name
+// (a checkbox's is "on" when checked, "" otherwise), as a form would
+// submit them.
+func (p *Page) Values() map[string]string {
+	v := make(map[string]string)
+	walkElements(p.Body, func(e *Element) bool {
+		switch {
+		case e.input == "checkbox":
+			if e.Checked {
+				v[e.Name] = "on"
+			} else {
+				v[e.Name] = ""
+			}
+		case e.Role == "textbox" || e.Role == "searchbox" || e.Role == "combobox":
+			v[e.Name] = e.Value
+		}
+		return true
+	})
+	return v
+}
+
+// Add appends children to e and returns e.
+func (e *Element) Add(children ...*Element) *Element {
+	for _, c := range children {
+		c.parent = e
+	}
+	e.Children = append(e.Children, children...)
+	return e
+}
+
+// Does makes a click on e run f on the page (after a checkbox toggles, and
+// before a dialog, a download or a navigation e also starts). It returns e.
+func (e *Element) Does(f func(p *Page)) *Element { e.onClick = f; return e }
+
+// Navigates makes a click on e load u (relative to the page's URL), as a
+// link or a form's submit button does. It returns e.
+func (e *Element) Navigates(u string) *Element { e.goTo = u; return e }
+
+// Submits is Navigates for a form's submit button: a click, or Enter in a
+// text field of the page, loads u. It returns e.
+func (e *Element) Submits(u string) *Element { e.input = "submit"; e.goTo = u; return e }
+
+// Alerts makes a click on e open an alert with message. It returns e.
+func (e *Element) Alerts(message string) *Element {
+	e.dialog = &dialogSpec{typ: "alert", message: message}
+	return e
+}
+
+// Confirms makes a click on e open a confirm dialog with message; then
+// (nil: nothing) runs on the page with the answer once it is answered. It
+// returns e.
+func (e *Element) Confirms(message string, then func(p *Page, accepted bool)) *Element {
+	e.dialog = &dialogSpec{typ: "confirm", message: message}
+	if then != nil {
+		e.dialog.then = func(p *Page, ok bool, _ string) { then(p, ok) }
+	}
+	return e
+}
+
+// Prompts makes a click on e open a prompt with message and a default
+// answer; then (nil: nothing) runs on the page with the answer. It
+// returns e.
+func (e *Element) Prompts(message, defaultPrompt string, then func(p *Page, accepted bool, text string)) *Element {
+	e.dialog = &dialogSpec{typ: "prompt", message: message, defaultPrompt: defaultPrompt, then: then}
+	return e
+}
+
+// Downloads makes a click on e start a download of data suggested as name
+// (a link's URL is the download's; a button's is the page's). Once a
+// client has routed downloads (Browser.setDownloadBehavior), the file
+// lands in its download path and Browser.downloadWillBegin and
+// Browser.downloadProgress tell it so. It returns e.
+func (e *Element) Downloads(name string, data []byte) *Element {
+	e.download = &downloadSpec{name: name, data: slices.Clone(data)}
+	return e
+}
+
+// OnChange makes f run on the page whenever e's value, choice or files
+// change by an action (Fill, Select, Upload). It returns e.
+func (e *Element) OnChange(f func(p *Page)) *Element { e.onChange = f; return e }
+
+// WithID sets e's id attribute (for Tab.WaitVisible("#id")) and returns e.
+func (e *Element) WithID(id string) *Element { e.ID = id; return e }
+
+// Disable disables e and returns it.
+func (e *Element) Disable() *Element { e.Disabled = true; return e }
+
+// Require marks e as required and returns it.
+func (e *Element) Require() *Element { e.Required = true; return e }
+
+// Hide makes e not rendered (display: none) and returns it.
+func (e *Element) Hide() *Element { e.Hidden = true; return e }
+
+// WithValue sets e's value and returns e.
+func (e *Element) WithValue(v string) *Element { e.Value = v; return e }
+
+// Heading is a heading of level 1 to 6.
+func Heading(level int, text string) *Element {
+	return &Element{Role: "heading", Name: text, Level: level}
+}
+
+// Text is a paragraph of text.
+func Text(s string) *Element { return &Element{Role: "paragraph", Name: s} }
+
+// TextBox is a text input labelled name.
+func TextBox(name string) *Element { return &Element{Role: "textbox", Name: name, input: "text"} }
+
+// SearchBox is a search input labelled name.
+func SearchBox(name string) *Element {
+	return &Element{Role: "searchbox", Name: name, input: "search"}
+}
+
+// Password is a password input labelled name.
+func Password(name string) *Element {
+	return &Element{Role: "textbox", Name: name, input: "password", Secret: true}
+}
+
+// Button is a button. Chain Does, Navigates, Submits, Confirms, Downloads
+// … to say what a click does.
+func Button(name string) *Element { return &Element{Role: "button", Name: name, input: "button"} }
+
+// Link is a link to href (relative to the page's URL); a click follows it
+// unless Downloads says it downloads.
+func Link(name, href string) *Element {
+	return &Element{Role: "link", Name: name, Href: href}
+}
+
+// Checkbox is a checkbox labelled name; a click toggles it.
+func Checkbox(name string, checked bool) *Element {
+	return &Element{Role: "checkbox", Name: name, Checked: checked, input: "checkbox"}
+}
+
+// Select is a select box labelled name with these options (each the
+// option's value and label); the first is chosen.
+func Select(name string, options ...string) *Element {
+	e := &Element{Role: "combobox", Name: name, Options: options, input: "select"}
+	if len(options) > 0 {
+		e.Value = options[0]
+	}
+	return e
+}
+
+// FileInput is a file input labelled name.
+func FileInput(name string) *Element {
+	return &Element{Role: "button", Name: name, input: "file"}
+}
+
+// Table is a table with a header row and rows of cells.
+func Table(header []string, rows ...[]string) *Element {
+	t := &Element{Role: "table"}
+	row := func(role string, cells []string) *Element {
+		r := &Element{Role: "row"}
+		for _, c := range cells {
+			r.Add(&Element{Role: role, Name: c})
+		}
+		return r
+	}
+	if header != nil {
+		t.Add(row("columnheader", header))
+	}
+	for _, r := range rows {
+		t.Add(row("cell", r))
+	}
+	return t
+}
+
+// Group is an element of a role (such as "main", "navigation", "form"
+// or "generic") holding children; name may be empty.
+func Group(role, name string, children ...*Element) *Element {
+	return (&Element{Role: role, Name: name}).Add(children...)
+}
+
+// contains reports whether d is a descendant of e.
+func (e *Element) contains(d *Element) bool {
+	for p := d.parent; p != nil; p = p.parent {
+		if p == e {
+			return true
+		}
+	}
+	return false
+}
+
+// walkElements visits els and their descendants in document order while f
+// returns true.
+func walkElements(els []*Element, f func(*Element) bool) bool {
+	for _, e := range els {
+		if !f(e) || !walkElements(e.Children, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// clone copies a page template for loading, with fresh elements.
+func (p *Page) clone() *Page {
+	c := &Page{URL: p.URL, Title: p.Title, scripts: p.scripts}
+	for _, e := range p.Body {
+		c.Body = append(c.Body, e.clone(nil))
+	}
+	return c
+}
+
+func (e *Element) clone(parent *Element) *Element {
+	c := *e
+	c.parent, c.backend, c.watches = parent, 0, nil
+	c.Options, c.Files = slices.Clone(e.Options), slices.Clone(e.Files)
+	c.Children = nil
+	for _, k := range e.Children {
+		c.Children = append(c.Children, k.clone(&c))
+	}
+	return &c
+}
+
+// normURL is u as a browser shows it: an empty path is "/".
+func normURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" || p.Path != "" {
+		return u
+	}
+	p.Path = "/"
+	return p.String()
+}
+
+// resolveURL resolves ref against base.
+func resolveURL(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return b.ResolveReference(r).String()
+}

@@ -1,0 +1,230 @@
+// Room: Runtime.evaluate on a fake page and page loads. The library's own
+// expressions (internal/pagejs) are recognised by identity; a caller's
+// expression is answered by the page's scripts (Page.Script) or the tiny
+// evaluator (eval.go), and anything else is an error saying how to script
+// it. Built-in methods: they run with Browser.mu held.
+
+package cdptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/browserpool/browserpool/internal/pagejs"
+)
+
+func trimExpr(expr string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(expr), ";"))
+}
+
+// evaluateCall answers Runtime.evaluate.
+func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Expression string `json:"expression"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	t := s.target
+	pg := t.page
+	switch pagejs.Names[p.Expression] {
+	case "ReadyState":
+		return byValue("complete")
+	case "PageInfo":
+		w, h := pg.size()
+		return byValue(map[string]any{"url": pg.URL, "title": pg.Title, "vw": viewportW, "vh": viewportH,
+			"sx": 0, "sy": pg.scrollY, "pw": w, "ph": h})
+	case "SecretFocus":
+		return byValue(pg.focus != nil && pg.focus.Secret)
+	}
+	if check, ms, ok := pagejs.ParsePollCall(p.Expression); ok {
+		f, e := b.checkLocked(t, check)
+		if e != nil {
+			return outcome{err: e}
+		}
+		o, done := b.pollLocked(s, b.callID, f, ms)
+		if !done {
+			return outcome{noReply: true}
+		}
+		return o
+	}
+	v, thrown, e := b.valueLocked(t, p.Expression)
+	switch {
+	case e != nil:
+		return outcome{err: e}
+	case thrown != nil:
+		return exception(thrown)
+	}
+	return outcome{result: map[string]any{"result": v}}
+}
+
+// valueLocked evaluates a caller's expression on t's page: by the page's
+// scripts, else by the tiny evaluator. A script's error is thrown.
+func (b *Browser) valueLocked(t *target, expr string) (remoteObject, error, *Error) {
+	if f := t.page.scripts[trimExpr(expr)]; f != nil {
+		v, err := f(t.page)
+		if err != nil {
+			return remoteObject{}, err, nil
+		}
+		// By value, as JSON: what the page would return.
+		raw, merr := json.Marshal(v)
+		if merr != nil {
+			return remoteObject{}, nil, &Error{Code: -32000, Message: fmt.Sprintf("cdptest: the script for %q returned a value that is not JSON: %v", cutText(expr, 60), merr)}
+		}
+		var plain any
+		json.Unmarshal(raw, &plain)
+		return valueObject(plain), nil, nil
+	}
+	if v, ok := evaluate(expr, t.page.Title, t.page.URL); ok {
+		return v, nil, nil
+	}
+	return remoteObject{}, nil, unknownExpression(expr)
+}
+
+// unknownExpression is the error for an expression the fake cannot
+// evaluate.
+func unknownExpression(expr string) *Error {
+	return &Error{Code: -32000, Message: fmt.Sprintf("cdptest: the fake page cannot evaluate %q "+
+		"(it knows the library's page JavaScript, number and string arithmetic, document.title and location.href); "+
+		"script its value with Page.Script(expr, func(*cdptest.Page) (any, error)) on the page, "+
+		"or answer Runtime.evaluate with Browser.Handle", cutText(expr, 80))}
+}
+
+// exception is Runtime.evaluate's reply for a thrown error.
+func exception(err error) outcome {
+	desc := "Error: " + err.Error()
+	ex := map[string]any{"type": "object", "subtype": "error", "className": "Error", "description": desc}
+	return outcome{result: map[string]any{
+		"result": ex,
+		"exceptionDetails": map[string]any{"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0,
+			"exception": ex},
+	}}
+}
+
+// checkLocked turns a poll's check into a function of the page: the
+// value of a WaitCondition's expression (truthy or not), or whether a
+// WaitVisible selector's element is shown.
+func (b *Browser) checkLocked(t *target, check string) (func() (any, bool, *Error), *Error) {
+	if expr, ok := pagejs.ParseCondition(check); ok {
+		if _, _, e := b.valueLocked(t, expr); e != nil {
+			return nil, e
+		}
+		return func() (any, bool, *Error) {
+			v, thrown, e := b.valueLocked(t, expr)
+			if thrown != nil {
+				return nil, false, &Error{Code: -32000, Message: "cdptest: the script for " + fmt.Sprintf("%q", cutText(expr, 60)) + " failed: " + thrown.Error()}
+			}
+			if e != nil {
+				return nil, false, e
+			}
+			val := v.Value
+			if v.UnserializableValue != "" {
+				val = nil
+			}
+			return val, truthy(val), nil
+		}, nil
+	}
+	if sel, ok := pagejs.ParseVisibleCheck(check); ok {
+		id, isID := strings.CutPrefix(strings.TrimSpace(sel), "#")
+		if !isID || id == "" || strings.ContainsAny(id, " .,[>:#") {
+			return nil, &Error{Code: -32000, Message: fmt.Sprintf("cdptest: the fake page matches only #id selectors, not %q: give the element an ID with Element.WithID", sel)}
+		}
+		return func() (any, bool, *Error) {
+			var found *Element
+			walkElements(t.page.Body, func(e *Element) bool {
+				if e.ID == id {
+					found = e
+				}
+				return found == nil
+			})
+			if found == nil {
+				return false, false, nil
+			}
+			_, shown := t.page.layout()[found]
+			return shown, shown, nil
+		}, nil
+	}
+	return nil, &Error{Code: -32000, Message: fmt.Sprintf("cdptest: the fake page cannot poll the check %q: script it with Browser.Handle(\"Runtime.evaluate\", …)", cutText(check, 80))}
+}
+
+// truthy is JavaScript's truthiness of a JSON value.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case float64:
+		return x != 0
+	case int:
+		return x != 0
+	}
+	return true
+}
+
+// pageForLocked returns a fresh copy of the page at u, or an empty page
+// titled u.
+func (b *Browser) pageForLocked(t *target, u string) *Page {
+	var pg *Page
+	if tmpl := b.pages[normURL(u)]; tmpl != nil {
+		pg = tmpl.clone()
+		pg.URL = u
+	} else {
+		pg = &Page{URL: u, Title: u}
+	}
+	pg.nextID = &t.nodeIDs
+	return pg
+}
+
+// loadLocked loads u in t as a new document (typ is frameNavigated's
+// type) and returns the events of the load, for the sessions that enabled
+// them. Polls in flight fail as the old document's context is destroyed.
+func (b *Browser) loadLocked(t *target, u, typ string) []event {
+	for _, pp := range append([]*pendingPoll(nil), t.polls...) {
+		b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, nil, &Error{Code: -32000, Message: "Execution context was destroyed."}))
+	}
+	t.page = b.pageForLocked(t, u)
+	t.url, t.title = u, t.page.Title
+	t.history = append(t.history, u)
+	t.loaderID = b.nextIDLocked("LOADER")
+	t.context = b.nextLocked("context")
+	t.objects = make(map[string]*object)
+	t.pressed, t.selectAll = nil, false
+
+	var post []event
+	each := func(enabled func(*session) bool, method string, params any) {
+		for _, ts := range t.sessions {
+			if enabled(ts) {
+				post = append(post, event{ts, method, params})
+			}
+		}
+	}
+	page := func(x *session) bool { return x.page }
+	lifecycle := func(x *session) bool { return x.page && x.lifecycle }
+	runtime := func(x *session) bool { return x.runtime }
+	phase := func(name string) { each(lifecycle, "Page.lifecycleEvent", b.lifecycleLocked(t, name)) }
+	frameID := frameIDParams{FrameID: t.id}
+	each(page, "Page.frameStartedLoading", frameID)
+	phase("init")
+	each(runtime, "Runtime.executionContextsCleared", struct{}{})
+	each(page, "Page.frameNavigated", frameNavigated{Frame: b.frameLocked(t), Type: typ})
+	phase("commit")
+	each(runtime, "Runtime.executionContextCreated", contextEvent{Context: b.contextLocked(t)})
+	ts := timestamp{Timestamp: b.sinceStart()}
+	each(page, "Page.domContentEventFired", ts)
+	phase("DOMContentLoaded")
+	each(page, "Page.loadEventFired", ts)
+	phase("load")
+	each(page, "Page.frameStoppedLoading", frameID)
+	phase("networkAlmostIdle")
+	phase("networkIdle")
+	for _, ds := range b.liveSessionsLocked() {
+		if ds.discover {
+			post = append(post, event{ds, "Target.targetInfoChanged", targetEvent{TargetInfo: b.infoLocked(t)}})
+		}
+	}
+	return post
+}

@@ -1,0 +1,537 @@
+// Room: the page protocol of fake pages: the DOM, Input, Runtime and
+// Page methods the library's Tab actions use, answered from a target's
+// loaded Page. Built-in methods: they run with Browser.mu held, as every
+// built-in does (see protocol.go), and so do the page's Go funcs they
+// call.
+
+package cdptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/browserpool/browserpool/internal/pagejs"
+)
+
+// Chrome's errors for nodes and objects that are gone.
+var (
+	errNoNode   = &Error{Code: -32000, Message: "No node with given id found"}
+	errNoObject = &Error{Code: -32000, Message: "Could not find object with given id"}
+	errNoLayout = &Error{Code: -32000, Message: "Node does not have a layout object"}
+	errNoQuads  = &Error{Code: -32000, Message: "Could not compute content quads."}
+	errNoDialog = &Error{Code: -32000, Message: "No dialog is showing"}
+)
+
+// The fake's viewport, in CSS pixels: what the library's headless
+// Chromium shows of its default 800×600 window.
+const (
+	viewportW = 780
+	viewportH = 493
+)
+
+// object is a JavaScript object a client holds by id: a DOM node or a
+// click watch.
+type object struct {
+	el    *Element
+	watch *clickWatch
+	group string
+}
+
+// clickWatch is a click watch armed by pagejs.ClickArm on an element.
+type clickWatch struct {
+	el               *Element
+	pressed, clicked bool
+	stopped          bool
+}
+
+// pageBuiltins are the page methods, merged into builtins.
+var pageBuiltins = map[string]func(*Browser, *session, json.RawMessage) outcome{
+	"Accessibility.getFullAXTree":     (*Browser).getFullAXTree,
+	"DOM.scrollIntoViewIfNeeded":      (*Browser).scrollIntoView,
+	"DOM.getContentQuads":             (*Browser).getContentQuads,
+	"DOM.getBoxModel":                 (*Browser).getBoxModel,
+	"DOM.getNodeForLocation":          (*Browser).getNodeForLocation,
+	"DOM.describeNode":                (*Browser).describeNode,
+	"DOM.resolveNode":                 (*Browser).resolveNode,
+	"DOM.setFileInputFiles":           (*Browser).setFileInputFiles,
+	"Runtime.callFunctionOn":          (*Browser).callFunctionOn,
+	"Runtime.releaseObjectGroup":      (*Browser).releaseObjectGroup,
+	"Page.getLayoutMetrics":           (*Browser).getLayoutMetrics,
+	"Page.captureScreenshot":          (*Browser).captureScreenshot,
+	"Page.handleJavaScriptDialog":     (*Browser).handleDialog,
+	"Input.dispatchMouseEvent":        (*Browser).dispatchMouseEvent,
+	"Input.dispatchKeyEvent":          (*Browser).dispatchKeyEvent,
+	"Input.insertText":                (*Browser).insertText,
+	"Browser.setDownloadBehavior":     (*Browser).setDownloadBehavior,
+	"Network.enable":                  set(func(*session) {}),
+	"Network.disable":                 set(func(*session) {}),
+	"Runtime.runIfWaitingForDebugger": set(func(*session) {}),
+}
+
+type nodeParams struct {
+	Backend  int    `json:"backendNodeId"`
+	ObjectID string `json:"objectId"`
+	Group    string `json:"objectGroup"`
+}
+
+// nodeLocked finds the element a call names by backend id (or object id)
+// in the target's current page.
+func (b *Browser) nodeLocked(s *session, params json.RawMessage) (*Element, *nodeParams, *Error) {
+	var p nodeParams
+	if e := decode(params, &p); e != nil {
+		return nil, nil, e
+	}
+	pg := s.target.page
+	if p.ObjectID != "" {
+		o := s.target.objects[p.ObjectID]
+		if o == nil || o.el == nil {
+			return nil, &p, errNoObject
+		}
+		return o.el, &p, nil
+	}
+	if el := pg.byBackend(p.Backend); el != nil {
+		return el, &p, nil
+	}
+	return nil, &p, errNoNode
+}
+
+func (b *Browser) scrollIntoView(s *session, params json.RawMessage) outcome {
+	el, _, e := b.nodeLocked(s, params)
+	if e != nil {
+		return outcome{err: e}
+	}
+	pg := s.target.page
+	bx, ok := pg.layout()[el]
+	if !ok {
+		return outcome{err: errNoLayout}
+	}
+	if bx.y < pg.scrollY || bx.y+bx.h > pg.scrollY+viewportH {
+		pg.scrollTo(bx.y + bx.h/2 - viewportH/2)
+	}
+	return outcome{}
+}
+
+func (b *Browser) getContentQuads(s *session, params json.RawMessage) outcome {
+	el, _, e := b.nodeLocked(s, params)
+	if e != nil {
+		return outcome{err: e}
+	}
+	pg := s.target.page
+	bx, ok := pg.layout()[el]
+	if !ok {
+		return outcome{err: errNoQuads}
+	}
+	y := bx.y - pg.scrollY
+	q := []float64{bx.x, y, bx.x + bx.w, y, bx.x + bx.w, y + bx.h, bx.x, y + bx.h}
+	return outcome{result: map[string]any{"quads": [][]float64{q}}}
+}
+
+func (b *Browser) getBoxModel(s *session, params json.RawMessage) outcome {
+	el, _, e := b.nodeLocked(s, params)
+	if e != nil {
+		return outcome{err: e}
+	}
+	pg := s.target.page
+	bx, ok := pg.layout()[el]
+	if !ok {
+		return outcome{err: &Error{Code: -32000, Message: "Could not compute box model."}}
+	}
+	y := bx.y - pg.scrollY
+	q := []float64{bx.x, y, bx.x + bx.w, y, bx.x + bx.w, y + bx.h, bx.x, y + bx.h}
+	return outcome{result: map[string]any{"model": map[string]any{
+		"content": q, "padding": q, "border": q, "margin": q, "width": bx.w, "height": bx.h,
+	}}}
+}
+
+func (b *Browser) getNodeForLocation(s *session, params json.RawMessage) outcome {
+	var p struct {
+		X, Y float64
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	pg := s.target.page
+	el := pg.at(p.X, p.Y) // document coordinates
+	id := 1               // the document's body: nothing else is there
+	if el != nil {
+		id = pg.idOf(el)
+	}
+	return outcome{result: map[string]any{"backendNodeId": id, "frameId": s.target.id}}
+}
+
+func (b *Browser) describeNode(s *session, params json.RawMessage) outcome {
+	el, _, e := b.nodeLocked(s, params)
+	if e != nil {
+		return outcome{err: e}
+	}
+	name, attrs := el.tag()
+	return outcome{result: map[string]any{"node": map[string]any{
+		"nodeId": 0, "backendNodeId": s.target.page.idOf(el), "nodeType": 1,
+		"nodeName": name, "localName": strings.ToLower(name), "nodeValue": "", "attributes": attrs,
+	}}}
+}
+
+// tag returns the HTML tag name and attributes an element stands for.
+func (e *Element) tag() (string, []string) {
+	attrs := []string{}
+	if e.ID != "" {
+		attrs = append(attrs, "id", e.ID)
+	}
+	switch {
+	case e.input == "select":
+		if e.Multiple {
+			attrs = append(attrs, "multiple", "")
+		}
+		return "SELECT", attrs
+	case e.input == "button" || e.input == "submit":
+		return "BUTTON", attrs
+	case e.input != "":
+		attrs = append(attrs, "type", e.input)
+		if e.Multiple {
+			attrs = append(attrs, "multiple", "")
+		}
+		return "INPUT", attrs
+	case e.Role == "link":
+		return "A", append(attrs, "href", e.Href)
+	case e.Role == "heading":
+		return fmt.Sprintf("H%d", max(e.Level, 1)), attrs
+	case e.Role == "paragraph":
+		return "P", attrs
+	case e.Role == "table":
+		return "TABLE", attrs
+	case e.Role == "row":
+		return "TR", attrs
+	case e.Role == "cell":
+		return "TD", attrs
+	case e.Role == "columnheader":
+		return "TH", attrs
+	}
+	return "DIV", attrs
+}
+
+func (b *Browser) resolveNode(s *session, params json.RawMessage) outcome {
+	el, p, e := b.nodeLocked(s, params)
+	if e != nil {
+		return outcome{err: e}
+	}
+	id := b.newObjectLocked(s.target, &object{el: el, group: p.Group})
+	name, _ := el.tag()
+	return outcome{result: map[string]any{"object": map[string]any{
+		"type": "object", "subtype": "node", "className": "HTML" + name + "Element", "objectId": id,
+	}}}
+}
+
+func (b *Browser) newObjectLocked(t *target, o *object) string {
+	id := fmt.Sprintf("OBJECT_%d", b.nextLocked("object"))
+	t.objects[id] = o
+	return id
+}
+
+func (b *Browser) releaseObjectGroup(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Group string `json:"objectGroup"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	for id, o := range s.target.objects {
+		if o.group == p.Group {
+			delete(s.target.objects, id)
+		}
+	}
+	return outcome{}
+}
+
+func (b *Browser) setFileInputFiles(s *session, params json.RawMessage) outcome {
+	el, _, e := b.nodeLocked(s, params)
+	if e != nil {
+		return outcome{err: e}
+	}
+	var p struct {
+		Files []string `json:"files"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	if el.input != "file" {
+		return outcome{err: &Error{Code: -32000, Message: "Node is not a file input element"}}
+	}
+	el.Files = nil
+	for _, f := range p.Files {
+		el.Files = append(el.Files, baseName(f))
+	}
+	b.changedLocked(s.target, el)
+	return outcome{}
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// changedLocked runs el's OnChange.
+func (b *Browser) changedLocked(t *target, el *Element) {
+	if el.onChange != nil {
+		el.onChange(t.page)
+	}
+}
+
+// callArg is one argument of Runtime.callFunctionOn.
+type callArg struct {
+	Value    json.RawMessage `json:"value"`
+	ObjectID string          `json:"objectId"`
+}
+
+func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Fn       string    `json:"functionDeclaration"`
+		ObjectID string    `json:"objectId"`
+		Args     []callArg `json:"arguments"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	t := s.target
+	this := t.objects[p.ObjectID]
+	name := pagejs.Names[p.Fn]
+	if name == "" {
+		return outcome{err: unknownFunction(p.Fn)}
+	}
+	if this == nil {
+		return outcome{err: errNoObject}
+	}
+	arg := func(i int) json.RawMessage {
+		if i < len(p.Args) {
+			return p.Args[i].Value
+		}
+		return nil
+	}
+	pg := t.page
+	switch name {
+	case "ClickArm":
+		if this.el == nil {
+			break
+		}
+		if this.el.Disabled {
+			return byValue("disabled")
+		}
+		w := &clickWatch{el: this.el}
+		this.el.watches = append(this.el.watches, w)
+		id := b.newObjectLocked(t, &object{watch: w, group: this.group})
+		return outcome{result: map[string]any{"result": map[string]any{"type": "object", "className": "Object", "objectId": id}}}
+	case "ClickReport":
+		w := this.watch
+		if w == nil {
+			break
+		}
+		var stop bool
+		json.Unmarshal(arg(0), &stop)
+		if stop {
+			w.stop()
+		}
+		_, shown := pg.layout()[w.el]
+		return byValue(map[string]any{
+			"pressed": w.pressed, "clicked": w.clicked, "pressOn": "", "releaseOn": "",
+			"connected": pg.has(w.el), "shown": shown, "disabled": w.el.Disabled,
+		})
+	case "ClickDisarm":
+		if this.watch == nil {
+			break
+		}
+		this.watch.stop()
+		return outcome{result: map[string]any{"result": undefined}}
+	case "Cover":
+		var h *Element
+		if len(p.Args) > 0 {
+			if o := t.objects[p.Args[0].ObjectID]; o != nil {
+				h = o.el
+			}
+		}
+		if this.el == nil {
+			break
+		}
+		if h == this.el || h != nil && this.el.contains(h) {
+			return byValue(map[string]any{"ok": true})
+		}
+		_, shown := pg.layout()[this.el]
+		return byValue(map[string]any{"ok": false, "visible": shown, "cover": h.describe()})
+	case "Fill":
+		if this.el == nil {
+			break
+		}
+		el := this.el
+		kind := "other"
+		switch el.input {
+		case "text", "password", "search", "email":
+			kind = "text"
+		case "checkbox", "radio", "file", "submit", "button":
+			kind = el.input
+		case "select":
+			kind = "select"
+		}
+		res := map[string]any{"kind": kind, "secret": el.Secret}
+		if kind != "text" {
+			return byValue(res)
+		}
+		if el.Disabled {
+			res["kind"] = "disabled"
+			return byValue(res)
+		}
+		if el.ReadOnly {
+			res["kind"] = "readonly"
+			return byValue(res)
+		}
+		pg.focus = el
+		t.selectAll = true
+		return byValue(res)
+	case "FillDone":
+		if this.el == nil {
+			break
+		}
+		var v string
+		json.Unmarshal(arg(0), &v)
+		this.el.Value = v
+		b.changedLocked(t, this.el)
+		return byValue(true)
+	case "Select":
+		if this.el == nil {
+			break
+		}
+		var vals []string
+		json.Unmarshal(arg(0), &vals)
+		return byValue(b.selectLocked(t, this.el, vals))
+	}
+	return outcome{err: &Error{Code: -32000, Message: fmt.Sprintf("cdptest: pagejs.%s called on an object it does not apply to", name)}}
+}
+
+// selectLocked is pagejs.Select on a fake select box.
+func (b *Browser) selectLocked(t *target, el *Element, vals []string) map[string]any {
+	if el.input != "select" {
+		return map[string]any{"err": "not-select"}
+	}
+	if el.Disabled {
+		return map[string]any{"err": "disabled"}
+	}
+	var pick []string
+	for _, v := range vals {
+		found := false
+		for _, o := range el.Options {
+			if o == v || strings.Join(strings.Fields(o), " ") == strings.Join(strings.Fields(v), " ") {
+				pick, found = append(pick, o), true
+				break
+			}
+		}
+		if !found {
+			return map[string]any{"err": "missing", "missing": v, "options": el.Options[:min(len(el.Options), 30)]}
+		}
+	}
+	if !el.Multiple && len(pick) != 1 {
+		return map[string]any{"err": "single"}
+	}
+	t.page.focus = el
+	el.Value = strings.Join(pick, ",")
+	b.changedLocked(t, el)
+	return map[string]any{"selected": pick}
+}
+
+func (w *clickWatch) stop() {
+	if w.stopped {
+		return
+	}
+	w.stopped = true
+	el := w.el
+	for i, x := range el.watches {
+		if x == w {
+			el.watches = append(el.watches[:i], el.watches[i+1:]...)
+			break
+		}
+	}
+}
+
+// describe is pagejs.Describe of a fake element.
+func (e *Element) describe() string {
+	if e == nil {
+		return ""
+	}
+	name, _ := e.tag()
+	d := strings.ToLower(name)
+	if e.ID != "" {
+		d += "#" + e.ID
+	}
+	if e.Name != "" {
+		d += fmt.Sprintf(" %q", e.Name)
+	}
+	return d
+}
+
+// byValue is a Runtime result returned by value.
+func byValue(v any) outcome {
+	return outcome{result: map[string]any{"result": valueObject(v)}}
+}
+
+// valueObject is the RemoteObject of a JSON value returned by value.
+func valueObject(v any) remoteObject {
+	switch x := v.(type) {
+	case nil:
+		return remoteObject{Type: "object", Subtype: "null", Value: json.RawMessage("null")}
+	case string:
+		return remoteObject{Type: "string", Value: x}
+	case bool:
+		return remoteObject{Type: "boolean", Value: x}
+	case int, int64, float64, float32, int32:
+		return remoteObject{Type: "number", Value: x, Description: fmt.Sprint(x)}
+	}
+	return remoteObject{Type: "object", Value: v}
+}
+
+// unknownFunction is the error for a Runtime.callFunctionOn of a function
+// that is not one of the library's page functions.
+func unknownFunction(fn string) *Error {
+	return &Error{Code: -32000, Message: fmt.Sprintf("cdptest: the fake page does not know the function %q "+
+		"(only the library's page JavaScript, internal/pagejs, is built in); "+
+		"answer it with Browser.Handle(\"Runtime.callFunctionOn\", …), returning cdptest.ErrNotHandled for the calls it should leave alone",
+		cutText(fn, 80))}
+}
+
+// cutText cuts s to n bytes with an ellipsis, on one line.
+func cutText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func (b *Browser) getLayoutMetrics(s *session, _ json.RawMessage) outcome {
+	pg := s.target.page
+	w, h := pg.size()
+	vp := map[string]any{"pageX": 0, "pageY": pg.scrollY, "clientWidth": viewportW, "clientHeight": viewportH}
+	vv := map[string]any{"offsetX": 0, "offsetY": 0, "pageX": 0, "pageY": pg.scrollY,
+		"clientWidth": viewportW, "clientHeight": viewportH, "scale": 1, "zoom": 1}
+	cs := map[string]any{"x": 0, "y": 0, "width": w, "height": h}
+	return outcome{result: map[string]any{
+		"layoutViewport": vp, "visualViewport": vv, "contentSize": cs,
+		"cssLayoutViewport": vp, "cssVisualViewport": vv, "cssContentSize": cs,
+	}}
+}
+
+func (b *Browser) setDownloadBehavior(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Behavior      string `json:"behavior"`
+		DownloadPath  string `json:"downloadPath"`
+		EventsEnabled bool   `json:"eventsEnabled"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	switch p.Behavior {
+	case "allow", "allowAndName", "deny", "default":
+	default:
+		return outcome{err: errInvalidParams}
+	}
+	b.downloads = downloadBehavior{behavior: p.Behavior, path: p.DownloadPath, events: p.EventsEnabled, on: s}
+	return outcome{}
+}
