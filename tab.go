@@ -57,6 +57,7 @@ type tabDeps struct {
 	navigationTimeout time.Duration // Config.NavigationTimeout: bounds Tab.Navigate
 	log               *slog.Logger  // the pool's logger; never nil (silent by default)
 	events            *eventQueue   // the pool's hook queue: trace recorders run on it
+	viewport          Viewport      // Config.Viewport, set at connect; zero leaves the browser's size (attached browsers)
 }
 
 func newTab(s *Session, id string, deps tabDeps) *Tab {
@@ -103,9 +104,10 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 			return err
 		}
 	}
-	// Both in flight at once: one round trip, not two.
+	// All in flight at once: one round trip, not three.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return t.client.Page.Enable(gctx) })
+	g.Go(func() error { return t.applyViewport(gctx) })
 	g.Go(func() error {
 		return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
 	})

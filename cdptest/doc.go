@@ -31,7 +31,8 @@
 // getFrameTree and getNavigationHistory;
 // Runtime.enable and Runtime.evaluate of a tiny subset (number
 // arithmetic, string literals, document.title, location.href; anything
-// else is undefined); Inspector.enable. Any other method gets Chrome's
+// else is undefined); Inspector.enable; Emulation.setDeviceMetricsOverride
+// (accepted, no effect). Any other method gets Chrome's
 // {"code":-32601,"message":"'X.y' wasn't found"}, and a call on a session
 // the browser does not know gets Chrome's sessionless reply
 // {"id":N,"error":{"code":-32001,"message":"Session with given id not
