@@ -128,6 +128,8 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 		t.x.dialogOpened(params)
 	case "":
 		t.x.ended()
+	default:
+		t.x.onToolEvent(method, params) // console, network log, drag (tab_console.go)
 	}
 }
 
@@ -273,6 +275,10 @@ type tabExt struct {
 	input  inputState
 	trace  traceRing
 	net    netState
+	// The tools' state (tab_console.go, tab_network.go, tab_drag.go).
+	console consoleState
+	netlog  netLog
+	drag    dragState
 
 	// dialogs carries opened dialogs from the mux's reader to the watch
 	// goroutine, which starts at the first dialog (watching) and ends
