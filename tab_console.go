@@ -145,12 +145,12 @@ func (x *tabExt) consoleOn(ctx context.Context, op string) error {
 // remoteArg is the part of a console argument (a Runtime.RemoteObject)
 // the text is made of.
 type remoteArg struct {
-	Type         string          `json:"type"`
-	Subtype      string          `json:"subtype"`
-	Value        json.RawMessage `json:"value"`
-	Unserial     string          `json:"unserializableValue"`
-	Description  string          `json:"description"`
-	ClassName    string          `json:"className"`
+	Type        string          `json:"type"`
+	Subtype     string          `json:"subtype"`
+	Value       json.RawMessage `json:"value"`
+	Unserial    string          `json:"unserializableValue"`
+	Description string          `json:"description"`
+	ClassName   string          `json:"className"`
 }
 
 func (a remoteArg) text() string {
