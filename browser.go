@@ -95,6 +95,13 @@ type Config struct {
 	Hooks Hooks
 	// Logger receives the pool's log lines. Nil means silent.
 	Logger *slog.Logger
+	// Viewport is the viewport every tab of a session the pool launched
+	// (local or remote) gets when it is connected, including tabs the
+	// page opens (window.open) once they are first used. Zero fields mean
+	// DefaultViewportWidth x DefaultViewportHeight (1280x720) at device
+	// scale factor 1; negative ones are invalid. Tab.SetViewport changes
+	// one tab's. Tabs of a browser the pool attached to keep their size.
+	Viewport Viewport
 }
 
 // Stats is a snapshot of a Pool's gauges and counters. Counters never reset.
@@ -248,6 +255,9 @@ func (cfg Config) effective() (Config, error) {
 		if err := checkOwnedFlags("LocalLauncher.Args", l.Args); err != nil {
 			return cfg, err
 		}
+	}
+	if cfg.Viewport, err = effectiveViewport(cfg.Viewport); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }

@@ -20,6 +20,16 @@
 // [Tab.Client] give the raw *cdp.Client of github.com/mafredri/cdp for
 // anything the package does not wrap.
 //
+// Every tab of a launched browser starts with a 1280x720 viewport
+// ([Config.Viewport]; [Tab.SetViewport] resizes one). Beyond snapshots,
+// clicks and forms, a tab goes [Tab.Back], [Tab.Forward] and [Tab.Reload]
+// (waiting like Navigate; [ErrNoHistory] at either end), drags one ref onto
+// another ([Tab.Drag], HTML5 or mouse-event drags), runs a function on an
+// element ([Tab.EvaluateOn]), prints a PDF ([Tab.PDF], into the output dir
+// like screenshots), and keeps what the page logged ([Tab.Console]: console
+// messages and uncaught errors) and fetched ([Tab.Network]), both bounded
+// and started by their first call, so a tab that never asks pays nothing.
+//
 // # Lifetimes
 //
 // The pool's lifetime is its own. A context passed to a method bounds that

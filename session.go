@@ -469,6 +469,9 @@ func (s *Session) attach(ctx context.Context, id string, fresh bool) (*Tab, erro
 		return t, nil
 	}
 	t := newTab(s, id, tabDeps{navigationTimeout: s.p.cfg.NavigationTimeout, log: s.p.log, events: s.p.events})
+	if s.ours {
+		t.deps.viewport = s.p.cfg.Viewport // never resize the tabs of a browser we attached to
+	}
 	s.tabs[id] = t
 	s.mu.Unlock()
 

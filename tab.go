@@ -57,6 +57,7 @@ type tabDeps struct {
 	navigationTimeout time.Duration // Config.NavigationTimeout: bounds Tab.Navigate
 	log               *slog.Logger  // the pool's logger; never nil (silent by default)
 	events            *eventQueue   // the pool's hook queue: trace recorders run on it
+	viewport          Viewport      // Config.Viewport, set at connect; zero leaves the browser's size (attached browsers)
 }
 
 func newTab(s *Session, id string, deps tabDeps) *Tab {
@@ -103,9 +104,10 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 			return err
 		}
 	}
-	// Both in flight at once: one round trip, not two.
+	// All in flight at once: one round trip, not three.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return t.client.Page.Enable(gctx) })
+	g.Go(func() error { return t.applyViewport(gctx) })
 	g.Go(func() error {
 		return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
 	})
@@ -126,6 +128,8 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 		t.x.dialogOpened(params)
 	case "":
 		t.x.ended()
+	default:
+		t.x.onToolEvent(method, params) // console, network log, drag (tab_console.go)
 	}
 }
 
@@ -271,6 +275,10 @@ type tabExt struct {
 	input  inputState
 	trace  traceRing
 	net    netState
+	// The tools' state (tab_console.go, tab_network.go, tab_drag.go).
+	console consoleState
+	netlog  netLog
+	drag    dragState
 
 	// dialogs carries opened dialogs from the mux's reader to the watch
 	// goroutine, which starts at the first dialog (watching) and ends

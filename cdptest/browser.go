@@ -83,6 +83,7 @@ type target struct {
 
 	// The loaded page (page.go, pageinput.go).
 	page      *Page
+	vw, vh    float64            // Emulation.setDeviceMetricsOverride; every page loaded here gets it
 	nodeIDs   int                // last backend node id given
 	objects   map[string]*object // JavaScript objects held by the client, by id
 	pressed   *Element           // where the mouse button went down

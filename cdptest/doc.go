@@ -29,7 +29,9 @@
 // Page.enable, navigate (with the load and lifecycle events of a session
 // that enabled Page; a URL on host fail.invalid fails with
 // net::ERR_NAME_NOT_RESOLVED), setLifecycleEventsEnabled, getFrameTree and
-// getNavigationHistory; Runtime.enable; Inspector.enable; and the page
+// getNavigationHistory; Runtime.enable; Inspector.enable;
+// Emulation.setDeviceMetricsOverride (the fake page's viewport follows it);
+// and the page
 // protocol of fake pages (below). A method it does not implement gets
 // Chrome's {"code":-32601,"message":"'X.y' wasn't found"}, with a data
 // field saying to answer it with [Browser.Handle]; a call on a session
@@ -72,8 +74,10 @@
 // Where a fake page differs from Chromium:
 //
 //   - Layout: each rendered element is a 300×30 box at x=8, one row per
-//     element in document order, 40 px apart; the viewport is 780×493 CSS
-//     pixels (what the library's headless Chromium shows). Coordinates in
+//     element in document order, 40 px apart; the viewport is what the tab
+//     set with Emulation.setDeviceMetricsOverride (the pool's
+//     Config.Viewport, 1280×720 by default), else 780×493 CSS pixels
+//     (headless Chromium's own). Coordinates in
 //     errors and ClickAt's target follow this layout, not CSS. Nothing is
 //     ever covered, so ErrCovered never happens.
 //   - Screenshots have the requested size but show grey boxes, not a

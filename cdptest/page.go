@@ -43,8 +43,9 @@ type Page struct {
 	// State of a loaded copy.
 	focus   *Element
 	scrollY float64
-	nextID  *int   // the target's backend node counter
-	goTo    string // set by Navigate during a Go func: where to go after it
+	vw, vh  float64 // the viewport (Emulation.setDeviceMetricsOverride); zero means 780x493
+	nextID  *int    // the target's backend node counter
+	goTo    string  // set by Navigate during a Go func: where to go after it
 }
 
 // Element is one element of a [Page]: a role (as the accessibility tree
@@ -381,4 +382,14 @@ func resolveURL(base, ref string) string {
 		return ref
 	}
 	return b.ResolveReference(r).String()
+}
+
+// viewport returns the page's viewport size in CSS pixels: what the tab set
+// with Emulation.setDeviceMetricsOverride, else headless Chromium's own
+// 780x493.
+func (p *Page) viewport() (w, h float64) {
+	if p.vw > 0 && p.vh > 0 {
+		return p.vw, p.vh
+	}
+	return viewportW, viewportH
 }

@@ -33,7 +33,8 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 		return byValue("complete")
 	case "PageInfo":
 		w, h := pg.size()
-		return byValue(map[string]any{"url": pg.URL, "title": pg.Title, "vw": viewportW, "vh": viewportH,
+		vw, vh := pg.viewport()
+		return byValue(map[string]any{"url": pg.URL, "title": pg.Title, "vw": vw, "vh": vh,
 			"sx": 0, "sy": pg.scrollY, "pw": w, "ph": h})
 	case "SecretFocus":
 		return byValue(pg.focus != nil && pg.focus.Secret)
@@ -176,6 +177,7 @@ func (b *Browser) pageForLocked(t *target, u string) *Page {
 		pg = &Page{URL: u, Title: u}
 	}
 	pg.nextID = &t.nodeIDs
+	pg.vw, pg.vh = t.vw, t.vh
 	return pg
 }
 

@@ -106,8 +106,9 @@ func (b *Browser) scrollIntoView(s *session, params json.RawMessage) outcome {
 	if !ok {
 		return outcome{err: errNoLayout}
 	}
-	if bx.y < pg.scrollY || bx.y+bx.h > pg.scrollY+viewportH {
-		pg.scrollTo(bx.y + bx.h/2 - viewportH/2)
+	_, vh := pg.viewport()
+	if bx.y < pg.scrollY || bx.y+bx.h > pg.scrollY+vh {
+		pg.scrollTo(bx.y + bx.h/2 - vh/2)
 	}
 	return outcome{}
 }
@@ -508,9 +509,10 @@ func cutText(s string, n int) string {
 func (b *Browser) getLayoutMetrics(s *session, _ json.RawMessage) outcome {
 	pg := s.target.page
 	w, h := pg.size()
-	vp := map[string]any{"pageX": 0, "pageY": pg.scrollY, "clientWidth": viewportW, "clientHeight": viewportH}
+	vw, vh := pg.viewport()
+	vp := map[string]any{"pageX": 0, "pageY": pg.scrollY, "clientWidth": vw, "clientHeight": vh}
 	vv := map[string]any{"offsetX": 0, "offsetY": 0, "pageX": 0, "pageY": pg.scrollY,
-		"clientWidth": viewportW, "clientHeight": viewportH, "scale": 1, "zoom": 1}
+		"clientWidth": vw, "clientHeight": vh, "scale": 1, "zoom": 1}
 	cs := map[string]any{"x": 0, "y": 0, "width": w, "height": h}
 	return outcome{result: map[string]any{
 		"layoutViewport": vp, "visualViewport": vv, "contentSize": cs,

@@ -54,12 +54,14 @@ func (p *Page) size() (float64, float64) {
 		rows++
 		return true
 	})
-	return viewportW, max(viewportH, float64(2*margin+rowH*rows))
+	vw, vh := p.viewport()
+	return vw, max(vh, float64(2*margin+rowH*rows))
 }
 
 func (p *Page) scrollTo(y float64) {
 	_, h := p.size()
-	p.scrollY = math.Round(max(0, min(y, h-viewportH)))
+	_, vh := p.viewport()
+	p.scrollY = math.Round(max(0, min(y, h-vh)))
 }
 
 // at returns the innermost rendered element at a point of the document, or
@@ -290,7 +292,8 @@ func (b *Browser) captureScreenshot(s *session, params json.RawMessage) outcome 
 		return outcome{err: &Error{Code: -32000, Message: "cdptest: Page.captureScreenshot supports png and jpeg, not " + p.Format}}
 	}
 	pg := s.target.page
-	x, y, w, h, scale := 0.0, pg.scrollY, float64(viewportW), float64(viewportH), 1.0
+	vw, vh := pg.viewport()
+	x, y, w, h, scale := 0.0, pg.scrollY, vw, vh, 1.0
 	if c := p.Clip; c != nil {
 		x, y, w, h, scale = c.X, c.Y, c.Width, c.Height, c.Scale
 		if scale <= 0 {

@@ -266,6 +266,10 @@ func init() {
 		"Page.setLifecycleEventsEnabled": (*Browser).setLifecycleEventsEnabled,
 		"Page.getNavigationHistory":      (*Browser).getNavigationHistory,
 		"Runtime.evaluate":               (*Browser).evaluateCall,
+
+		// Every tab of a launched browser sets its viewport
+		// (Config.Viewport); fake pages follow it.
+		"Emulation.setDeviceMetricsOverride": (*Browser).setDeviceMetrics,
 	}
 	for m, f := range pageBuiltins {
 		builtins[m] = f
@@ -526,4 +530,24 @@ func origin(raw string) string {
 		return "://"
 	}
 	return u.Scheme + "://" + u.Host
+}
+
+// setDeviceMetrics records a tab's viewport; its fake pages, loaded now or
+// later, lay out and report that size.
+func (b *Browser) setDeviceMetrics(s *session, params json.RawMessage) outcome {
+	var p struct {
+		Width  float64 `json:"width"`
+		Height float64 `json:"height"`
+	}
+	if e := decode(params, &p); e != nil {
+		return outcome{err: e}
+	}
+	if s.target == nil {
+		return outcome{err: &Error{Code: -32000, Message: "Emulation.setDeviceMetricsOverride needs a page session"}}
+	}
+	s.target.vw, s.target.vh = p.Width, p.Height
+	if pg := s.target.page; pg != nil {
+		pg.vw, pg.vh = p.Width, p.Height
+	}
+	return outcome{}
 }

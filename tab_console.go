@@ -1,0 +1,328 @@
+// Room: the console log (Tab.Console, Tab.ClearConsole). consoleState.mu
+// guards the buffer and whether the Runtime domain is on. Messages arrive
+// on the mux's reader goroutine through the tab's tap (Tab.onEvent ->
+// tabExt.onToolEvent): no goroutine of ours reads them, and nothing under
+// the lock blocks. Trace entries for them coalesce in the tab's trace ring
+// (traceEvent takes traceRing.mu, never together with consoleState.mu).
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/redact"
+)
+
+// ConsoleLimit is how many console messages and page errors a tab keeps;
+// older ones are dropped first.
+const ConsoleLimit = 500
+
+// ConsoleTextLimit is how many characters of a message's text are kept;
+// longer texts are cut and end in "…".
+const ConsoleTextLimit = 2000
+
+// ConsoleLevel is the severity of a console message. The text is stable.
+type ConsoleLevel string
+
+// Console levels.
+const (
+	ConsoleDebug     ConsoleLevel = "debug"     // console.debug
+	ConsoleInfo      ConsoleLevel = "info"      // console.log, info, dir, table, trace, ...
+	ConsoleWarning   ConsoleLevel = "warning"   // console.warn
+	ConsoleError     ConsoleLevel = "error"     // console.error, a failed console.assert
+	ConsolePageError ConsoleLevel = "pageerror" // an uncaught exception or unhandled promise rejection
+)
+
+// ConsoleMessage is one console message or uncaught page error of a tab.
+type ConsoleMessage struct {
+	Time   time.Time    // when the page logged it
+	Level  ConsoleLevel // its severity; ConsolePageError for an uncaught error
+	Method string       // the console method ("log", "warning", "table", ...); empty for a page error
+	Text   string       // the arguments joined by spaces (objects by their description), or the error's message; at most ConsoleTextLimit characters
+	URL    string       // the script that logged or threw it, token-like values redacted; empty if unknown
+	Line   int          // 1-based line in URL; zero if unknown
+	Column int          // 1-based column; zero if unknown
+}
+
+// consoleState is a tab's console buffer.
+type consoleState struct {
+	mu   sync.Mutex
+	on   bool             // guarded by mu; Runtime.enable has succeeded
+	msgs []ConsoleMessage // guarded by mu; oldest first, at most ConsoleLimit
+}
+
+func (c *consoleState) add(m ConsoleMessage) {
+	c.mu.Lock()
+	if len(c.msgs) >= ConsoleLimit {
+		c.msgs = append(c.msgs[:0], c.msgs[1:]...)
+	}
+	c.msgs = append(c.msgs, m)
+	c.mu.Unlock()
+}
+
+// Console returns the tab's console messages and uncaught page errors,
+// oldest first (at most ConsoleLimit). The trace records each as a
+// "console" entry with its level and source, never its text.
+//
+// The console is watched from the tab's first Console or ClearConsole
+// call on (the Runtime domain is off until then: it costs the page events
+// on every log, and some sites treat it as a sign of automation). At that
+// first call the browser hands over what the current document has
+// already logged (Chromium keeps up to 1000 messages per page), so a
+// message or error logged before the first call is seen as long as the
+// tab has not navigated away from its page since; the messages of pages
+// left before the first call are not. Call Console once right after
+// opening a tab to keep everything from then on. Messages of
+// out-of-process (cross-site) iframes are not included.
+func (t *Tab) Console(ctx context.Context) (out []ConsoleMessage, err error) {
+	const op = "Tab.Console"
+	err = t.act(ctx, op, "read-console", "", nil, func(ctx context.Context, x *tabExt, args *string) error {
+		if err := x.consoleOn(ctx, op); err != nil {
+			return err
+		}
+		x.console.mu.Lock()
+		out = append([]ConsoleMessage(nil), x.console.msgs...)
+		x.console.mu.Unlock()
+		*args = strconv.Itoa(len(out)) + " messages"
+		return nil
+	})
+	return out, err
+}
+
+// ClearConsole drops the tab's console messages and page errors,
+// including those the page logged before the first Console call (it
+// starts watching the console, as Console does).
+func (t *Tab) ClearConsole(ctx context.Context) error {
+	const op = "Tab.ClearConsole"
+	return t.act(ctx, op, "clear-console", "", nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		if err := x.consoleOn(ctx, op); err != nil {
+			return err
+		}
+		// The browser's own copy goes too, so a later enable (after a
+		// reconnect) cannot bring the messages back.
+		if err := rpcc.Invoke(ctx, "Runtime.discardConsoleEntries", nil, nil, x.t.conn); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		x.console.mu.Lock()
+		x.console.msgs = nil
+		x.console.mu.Unlock()
+		return nil
+	})
+}
+
+// consoleOn turns the Runtime domain on at the first call. The browser
+// sends the messages it kept before its reply, so they are in the buffer
+// when this returns. It also releases the page objects the browser keeps
+// for the messages' arguments (we read only their descriptions).
+func (x *tabExt) consoleOn(ctx context.Context, op string) error {
+	c := &x.console
+	c.mu.Lock()
+	on := c.on
+	c.mu.Unlock()
+	if !on {
+		if err := rpcc.Invoke(ctx, "Runtime.enable", nil, nil, x.t.conn); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		c.mu.Lock()
+		c.on = true
+		c.mu.Unlock()
+	}
+	rpcc.Invoke(ctx, "Runtime.releaseObjectGroup", struct {
+		Group string `json:"objectGroup"`
+	}{"console"}, nil, x.t.conn)
+	return nil
+}
+
+// remoteArg is the part of a console argument (a Runtime.RemoteObject)
+// the text is made of.
+type remoteArg struct {
+	Type        string          `json:"type"`
+	Subtype     string          `json:"subtype"`
+	Value       json.RawMessage `json:"value"`
+	Unserial    string          `json:"unserializableValue"`
+	Description string          `json:"description"`
+	ClassName   string          `json:"className"`
+}
+
+func (a remoteArg) text() string {
+	switch {
+	case a.Type == "undefined":
+		return "undefined"
+	case a.Unserial != "":
+		return a.Unserial
+	case a.Type == "string":
+		var s string
+		if json.Unmarshal(a.Value, &s) == nil {
+			return s
+		}
+	case len(a.Value) > 0:
+		return string(a.Value)
+	case a.Description != "":
+		return a.Description
+	}
+	return a.Type
+}
+
+// stackTop is the first frame of a Runtime.StackTrace.
+type stackTop struct {
+	CallFrames []struct {
+		URL    string `json:"url"`
+		Line   int    `json:"lineNumber"`
+		Column int    `json:"columnNumber"`
+	} `json:"callFrames"`
+}
+
+func (s *stackTop) where() (string, int, int) {
+	if s == nil || len(s.CallFrames) == 0 {
+		return "", 0, 0
+	}
+	f := s.CallFrames[0]
+	return f.URL, f.Line + 1, f.Column + 1
+}
+
+// consoleLevels maps console methods (Runtime.consoleAPICalled's type) to
+// levels; the rest are ConsoleInfo.
+var consoleLevels = map[string]ConsoleLevel{
+	"debug":   ConsoleDebug,
+	"warning": ConsoleWarning,
+	"error":   ConsoleError,
+	"assert":  ConsoleError,
+}
+
+// consoleCalled records a Runtime.consoleAPICalled event (on the mux's
+// reader goroutine).
+func (x *tabExt) consoleCalled(params json.RawMessage) {
+	var ev struct {
+		Type       string      `json:"type"`
+		Args       []remoteArg `json:"args"`
+		Timestamp  float64     `json:"timestamp"` // ms since the epoch
+		StackTrace *stackTop   `json:"stackTrace"`
+	}
+	if json.Unmarshal(params, &ev) != nil {
+		return
+	}
+	var b strings.Builder
+	for i, a := range ev.Args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a.text())
+		if b.Len() > ConsoleTextLimit*4 {
+			break
+		}
+	}
+	level, ok := consoleLevels[ev.Type]
+	if !ok {
+		level = ConsoleInfo
+	}
+	u, line, col := ev.StackTrace.where()
+	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: level, Method: ev.Type,
+		Text: axtext.Cut(b.String(), ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col})
+}
+
+// exceptionThrown records a Runtime.exceptionThrown event (an uncaught
+// error or an unhandled rejection), on the mux's reader goroutine.
+func (x *tabExt) exceptionThrown(params json.RawMessage) {
+	var ev struct {
+		Timestamp float64 `json:"timestamp"`
+		Details   struct {
+			Text       string     `json:"text"`
+			Line       int        `json:"lineNumber"`
+			Column     int        `json:"columnNumber"`
+			URL        string     `json:"url"`
+			StackTrace *stackTop  `json:"stackTrace"`
+			Exception  *remoteArg `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if json.Unmarshal(params, &ev) != nil {
+		return
+	}
+	d := ev.Details
+	text := d.Text
+	if e := d.Exception; e != nil {
+		if e.Description != "" {
+			// "Uncaught Error: boom\n    at ...": the first line, without
+			// the stack the description repeats.
+			text = strings.TrimSpace(d.Text + " " + strings.SplitN(e.Description, "\n", 2)[0])
+			text = strings.Replace(text, "Uncaught Uncaught", "Uncaught", 1)
+		} else {
+			text = strings.TrimSpace(d.Text + " " + e.text())
+		}
+	}
+	u, line, col := d.URL, d.Line+1, d.Column+1
+	if su, sl, sc := d.StackTrace.where(); u == "" && su != "" {
+		u, line, col = su, sl, sc
+	}
+	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: ConsolePageError,
+		Text: axtext.Cut(text, ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col})
+}
+
+func (x *tabExt) noteConsole(m ConsoleMessage) {
+	x.console.add(m)
+	where := redact.URL(m.URL)
+	if where == "" {
+		where = "(page)"
+	}
+	x.traceEvent("console", string(m.Level)+" "+axtext.Cut(where, 200), m.Time)
+}
+
+// msTime converts milliseconds since the epoch (zero: now).
+func msTime(ms float64) time.Time {
+	if ms <= 0 {
+		return time.Now()
+	}
+	return time.UnixMilli(int64(ms))
+}
+
+// traceEvent records that something happened in the page (a console
+// message, a page error) without its content. Repeats of the newest trace
+// entry are counted in it ("error https://x/app.js (×3)") rather than
+// added, so a noisy page cannot push the agent's own actions out of the
+// trace; a recorder sees the first of a run of repeats.
+func (x *tabExt) traceEvent(action, args string, at time.Time) {
+	r := &x.trace
+	r.mu.Lock()
+	if r.n > 0 {
+		last := &r.ring[(r.start+r.n-1)%TraceLimit]
+		if last.Action == action {
+			base, n := last.Args, 1
+			if i := strings.LastIndex(base, " (×"); i >= 0 && strings.HasSuffix(base, ")") {
+				if c, err := strconv.Atoi(base[i+len(" (×") : len(base)-1]); err == nil {
+					base, n = base[:i], c
+				}
+			}
+			if base == args {
+				last.Args = fmt.Sprintf("%s (×%d)", args, n+1)
+				r.mu.Unlock()
+				return
+			}
+		}
+	}
+	r.mu.Unlock()
+	x.record(action, args, at, nil)
+}
+
+// onToolEvent sees the tab's events that the tools of this file and
+// tab_network.go, tab_drag.go follow (Tab.onEvent hands them over on the
+// mux's reader goroutine); it must not block.
+func (x *tabExt) onToolEvent(method string, params json.RawMessage) {
+	switch method {
+	case "Runtime.consoleAPICalled":
+		x.consoleCalled(params)
+	case "Runtime.exceptionThrown":
+		x.exceptionThrown(params)
+	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed":
+		x.netlog.note(method, params)
+	case "Input.dragIntercepted":
+		x.drag.intercepted(params)
+	}
+}

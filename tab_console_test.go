@@ -1,0 +1,114 @@
+package browserpool_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/browserpool/browserpool"
+)
+
+func TestConsoleKeepsMessagesAndPageErrorsOnRealChromium(t *testing.T) {
+	e := newAgentEnv(t)
+	ctx := ctxT(t)
+	tab := e.tab(t, "/console.html")
+	page := e.site.URL + "/console.html"
+	ignore := cmpopts.IgnoreFields(browserpool.ConsoleMessage{}, "Time", "Column")
+
+	t.Run("what the page logged before the first read is there, with levels and sources", func(t *testing.T) {
+		got, err := tab.Console(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []browserpool.ConsoleMessage{
+			{Level: browserpool.ConsoleInfo, Method: "log", Text: "loaded 1 Object Array(2) null undefined", URL: page, Line: 9},
+			{Level: browserpool.ConsoleDebug, Method: "debug", Text: "debugging", URL: page, Line: 10},
+			{Level: browserpool.ConsolePageError, Text: "Uncaught RangeError: at load", URL: page, Line: 11},
+		}
+		if diff := cmp.Diff(want, got, ignore); diff != "" {
+			t.Errorf("Console (-want +got):\n%s", diff)
+		}
+		for _, m := range got {
+			if m.Time.IsZero() || m.Column == 0 {
+				t.Errorf("message %q has no time or column: %+v", m.Text, m)
+			}
+		}
+	})
+
+	t.Run("later messages, thrown errors and rejections arrive; clear empties the buffer", func(t *testing.T) {
+		if err := tab.ClearConsole(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		for _, name := range []string{"Log", "Throw", "Reject"} {
+			if err := tab.Click(ctx, ref(t, s, "button", name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []browserpool.ConsoleMessage
+		waitFor(t, "four messages", func() bool {
+			var err error
+			got, err = tab.Console(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(got) >= 4
+		})
+		var levels, texts []string
+		for _, m := range got {
+			levels = append(levels, string(m.Level))
+			texts = append(texts, strings.SplitN(m.Text, "\n", 2)[0])
+		}
+		if diff := cmp.Diff([]string{"warning", "error", "pageerror", "pageerror"}, levels); diff != "" {
+			t.Errorf("levels (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"careful 2", "Error: clicked error", "Uncaught TypeError: late failure", "Uncaught (in promise) Error: nobody caught me"}, texts); diff != "" {
+			t.Errorf("texts (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("the trace records that messages happened, not their text", func(t *testing.T) {
+		var lines []string
+		for _, te := range tab.Trace() {
+			if te.Action == "console" {
+				// Repeats may have been counted into one entry (×2):
+				// compare the distinct entries.
+				l, _, _ := strings.Cut(te.Args, " (×")
+				if !slices.Contains(lines, l) {
+					lines = append(lines, l)
+				}
+			}
+			if strings.Contains(te.Args, "careful") || strings.Contains(te.Args, "nobody caught") {
+				t.Errorf("the trace shows a message's text: %+v", te)
+			}
+		}
+		want := []string{"info " + page, "debug " + page, "pageerror " + page, "warning " + page, "error " + page}
+		if diff := cmp.Diff(want, lines, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			t.Errorf("console trace entries (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("repeats count in one trace entry so a noisy page keeps the actions in the trace", func(t *testing.T) {
+		if err := tab.Evaluate(ctx, "for (let i = 0; i < 300; i++) console.error('noise ' + i)", nil); err != nil {
+			t.Fatal(err)
+		}
+		tr := tab.Trace()
+		if len(tr) < 2 {
+			t.Fatalf("trace too short: %+v", tr)
+		}
+		got := [2]string{tr[len(tr)-2].Action + " " + tr[len(tr)-2].Args, tr[len(tr)-1].Action}
+		if want := [2]string{"console error (page) (×300)", "evaluate"}; got != want {
+			t.Errorf("last two trace entries = %q, want %q", got, want)
+		}
+		msgs, err := tab.Console(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(msgs); n < 300 || msgs[n-1].Text != "noise 299" {
+			t.Errorf("Console has %d messages ending %+v, want the 300 errors at the end", n, msgs[n-1])
+		}
+	})
+}

@@ -1,0 +1,64 @@
+// Room: element-scoped evaluation (Tab.EvaluateOn). No lock: it resolves
+// the ref through refTable (which locks itself) and calls the page.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// EvaluateOn runs the JavaScript function fn on the element a ref names
+// (from the latest Tab.Snapshot): the element is both fn's this and its
+// first argument, and args (each encoded as JSON) follow it, so
+//
+//	tab.EvaluateOn(ctx, "@e3", "(el, attr) => el.getAttribute(attr)", &v, "href")
+//
+// and "function () { return this.value }" both work. A returned promise
+// is awaited, and the value is decoded (JSON, by value: a DOM node comes
+// back as {}) into out unless out is nil. An unknown or old ref is an
+// ErrStaleRef error (ErrInvalidArgument if it is not a ref at all), an
+// argument that cannot be encoded as JSON is ErrInvalidArgument, and a
+// thrown exception is an ErrJavaScript error.
+func (t *Tab) EvaluateOn(ctx context.Context, ref, fn string, out any, args ...any) error {
+	const op = "Tab.EvaluateOn"
+	if strings.TrimSpace(fn) == "" {
+		e := newError(op, ErrInvalidArgument, "empty function")
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "pass a function such as el => el.textContent"
+		return e
+	}
+	cargs := make([]any, len(args))
+	for i, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			e := newError(op, ErrInvalidArgument, fmt.Sprintf("argument %d (%T) cannot be encoded as JSON", i+1, a))
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "pass arguments that encoding/json can encode: numbers, strings, bools, slices, maps, structs"
+			return e
+		}
+		cargs[i] = json.RawMessage(b)
+	}
+	wrapped := "function (...args) { return (\n" + fn + "\n).call(this, this, ...args) }"
+	return t.onRef(ctx, op, "evaluate-on", ref, fn, func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
+		var raw json.RawMessage
+		if err := x.callOn(ctx, op, tg.f, tg.node, wrapped, cargs, &raw); err != nil {
+			if _, ok := err.(*Error); ok {
+				return err
+			}
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		}
+		if out == nil || len(raw) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "pass a pointer to a type that matches the function's JSON value"
+			return e
+		}
+		return nil
+	})
+}

@@ -1,0 +1,176 @@
+// Room: history (Back, Forward, Reload). No lock and no state of its own:
+// the history lives in the browser, and the waits read the tab's
+// lifecycleWatch (which locks itself).
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/browserpool/browserpool/internal/pagejs"
+)
+
+// ErrNoHistory: Tab.Back was called on a tab at the first entry of its
+// history, or Tab.Forward at the last. Nothing was changed.
+var ErrNoHistory = errors.New("no history entry to go to")
+
+// historyPoll is how often a history move checks, between the tab's
+// lifecycle events, whether it has arrived (a page restored from the
+// back-forward cache or a same-document entry fires none).
+const historyPoll = 50 * time.Millisecond
+
+// Back goes one entry back in the tab's history, like the browser's back
+// button, and waits until that page has loaded (document.readyState is
+// "complete"), bounded by ctx and Config.NavigationTimeout like Navigate.
+// At the first entry it is an ErrNoHistory error and nothing changes. The
+// result's URL is the entry's, redacted; LoaderID is empty when the entry
+// was in the same document (a #fragment or history.pushState).
+func (t *Tab) Back(ctx context.Context) (NavigateResult, error) {
+	return t.goHistory(ctx, "Tab.Back", "back", -1)
+}
+
+// Forward goes one entry forward in the tab's history and waits like Back.
+// At the last entry it is an ErrNoHistory error and nothing changes.
+func (t *Tab) Forward(ctx context.Context) (NavigateResult, error) {
+	return t.goHistory(ctx, "Tab.Forward", "forward", +1)
+}
+
+// Reload reloads the tab's page and waits for its load event, like
+// Navigate (bounded by ctx and Config.NavigationTimeout); a load that does
+// not finish in time is an ErrTimeout error. The result's URL is the
+// page's, redacted.
+func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
+	const op = "Tab.Reload"
+	res = NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP}
+	err = t.act(ctx, op, "reload", "", nil, func(ctx context.Context, x *tabExt, args *string) error {
+		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
+		defer cancel()
+		before := x.currentLoader(ctx)
+		if err := t.client.Page.Reload(ctx, page.NewReloadArgs()); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		for {
+			_, changed := t.lifecycle.has("")
+			if cur := x.currentLoader(ctx); cur != "" && cur != before {
+				res.LoaderID = cur
+				if err := x.waitLoad(ctx, cur); err != nil {
+					return t.historyErr(op, ctx, x, "the reloaded page did not finish loading", err)
+				}
+				break
+			}
+			if err := t.lifecycle.next(ctx, changed); err != nil {
+				return t.historyErr(op, ctx, x, "the reload did not start", err)
+			}
+		}
+		res.URL = t.currentURL(ctx)
+		*args = res.URL
+		return nil
+	})
+	return res, err
+}
+
+// goHistory moves delta entries in the history and waits for the page.
+func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res NavigateResult, err error) {
+	res = NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP}
+	err = t.act(ctx, op, action, "", nil, func(ctx context.Context, x *tabExt, args *string) error {
+		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
+		defer cancel()
+		h, err := t.client.Page.GetNavigationHistory(ctx)
+		if err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		to := h.CurrentIndex + delta
+		if to < 0 || to >= len(h.Entries) {
+			where := "first"
+			if delta > 0 {
+				where = "last"
+			}
+			e := newError(op, ErrNoHistory, fmt.Sprintf("the tab is at the %s of its %d history entries", where, len(h.Entries)))
+			e.Session, e.Tab = t.s.id, t.id
+			return e
+		}
+		entry := h.Entries[to]
+		res.URL = redactURL(entry.URL)
+		*args = res.URL
+		before := x.currentLoader(ctx)
+		if err := t.client.Page.NavigateToHistoryEntry(ctx, page.NewNavigateToHistoryEntryArgs(entry.ID)); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		tick := time.NewTicker(historyPoll)
+		defer tick.Stop()
+		for {
+			_, changed := t.lifecycle.has("")
+			if done, err := t.historyArrived(ctx, entry.ID); err != nil {
+				return t.historyErr(op, ctx, x, "", err)
+			} else if done {
+				if cur := x.currentLoader(ctx); cur != before {
+					res.LoaderID = cur
+				}
+				return nil
+			}
+			select {
+			case <-changed:
+			case <-tick.C:
+			case <-ctx.Done():
+				return t.historyErr(op, ctx, x, res.URL+" did not finish loading", ctx.Err())
+			}
+		}
+	})
+	return res, err
+}
+
+// historyArrived reports whether the tab is at history entry id and its
+// document has loaded. A navigation replacing the document under the
+// check is not an error: the caller checks again.
+func (t *Tab) historyArrived(ctx context.Context, id int) (bool, error) {
+	h, err := t.client.Page.GetNavigationHistory(ctx)
+	if err != nil {
+		return false, err
+	}
+	if h.CurrentIndex < 0 || h.CurrentIndex >= len(h.Entries) || h.Entries[h.CurrentIndex].ID != id {
+		return false, nil
+	}
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+	if err != nil {
+		if ctx.Err() == nil && contextGone(err.Error()) {
+			return false, nil
+		}
+		return false, err
+	}
+	return reply.ExceptionDetails == nil && string(reply.Result.Value) == `"complete"`, nil
+}
+
+// currentURL returns the main frame's URL, redacted ("" on error).
+func (t *Tab) currentURL(ctx context.Context) string {
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("location.href").SetReturnByValue(true))
+	if err != nil || reply.ExceptionDetails != nil {
+		return ""
+	}
+	var u string
+	if json.Unmarshal(reply.Result.Value, &u) != nil {
+		return ""
+	}
+	return redactURL(u)
+}
+
+// historyErr turns a failed history wait into ErrTimeout when the
+// navigation bound ran out, and otherwise into the usual action error.
+func (t *Tab) historyErr(op string, ctx context.Context, x *tabExt, what string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		if what == "" {
+			what = "the page"
+		}
+		e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, t.deps.navigationTimeout))
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
+		return e
+	}
+	return x.fail(op, ctx, "", err)
+}

@@ -1,0 +1,100 @@
+package browserpool_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/browserpool/browserpool"
+)
+
+func TestHistoryGoesBackForwardAndReloadsOnRealChromium(t *testing.T) {
+	e := newAgentEnv(t)
+
+	t.Run("a round trip back and forward lands on each page loaded", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		if _, err := tab.Navigate(ctx, e.site.URL+"/popup.html?token=abc123def456ghi789jkl"); err != nil {
+			t.Fatal(err)
+		}
+		res, err := tab.Back(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.URL != e.site.URL+"/form.html" || res.LoaderID == "" {
+			t.Errorf("Back = %+v, want URL %s/form.html and a loader id", res, e.site.URL)
+		}
+		if got := eval[string](t, tab, "document.title + ' ' + document.readyState"); got != "Sign up complete" {
+			t.Errorf("after Back: title and readyState = %q, want %q", got, "Sign up complete")
+		}
+		res, err = tab.Forward(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.URL != e.site.URL+"/popup.html" || strings.Contains(res.URL, "abc123") {
+			t.Errorf("Forward URL = %q, want %s/popup.html without its query", res.URL, e.site.URL)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "Popup opener" {
+			t.Errorf("after Forward: title = %q, want %q", got, "Popup opener")
+		}
+		if _, err := tab.Forward(ctx); !errors.Is(err, browserpool.ErrNoHistory) {
+			t.Errorf("Forward at the last entry = %v, want ErrNoHistory", err)
+		}
+	})
+
+	t.Run("back over a fragment stays in the document", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		if err := tab.Evaluate(ctx, "window.marker = 7; location.hash = 'second'", nil); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "location.hash === '#second'")
+		res, err := tab.Back(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.LoaderID != "" {
+			t.Errorf("Back over a fragment reported loader %q, want none (same document)", res.LoaderID)
+		}
+		if got := eval[string](t, tab, "location.hash + ' ' + window.marker"); got != " 7" {
+			t.Errorf("after Back: hash and marker = %q, want %q", got, " 7")
+		}
+	})
+
+	t.Run("reload loads a new document", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		if err := tab.Evaluate(ctx, "window.marker = 1", nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := tab.Reload(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.URL != e.site.URL+"/form.html" || res.LoaderID == "" {
+			t.Errorf("Reload = %+v, want URL %s/form.html and a loader id", res, e.site.URL)
+		}
+		if got := eval[string](t, tab, "typeof window.marker + ' ' + document.readyState"); got != "undefined complete" {
+			t.Errorf("after Reload: %q, want %q", got, "undefined complete")
+		}
+	})
+
+	t.Run("an empty history is a typed error with a hint and changes nothing", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab, err := e.sess.OpenTab(ctx, "about:blank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.sess.CloseTab(ctx, tab.ID())
+		for name, f := range map[string]func() (browserpool.NavigateResult, error){"Back": func() (browserpool.NavigateResult, error) { return tab.Back(ctx) }, "Forward": func() (browserpool.NavigateResult, error) { return tab.Forward(ctx) }} {
+			_, err := f()
+			var be *browserpool.Error
+			if !errors.Is(err, browserpool.ErrNoHistory) || !errors.As(err, &be) || be.Hint == "" || be.Tab != tab.ID() {
+				t.Errorf("%s on a new tab = %v, want ErrNoHistory naming the tab, with a hint", name, err)
+			}
+		}
+		if got := eval[string](t, tab, "location.href"); got != "about:blank" {
+			t.Errorf("location after refused moves = %q, want about:blank", got)
+		}
+	})
+}

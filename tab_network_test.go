@@ -1,0 +1,96 @@
+package browserpool_test
+
+import (
+	"net"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/browserpool/browserpool"
+)
+
+func TestNetworkLogShowsStatusesAndFailuresOnRealChromium(t *testing.T) {
+	e := newAgentEnv(t)
+	ctx := ctxT(t)
+	tab := e.tab(t, "/form.html")
+
+	// A port nothing listens on: connecting to it is refused.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/gone"
+	l.Close()
+
+	t.Run("the log starts at the first call", func(t *testing.T) {
+		got := networkLog(t, tab)
+		if len(got) != 0 {
+			t.Errorf("first Network call = %+v, want empty (the page loaded before it)", got)
+		}
+	})
+
+	t.Run("a 200, a 404 and a refused request, with tokens redacted", func(t *testing.T) {
+		js := `Promise.allSettled([fetch('/form.html'), fetch('/missing.html?token=abcdefgh12345678ijklmnop&page=2'), fetch('` + closed + `')]).then(() => 1)`
+		if err := tab.Evaluate(ctx, js, nil); err != nil {
+			t.Fatal(err)
+		}
+		var got []browserpool.NetworkRequest
+		waitFor(t, "three finished requests", func() bool {
+			got = networkLog(t, tab)
+			done := 0
+			for _, r := range got {
+				if r.Done {
+					done++
+				}
+			}
+			return done >= 3
+		})
+		want := []browserpool.NetworkRequest{
+			{Method: "GET", URL: e.site.URL + "/form.html", Type: "Fetch", Status: 200, MIMEType: "text/html", Done: true},
+			{Method: "GET", URL: e.site.URL + "/missing.html?token=REDACTED&page=2", Type: "Fetch", Status: 404, MIMEType: "text/plain", Done: true},
+			{Method: "GET", URL: closed, Type: "Fetch", Failure: "net::ERR_CONNECTION_REFUSED", Done: true},
+		}
+		opts := []cmp.Option{
+			cmpopts.IgnoreFields(browserpool.NetworkRequest{}, "Time", "Duration"),
+			cmpopts.SortSlices(func(a, b browserpool.NetworkRequest) bool { return a.URL < b.URL }),
+		}
+		if diff := cmp.Diff(want, got, opts...); diff != "" {
+			t.Errorf("Network (-want +got):\n%s", diff)
+		}
+		for _, r := range got {
+			if r.Time.IsZero() || r.Duration <= 0 {
+				t.Errorf("%s: no time or duration: %+v", r.URL, r)
+			}
+			if strings.Contains(r.URL, "abcdefgh") {
+				t.Errorf("a token survived in the log: %s", r.URL)
+			}
+		}
+	})
+
+	t.Run("clear empties the log and later requests are logged", func(t *testing.T) {
+		if err := tab.ClearNetwork(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tab.Navigate(ctx, e.site.URL+"/popup.html"); err != nil {
+			t.Fatal(err)
+		}
+		got := networkLog(t, tab)
+		if len(got) != 1 || got[0].Type != "Document" || got[0].Status != 200 || got[0].URL != e.site.URL+"/popup.html" {
+			t.Errorf("after clear and a navigation: %+v, want one Document 200 for /popup.html", got)
+		}
+	})
+}
+
+// networkLog reads tab's network log without the browser's own favicon
+// requests, which come whenever the browser gets to them.
+func networkLog(t *testing.T, tab *browserpool.Tab) []browserpool.NetworkRequest {
+	t.Helper()
+	got, err := tab.Network(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.DeleteFunc(got, func(r browserpool.NetworkRequest) bool { return strings.HasSuffix(r.URL, "/favicon.ico") })
+}

@@ -1,0 +1,152 @@
+// Room: PDF artifacts (Tab.PDF). No lock: the file goes through the
+// session's artifact code (tab_artifacts.go), which creates it with
+// O_EXCL inside the output dir.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mafredri/cdp/protocol/page"
+)
+
+// Paper is a paper size for Tab.PDF.
+type Paper string
+
+// Paper sizes. The zero value means PaperLetter, Chromium's default.
+const (
+	PaperLetter  Paper = "Letter"  // 8.5 x 11 in
+	PaperLegal   Paper = "Legal"   // 8.5 x 14 in
+	PaperTabloid Paper = "Tabloid" // 11 x 17 in
+	PaperA3      Paper = "A3"      // 297 x 420 mm
+	PaperA4      Paper = "A4"      // 210 x 297 mm
+	PaperA5      Paper = "A5"      // 148 x 210 mm
+)
+
+// paperInches holds each paper's width and height in inches (portrait).
+var paperInches = map[Paper][2]float64{
+	PaperLetter:  {8.5, 11},
+	PaperLegal:   {8.5, 14},
+	PaperTabloid: {11, 17},
+	PaperA3:      {11.69, 16.54},
+	PaperA4:      {8.27, 11.69},
+	PaperA5:      {5.83, 8.27},
+}
+
+// PDFOptions configures Tab.PDF. The zero value prints the whole page on
+// Letter paper, portrait, without background graphics, with a generated
+// file name.
+type PDFOptions struct {
+	// Name is the file name inside the session's output dir. Zero means a
+	// generated, collision-free name ending in .pdf.
+	Name string
+	// Paper is the paper size. Zero means PaperLetter.
+	Paper Paper
+	// Landscape turns the paper sideways.
+	Landscape bool
+	// Background prints background colours and images (off by default, as
+	// in a browser's print dialog).
+	Background bool
+	// Scale scales the page's rendering, from 0.1 to 2. Zero means 1.
+	Scale float64
+	// PageRanges limits the pages printed, e.g. "1-3, 5". Zero means all.
+	PageRanges string
+}
+
+// PDF is a file written by Tab.PDF.
+type PDF struct {
+	SessionID string
+	TabID     string
+	Path      string // absolute path inside the session's output dir
+	Bytes     int
+}
+
+// PDF prints the tab's page to a PDF file in the session's output dir,
+// with the same naming and confinement as Tab.Screenshot: a name leaving
+// the dir is an ErrPathEscapes error, an existing name ErrInvalidArgument,
+// and so are an unknown paper size or a scale outside 0.1 to 2. Chromium
+// prints PDFs only when headless: a headed browser (an attached one)
+// answers with an ErrProtocol error.
+func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
+	const op = "Tab.PDF"
+	paper := opts.Paper
+	if paper == "" {
+		paper = PaperLetter
+	}
+	scale := opts.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	args := fmt.Sprintf("name=%q paper=%s landscape=%v background=%v", opts.Name, paper, opts.Landscape, opts.Background)
+	check := func() error {
+		bad := func(detail, hint string) error {
+			e := newError(op, ErrInvalidArgument, detail)
+			e.Session, e.Tab, e.Hint = t.s.id, t.id, hint
+			return e
+		}
+		if _, ok := paperInches[paper]; !ok {
+			names := make([]string, 0, len(paperInches))
+			for p := range paperInches {
+				names = append(names, string(p))
+			}
+			slices.Sort(names)
+			return bad(fmt.Sprintf("unknown paper size %q", opts.Paper), "use one of "+strings.Join(names, ", ")+" (or leave it empty for Letter)")
+		}
+		if math.IsNaN(scale) || scale < 0.1 || scale > 2 {
+			return bad(fmt.Sprintf("scale %g is outside 0.1 to 2", opts.Scale), "leave Scale zero for 1, or give a value from 0.1 to 2")
+		}
+		if opts.Name != "" {
+			if _, err := confine(t.s.output, opts.Name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", opts.Name, err))
+				e.Session, e.Tab = t.s.id, t.id
+				return e
+			}
+		}
+		return nil
+	}
+	err = t.act(ctx, op, "pdf", args, check, func(ctx context.Context, x *tabExt, _ *string) error {
+		size := paperInches[paper]
+		w, h := size[0], size[1]
+		if opts.Landscape {
+			w, h = h, w
+		}
+		pargs := page.NewPrintToPDFArgs().SetPaperWidth(w).SetPaperHeight(h).
+			SetPrintBackground(opts.Background).SetScale(scale)
+		if opts.PageRanges != "" {
+			pargs.SetPageRanges(opts.PageRanges)
+		}
+		reply, err := t.client.Page.PrintToPDF(ctx, pargs)
+		if err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		f, path, err := t.s.createArtifact(op, opts.Name, "page", ".pdf")
+		if err != nil {
+			var e *Error
+			if errors.As(err, &e) && e.Tab == "" {
+				e.Tab = t.id
+			}
+			return err
+		}
+		_, werr := f.Write(reply.Data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			os.Remove(path)
+			e := t.s.artifactErr(op, filepath.Base(path), werr).(*Error)
+			e.Tab = t.id
+			return e
+		}
+		res = PDF{SessionID: t.s.id, TabID: t.id, Path: path, Bytes: len(reply.Data)}
+		return nil
+	})
+	return res, err
+}
