@@ -103,7 +103,7 @@ func Example_loginFlow() {
 	// dialog open: true
 	// confirm Delete Bob? true
 	// accounts.csv "name,plan\nAnn,Pro\n"
-	// screenshot 780 493
+	// screenshot 1280 720
 	// - heading "Accounts" [level=1]
 	// - table
 	//   - columnheader "Name"

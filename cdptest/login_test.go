@@ -236,7 +236,7 @@ func TestTheLoginFlowRunsOnFakePagesAsOnChromium(t *testing.T) {
 		Dialogs:  []string{"confirm Delete Bob? accepted=yes"},
 		Download: "accounts.csv",
 		CSV:      "name,plan\nAnn,Pro\n",
-		Shot:     "png 780x493",
+		Shot:     "png 1280x720",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the flow saw (-want +got):\n%s", diff)
