@@ -141,16 +141,6 @@ type route struct {
 	attach  bool // a Target.attachToTarget: its reply registers a session
 }
 
-// message is one CDP message in either direction.
-type message struct {
-	ID        uint64              `json:"id,omitempty"`
-	SessionID string              `json:"sessionId,omitempty"`
-	Method    string              `json:"method,omitempty"`
-	Params    json.RawMessage     `json:"params,omitempty"`
-	Result    json.RawMessage     `json:"result,omitempty"`
-	Error     *rpcc.ResponseError `json:"error,omitempty"`
-}
-
 // New starts a mux on t and returns it with the browser's own session dialed
 // (see Browser). The mux owns t from now on.
 func New(t Transport, opts Options) (*Mux, error) {
@@ -314,8 +304,8 @@ func (m *Mux) readLoop() {
 			m.fail(cause)
 			return
 		}
-		msg := new(message)
-		if err := json.Unmarshal(data, msg); err != nil {
+		msg, err := parseEnvelope(data)
+		if err != nil {
 			m.malformed.Add(1)
 			continue
 		}
