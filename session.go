@@ -62,6 +62,7 @@ type Session struct {
 	b       LaunchedBrowser
 	mux     *cdpmux.Mux
 	browser *cdp.Client
+	quiet   *cdp.Client // on mux.Quiet: calls that are not use (monitoring)
 	info    SpawnInfo
 	created time.Time
 	output  string
@@ -94,6 +95,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		b:       b,
 		mux:     mux,
 		browser: cdp.NewClient(mux.Browser()),
+		quiet:   cdp.NewClient(mux.Quiet()),
 		info:    info,
 		created: time.Now(),
 		output:  filepath.Join(p.cfg.OutputDir, id),
@@ -114,8 +116,9 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) Channel() string { return ChannelCDP }
 
 // Browser returns the browser-level CDP client, for anything the package
-// does not wrap (Browser.*, Target.*, Storage.*). Calls made through it do
-// not count as use of the session for idle reclaim.
+// does not wrap (Browser.*, Target.*, Storage.*). Calls made through it
+// count as use of the session for idle reclaim (in flight and last use),
+// like the package's own calls.
 func (s *Session) Browser() *cdp.Client { return s.browser }
 
 // Done is closed when the session has been closed (for any reason).
@@ -164,9 +167,16 @@ func (s *Session) endErrLocked(op, tab string) error {
 func (s *Session) Touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 
 // idleSince returns when the session was last used and whether a call is
-// in flight.
+// in flight: the package's calls (begin) and every CDP call on the
+// session's connection, raw ones through Tab.Client and Session.Browser
+// included (cdpmux.Mux.Use).
 func (s *Session) idleSince() (time.Time, bool) {
-	return time.Unix(0, s.lastUsed.Load()), s.inflight.Load() > 0
+	n, rawLast := s.mux.Use()
+	last := time.Unix(0, s.lastUsed.Load())
+	if rawLast.After(last) {
+		last = rawLast
+	}
+	return last, s.inflight.Load() > 0 || n > 0
 }
 
 // begin starts a call: it fails if the session is no longer live, else it
@@ -265,7 +275,7 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 // pageTargets returns the browser's page targets, less those CloseTab has
 // closed.
 func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
-	reply, err := s.browser.Target.GetTargets(ctx, target.NewGetTargetsArgs())
+	reply, err := s.quiet.Target.GetTargets(ctx, target.NewGetTargetsArgs()) // not use: tabCount monitors with it
 	if err != nil {
 		return nil, err
 	}

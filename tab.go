@@ -76,7 +76,8 @@ func (t *Tab) Channel() string { return ChannelCDP }
 func (t *Tab) Session() *Session { return t.s }
 
 // Client returns the page-level CDP client for anything the package does
-// not wrap. Calls made through it do not count as use for idle reclaim.
+// not wrap. Calls made through it count as use of the session for idle
+// reclaim (in flight and last use), like the package's own calls.
 func (t *Tab) Client() *cdp.Client { return t.client }
 
 // connect attaches a flattened session to the target and enables what the
