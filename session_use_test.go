@@ -56,4 +56,3 @@ func TestRawClientCallsKeepASessionFromIdleReclaim(t *testing.T) {
 		}
 	})
 }
-

@@ -143,4 +143,3 @@ func (s *session) Close() error {
 	s.end(&EndError{SessionID: s.id, Reason: ErrDetached})
 	return nil
 }
-
