@@ -175,12 +175,16 @@ func (s *Session) Touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 // session's connection, raw ones through Tab.Client and Session.Browser
 // included (cdpmux.Mux.Use).
 func (s *Session) idleSince() (time.Time, bool) {
-	n, rawLast := s.mux.Use()
 	last := time.Unix(0, s.lastUsed.Load())
-	if rawLast.After(last) {
-		last = rawLast
+	busy := s.inflight.Load() > 0
+	if s.mux != nil { // nil only for the seam's bare test sessions
+		n, rawLast := s.mux.Use()
+		if rawLast.After(last) {
+			last = rawLast
+		}
+		busy = busy || n > 0
 	}
-	return last, s.inflight.Load() > 0 || n > 0
+	return last, busy
 }
 
 // begin starts a call: it fails if the session is no longer live, else it
