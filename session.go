@@ -42,7 +42,7 @@ type SessionInfo struct {
 	Channel    string // always "cdp" for sessions the pool launched
 	PID        int    // browser pid (0 for in-memory or remote browsers)
 	PGID       int
-	Port       int    // DevTools port on 127.0.0.1
+	Port       int    // DevTools port on 127.0.0.1; 0 with LocalLauncher.NoDevToolsPort
 	ProfileDir string // the session dir (profile inside it)
 	OutputDir  string // where the session's artifacts land
 	Version    string

@@ -3,6 +3,9 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -108,4 +111,24 @@ func TestOpenTabReturnsAtTheCallersDeadlineWhenTheAttachFails(t *testing.T) {
 			t.Errorf("%d targets after the background cleanup, want 1 (the start-up tab)", n)
 		}
 	})
+}
+
+func TestABrowserWithoutItsDevToolsPortWorksOverThePipe(t *testing.T) {
+	p := newRealPool(t, browserpool.Config{Launcher: &browserpool.LocalLauncher{NoDevToolsPort: true}})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	if port := s.Info().Port; port != 0 {
+		t.Errorf("SessionInfo.Port = %d with NoDevToolsPort, want 0", port)
+	}
+	var two int
+	if err := mustTab(t, ctx, s).Evaluate(ctx, "1+1", &two); err != nil || two != 2 {
+		t.Fatalf("Evaluate(1+1) = %d, %v", two, err)
+	}
+	cl, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.Info().PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(cl), "--remote-debugging-port") {
+		t.Errorf("the browser was started with a DevTools port: %q", cl)
+	}
 }
