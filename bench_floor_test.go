@@ -309,4 +309,3 @@ func BenchmarkFloorFootprint(b *testing.B) {
 		p.Close()
 	}
 }
-

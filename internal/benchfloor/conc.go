@@ -18,10 +18,10 @@ type Conc struct {
 	wmu sync.Mutex
 
 	mu      sync.Mutex
-	next    int                   // guarded by mu
-	waiting map[int]chan reply    // guarded by mu
-	err     error                 // guarded by mu; set when the reader ends
-	done    chan struct{}         // closed when the reader ends
+	next    int                // guarded by mu
+	waiting map[int]chan reply // guarded by mu
+	err     error              // guarded by mu; set when the reader ends
+	done    chan struct{}      // closed when the reader ends
 }
 
 type reply struct {
