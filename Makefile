@@ -54,5 +54,8 @@ test: browser ffmpeg fleet fmt vet
 mcp:
 	cd cmd/browserpool-mcp && $(GO) build -o ../../bin/browserpool-mcp .
 
+# bench prints issue 14's table first (BenchmarkFloor*: each row as x-bare,
+# a ratio to internal/benchfloor measured in the same run), then the rest.
 bench: browser fleet
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+	$(GO) test -run '^$$' -bench 'BenchmarkFloor' -timeout 60m .
+	$(GO) test -run '^$$' -bench . -skip 'BenchmarkFloor' -benchmem -timeout 60m ./...

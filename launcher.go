@@ -101,6 +101,14 @@ type LocalLauncher struct {
 	Executable string
 	// Args are extra command-line flags.
 	Args []string
+	// NoDevToolsPort starts the browser without its TCP DevTools port:
+	// the pool drives it over the pipe either way, and the launch does not
+	// wait for the port file (a little faster cold start). The default
+	// (false) keeps the port on 127.0.0.1, reported in SessionInfo.Port,
+	// because other clients (Playwright's connectOverCDP, the MCP server's
+	// attach, a person's DevTools) connect to a pool session through it;
+	// with NoDevToolsPort, SessionInfo.Port is 0.
+	NoDevToolsPort bool
 
 	// noPipe controls the browser over its websocket only. Such a browser
 	// survives a SIGKILLed host until the next pool's sweep; only the
@@ -123,6 +131,7 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 		SessionID:  spec.SessionID,
 		ExtraArgs:  l.Args,
 		NoPipe:     l.noPipe,
+		NoPort:     l.NoDevToolsPort,
 		// The owner marker lets a later sweep prove whose strays these are.
 		Env: []string{"BROWSERPOOL_OWNER=" + ownerMarker()},
 		OnSpawn: func(s launch.Spawn) error {

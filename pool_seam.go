@@ -99,11 +99,12 @@ func (u sessionUse) busy() bool { return u.inFlight > 0 }
 // It takes only Session.mu, a leaf lock, so a layer may ask under its own
 // lock.
 func (s *Session) usage() sessionUse {
-	return sessionUse{
-		inFlight: int(s.inflight.Load()),
-		lastUse:  time.Unix(0, s.lastUsed.Load()),
-		ended:    s.closeReason(),
+	last, busy := s.idleSince()
+	u := sessionUse{inFlight: int(s.inflight.Load()), lastUse: last, ended: s.closeReason()}
+	if busy && u.inFlight == 0 {
+		u.inFlight = 1 // raw CDP calls only (Session.idleSince)
 	}
+	return u
 }
 
 // tabCount returns the number of the browser's open page tabs. Unlike

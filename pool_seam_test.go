@@ -143,9 +143,17 @@ func TestTheSeamsTabCountDoesNotCountAsAUse(t *testing.T) {
 	p := newFakePool(t, cdptest.NewLauncher(t), browserpool.Config{})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
-	mustTab(t, ctx, s)
-	if _, err := s.OpenTab(ctx, "about:blank"); err != nil {
+	first := mustTab(t, ctx, s)
+	second, err := s.OpenTab(ctx, "about:blank")
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The tabs' page events are switched on in the background; their
+	// replies are calls of the session: let them land first.
+	for _, tab := range []*browserpool.Tab{first, second} {
+		if err := browserpool.WaitPageEvents(ctx, tab); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tabs, err := s.Tabs(ctx)
 	if err != nil {

@@ -42,7 +42,7 @@ type SessionInfo struct {
 	Channel    string // always "cdp" for sessions the pool launched
 	PID        int    // browser pid (0 for in-memory or remote browsers)
 	PGID       int
-	Port       int    // DevTools port on 127.0.0.1
+	Port       int    // DevTools port on 127.0.0.1; 0 with LocalLauncher.NoDevToolsPort
 	ProfileDir string // the session dir (profile inside it)
 	OutputDir  string // where the session's artifacts land
 	Version    string
@@ -67,6 +67,7 @@ type Session struct {
 	b       LaunchedBrowser
 	mux     *cdpmux.Mux
 	browser *cdp.Client
+	quiet   *cdp.Client // on mux.Quiet: calls that are not use (monitoring)
 	info    SpawnInfo
 	created time.Time
 	output  string
@@ -87,6 +88,10 @@ type Session struct {
 	tabs   map[string]*Tab // guarded by mu; attached tabs by target id
 	order  []string        // guarded by mu; target ids, most recently activated last
 	active string          // guarded by mu; the active tab's id, "" if none known
+	// tabsTouched is set at the first attach or OpenTab: from then on the
+	// browser's start-up tab is no longer "untouched" (see OpenTab);
+	// guarded by mu.
+	tabsTouched bool
 	// closing holds tabs closed by CloseTab that the browser may still
 	// list for a moment; guarded by mu. Entries leave once it stops.
 	closing map[string]bool
@@ -99,6 +104,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		b:       b,
 		mux:     mux,
 		browser: cdp.NewClient(mux.Browser()),
+		quiet:   cdp.NewClient(mux.Quiet()),
 		info:    info,
 		created: time.Now(),
 		output:  filepath.Join(p.cfg.OutputDir, id),
@@ -119,8 +125,9 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) Channel() string { return ChannelCDP }
 
 // Browser returns the browser-level CDP client, for anything the package
-// does not wrap (Browser.*, Target.*, Storage.*). Calls made through it do
-// not count as use of the session for idle reclaim.
+// does not wrap (Browser.*, Target.*, Storage.*). Calls made through it
+// count as use of the session for idle reclaim (in flight and last use),
+// like the package's own calls.
 func (s *Session) Browser() *cdp.Client { return s.browser }
 
 // Done is closed when the session has been closed (for any reason).
@@ -170,9 +177,20 @@ func (s *Session) endErrLocked(op, tab string) error {
 func (s *Session) Touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 
 // idleSince returns when the session was last used and whether a call is
-// in flight.
+// in flight: the package's calls (begin) and every CDP call on the
+// session's connection, raw ones through Tab.Client and Session.Browser
+// included (cdpmux.Mux.Use).
 func (s *Session) idleSince() (time.Time, bool) {
-	return time.Unix(0, s.lastUsed.Load()), s.inflight.Load() > 0
+	last := time.Unix(0, s.lastUsed.Load())
+	busy := s.inflight.Load() > 0
+	if s.mux != nil { // nil only for the seam's bare test sessions
+		n, rawLast := s.mux.Use()
+		if rawLast.After(last) {
+			last = rawLast
+		}
+		busy = busy || n > 0
+	}
+	return last, busy
 }
 
 // begin starts a call: it fails if the session is no longer live, else it
@@ -271,7 +289,7 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 // pageTargets returns the browser's page targets, less those CloseTab has
 // closed.
 func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
-	reply, err := s.browser.Target.GetTargets(ctx, target.NewGetTargetsArgs())
+	reply, err := s.quiet.Target.GetTargets(ctx, target.NewGetTargetsArgs()) // not use: tabCount monitors with it
 	if err != nil {
 		return nil, err
 	}
@@ -320,6 +338,17 @@ func (s *Session) activeLocked(infos []target.Info) string {
 // OpenTab opens a new tab, makes it the active tab and, unless url is
 // about:blank or empty, navigates it and waits for the load. Only http,
 // https and about:blank are allowed.
+//
+// The first OpenTab on a session the pool launched uses the browser's
+// start-up tab instead of opening a second one, when that tab is the only
+// one, is still on about:blank and nothing has attached to it yet: Open
+// followed by OpenTab(ctx, url) leaves exactly one tab.
+//
+// OpenTab returns as soon as the tab is attached; the tab's page events
+// are switched on meanwhile, and the first navigation or wait waits for
+// them (no dialog or load event in between is lost). After a failed attach
+// the new target is closed in the background (bounded), so OpenTab returns
+// at the caller's deadline.
 func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 	const op = "Session.OpenTab"
 	if url == "" {
@@ -334,14 +363,22 @@ func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 		return nil, err
 	}
 	defer end()
-	created, err := s.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	id, reused, err := s.startTab(ctx)
 	if err != nil {
 		return nil, s.wrap(op, "", err)
 	}
-	id := string(created.TargetID)
-	t, err := s.attach(ctx, id, true)
+	if id == "" {
+		created, err := s.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+		if err != nil {
+			return nil, s.wrap(op, "", err)
+		}
+		id = string(created.TargetID)
+	}
+	t, err := s.attach(ctx, id, !reused)
 	if err != nil {
-		s.closeTarget(id)
+		if !reused {
+			s.closeTarget(id)
+		}
 		return nil, s.wrap(op, id, err)
 	}
 	s.setActive(id)
@@ -353,11 +390,46 @@ func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 	return t, nil
 }
 
-// closeTarget closes a target we failed to attach, bounded, ignoring errors.
+// startTab returns the id of the browser's start-up tab when the first
+// OpenTab may use it (see OpenTab), else "". Only the first OpenTab or
+// attach of a session the pool launched looks.
+func (s *Session) startTab(ctx context.Context) (id string, ok bool, err error) {
+	s.mu.Lock()
+	first := !s.tabsTouched && s.ours
+	s.tabsTouched = true
+	s.mu.Unlock()
+	if !first {
+		return "", false, nil
+	}
+	infos, err := s.pageTargets(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if len(infos) != 1 || infos[0].URL != "about:blank" || infos[0].Attached {
+		return "", false, nil
+	}
+	return string(infos[0].TargetID), true, nil
+}
+
+// closeTarget closes a target we failed to attach, in the background on
+// the pool's context, bounded (2 s), ignoring errors: the caller, whose
+// deadline may be what failed the attach, does not wait for it. It is not
+// a use of the session.
 func (s *Session) closeTarget(id string) {
-	ctx, cancel := context.WithTimeout(s.p.ctx, 2*time.Second)
-	defer cancel()
-	s.browser.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(id)))
+	p := s.p
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return // the session's browser is going away with the pool
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
+		defer cancel()
+		s.quiet.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(id)))
+	}()
 }
 
 // Tab returns the tab with the given id, attaching to it on first use; an
@@ -473,6 +545,7 @@ func (s *Session) attach(ctx context.Context, id string, fresh bool) (*Tab, erro
 		t.deps.viewport = s.p.cfg.Viewport // never resize the tabs of a browser we attached to
 	}
 	s.tabs[id] = t
+	s.tabsTouched = true
 	s.mu.Unlock()
 
 	err := t.connect(ctx, fresh)

@@ -46,6 +46,11 @@ type Tab struct {
 	sessionID string // the flattened CDP session id
 	readyErr  error
 
+	// pageReady is closed when Page.enable and lifecycle events are on
+	// (connect sends them without waiting); pageErr is set before.
+	pageReady chan struct{}
+	pageErr   error
+
 	lifecycle *lifecycleWatch
 	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
 }
@@ -77,18 +82,25 @@ func (t *Tab) Channel() string { return ChannelCDP }
 func (t *Tab) Session() *Session { return t.s }
 
 // Client returns the page-level CDP client for anything the package does
-// not wrap. Calls made through it do not count as use for idle reclaim.
+// not wrap. Calls made through it count as use of the session for idle
+// reclaim (in flight and last use), like the package's own calls.
 func (t *Tab) Client() *cdp.Client { return t.client }
 
-// connect attaches a flattened session to the target and enables what the
-// tab's own actions rely on.
+// connect attaches a flattened session to the target and asks for what
+// the tab's own actions rely on (the Page domain, lifecycle events) without
+// waiting for the renderer to answer: the tab is usable once attached, and
+// whatever needs page events waits for pageReady (Tab.pageEvents). Nothing
+// is lost meanwhile: the events are tapped before the enables are sent,
+// and a session's commands run in order, so every later call's dialogs
+// and lifecycle events arrive.
 func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	conn, sid, err := t.s.mux.Attach(ctx, t.id)
 	if err != nil {
 		return err
 	}
 	t.conn, t.sessionID, t.client = conn, sid, cdp.NewClient(conn)
-	t.lifecycle = newLifecycleWatch(conn.Context().Done())
+	t.pageReady = make(chan struct{})
+	t.lifecycle = newLifecycleWatch(conn.Context().Done(), t.pageEvents)
 	t.x = newTabExt(t)
 	// Follow lifecycle events and dialogs on the mux's reader: the tab then
 	// costs one goroutine (its rpcc conn's reader), not one per stream.
@@ -104,18 +116,37 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 			return err
 		}
 	}
-	// All in flight at once: one round trip, not three.
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return t.client.Page.Enable(gctx) })
-	g.Go(func() error { return t.applyViewport(gctx) })
-	g.Go(func() error {
-		return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
-	})
-	if err := g.Wait(); err != nil {
-		conn.Close()
-		return err
-	}
+	// All in flight at once, and not waited for here: the tab's commands
+	// run in order, so the first action after them sees the viewport, and
+	// navigations and waits wait for pageReady. Bounded by the connection
+	// (closing the tab ends them), not by the caller's ctx.
+	go func() {
+		defer close(t.pageReady)
+		g, gctx := errgroup.WithContext(conn.Context())
+		g.Go(func() error { return t.client.Page.Enable(gctx) })
+		g.Go(func() error { return t.applyViewport(gctx) })
+		g.Go(func() error {
+			return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
+		})
+		t.pageErr = g.Wait()
+	}()
 	return nil
+}
+
+// pageEvents waits until the tab's page events are on (see connect): the
+// first navigation or wait on a fresh tab waits for its renderer here.
+func (t *Tab) pageEvents(ctx context.Context) error {
+	select {
+	case <-t.pageReady:
+		return t.pageErr
+	default:
+	}
+	select {
+	case <-t.pageReady:
+		return t.pageErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // onEvent sees every event of the tab's session on the mux's reader
@@ -185,6 +216,9 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
 	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 	defer cancel()
+	if err := t.pageEvents(ctx); err != nil {
+		return res, t.s.wrap(op, t.id, err)
+	}
 	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
 	if err != nil {
 		return res, t.s.wrap(op, t.id, err)
@@ -358,7 +392,8 @@ func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(
 // hands it each event on its reader goroutine (Mux.Tap), so no goroutine of
 // ours reads them; waiters sleep on changed.
 type lifecycleWatch struct {
-	done <-chan struct{} // the tab's connection context
+	done  <-chan struct{}                 // the tab's connection context
+	ready func(ctx context.Context) error // Tab.pageEvents: waiters wait for it first
 
 	mu      sync.Mutex
 	seen    map[string]bool             // guarded by mu; "loaderID/name" received
@@ -371,8 +406,8 @@ type lifecycleWatch struct {
 // navigation matters to them).
 const lifecyclePending = 64
 
-func newLifecycleWatch(done <-chan struct{}) *lifecycleWatch {
-	return &lifecycleWatch{done: done, seen: make(map[string]bool), changed: make(chan struct{})}
+func newLifecycleWatch(done <-chan struct{}, ready func(context.Context) error) *lifecycleWatch {
+	return &lifecycleWatch{done: done, ready: ready, seen: make(map[string]bool), changed: make(chan struct{})}
 }
 
 // note records one event (on the mux's reader goroutine).
@@ -434,6 +469,11 @@ func (w *lifecycleWatch) has(key string) (bool, <-chan struct{}) {
 
 // next waits for the next event, ctx's end or the connection's end.
 func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) error {
+	if w.ready != nil {
+		if err := w.ready(ctx); err != nil {
+			return err
+		}
+	}
 	select {
 	case <-changed:
 		return nil

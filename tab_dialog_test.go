@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/browserpool/browserpool"
 )
@@ -165,6 +166,12 @@ func TestDialogsOnRealChromium(t *testing.T) {
 			defer cancel()
 			e.sess.CloseTab(ctx, tab.ID())
 		})
+		// OpenTab returns before the renderer is up; a raw call (not an
+		// action of the package) waits for it, so that the short deadline
+		// below measures the alert, not the renderer's start.
+		if _, err := tab.Client().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("0")); err != nil {
+			t.Fatal(err)
+		}
 		// No action of the tab has run yet. If the tab's dialogs are not
 		// watched from its start, the evaluation that opens the alert
 		// hangs until its context ends, and the first action dismisses

@@ -3,6 +3,19 @@
 // driven with no library at all (raw NUL-framed JSON on the pipe). It exists
 // for benchmarks only.
 //
+// What the floor includes, so that a ratio to it is honest: the process
+// start with the launcher's flags (including the TCP DevTools port) and
+// environment; JSON encoding of each command with encoding/json and one
+// decode of each reply (envelope and result in one Unmarshal); for a tab,
+// Target.createTarget + Target.attachToTarget (flattened) and nothing else
+// (no Page.enable, no lifecycle events, no dialog handling); for a
+// navigation, Page.enable once per tab and Page.navigate followed by
+// reading up to Page.loadEventFired. It excludes everything a library adds:
+// no per-call context, no error classes, no tracing, no idle accounting, no
+// waiting for the DevTools port file, no manifest. Sequential calls read
+// the pipe on the caller's goroutine (no hand-off); Conc adds the one
+// reader goroutine and writer lock any concurrent client needs.
+//
 // Room: the floor. No locks: a Bare is used by one goroutine.
 package benchfloor
 
@@ -83,18 +96,11 @@ func closeAll(fs ...*os.File) {
 // Call sends one command and reads until its reply, skipping events.
 func (b *Bare) Call(sessionID, method string, params, result any) error {
 	b.id++
-	msg := map[string]any{"id": b.id, "method": method}
-	if sessionID != "" {
-		msg["sessionId"] = sessionID
-	}
-	if params != nil {
-		msg["params"] = params
-	}
-	data, err := json.Marshal(msg)
+	data, err := encode(b.id, sessionID, method, params)
 	if err != nil {
 		return err
 	}
-	if _, err := b.w.Write(append(data, 0)); err != nil {
+	if _, err := b.w.Write(data); err != nil {
 		return err
 	}
 	for {
@@ -167,4 +173,61 @@ func (b *Bare) Stop() {
 	closeAll(b.w, b.rc)
 	<-b.outDone
 	os.RemoveAll(b.dir)
+}
+
+// encode frames one command (NUL-terminated).
+func encode(id int, sessionID, method string, params any) ([]byte, error) {
+	msg := struct {
+		ID        int    `json:"id"`
+		SessionID string `json:"sessionId,omitempty"`
+		Method    string `json:"method"`
+		Params    any    `json:"params,omitempty"`
+	}{id, sessionID, method, params}
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, 0), nil
+}
+
+// Until reads messages until an event named method arrives on sessionID
+// (after a Call that triggers it, e.g. Page.navigate then
+// Page.loadEventFired).
+func (b *Bare) Until(sessionID, method string) error {
+	for {
+		frame, err := b.r.ReadBytes(0)
+		if err != nil {
+			return err
+		}
+		var ev struct {
+			Method    string `json:"method"`
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(frame[:len(frame)-1], &ev) == nil && ev.Method == method && ev.SessionID == sessionID {
+			return nil
+		}
+	}
+}
+
+// NewTab creates an about:blank target and attaches to it (flattened),
+// returning its target and session ids: what a tab open costs at least.
+func (b *Bare) NewTab() (targetID, sessionID string, err error) {
+	var tgt struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := b.Call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt); err != nil {
+		return "", "", err
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := b.Call("", "Target.attachToTarget", map[string]any{"targetId": tgt.TargetID, "flatten": true}, &att); err != nil {
+		return "", "", err
+	}
+	return tgt.TargetID, att.SessionID, nil
+}
+
+// CloseTab closes a target.
+func (b *Bare) CloseTab(targetID string) error {
+	return b.Call("", "Target.closeTarget", map[string]any{"targetId": targetID}, nil)
 }

@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mafredri/cdp/rpcc"
 )
@@ -125,6 +126,12 @@ type Mux struct {
 
 	dropped, unroutable, malformed atomic.Uint64
 
+	// Use: calls of counted sessions (all but quiet) in flight, and when
+	// one last started or ended (unix nanos). Updated with mu held, read
+	// without it.
+	inflight atomic.Int64
+	lastUse  atomic.Int64
+
 	mu       sync.Mutex
 	pending  map[uint64]route    // guarded by mu; global id -> caller
 	sessions map[string]*session // guarded by mu; by CDP session id, "" = browser
@@ -132,6 +139,8 @@ type Mux struct {
 	err      *EndError           // guarded by mu; set when closed
 
 	browser    *rpcc.Conn
+	quiet      *session   // the browser's uncounted session (see Quiet); set by New
+	quietConn  *rpcc.Conn // its conn
 	readerDone chan struct{}
 }
 
@@ -139,16 +148,6 @@ type route struct {
 	s       *session
 	localID uint64
 	attach  bool // a Target.attachToTarget: its reply registers a session
-}
-
-// message is one CDP message in either direction.
-type message struct {
-	ID        uint64              `json:"id,omitempty"`
-	SessionID string              `json:"sessionId,omitempty"`
-	Method    string              `json:"method,omitempty"`
-	Params    json.RawMessage     `json:"params,omitempty"`
-	Result    json.RawMessage     `json:"result,omitempty"`
-	Error     *rpcc.ResponseError `json:"error,omitempty"`
 }
 
 // New starts a mux on t and returns it with the browser's own session dialed
@@ -166,6 +165,9 @@ func New(t Transport, opts Options) (*Mux, error) {
 		m.limit = DefaultEventQueueLimit
 	}
 	m.sessions[""] = newSession(m, "", "")
+	m.quiet = newSession(m, "", "")
+	m.quiet.counted, m.quiet.dialed = false, true
+	m.lastUse.Store(time.Now().UnixNano())
 	go m.readLoop()
 	conn, err := m.Dial(context.Background(), "")
 	if err != nil {
@@ -173,7 +175,29 @@ func New(t Transport, opts Options) (*Mux, error) {
 		return nil, err
 	}
 	m.browser = conn
+	q := m.quiet
+	m.quietConn, err = rpcc.DialContext(context.Background(), "cdpmux:quiet",
+		rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return q, nil }),
+		rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return q }),
+	)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
 	return m, nil
+}
+
+// Quiet returns a second connection to the browser's own target whose
+// calls do not count in Use: for monitoring that must not look like use.
+// It receives replies only, never events.
+func (m *Mux) Quiet() *rpcc.Conn { return m.quietConn }
+
+// Use returns the calls in flight on every connection but Quiet, and when
+// one last started or ended (the mux's start before any call). Raw calls
+// through a dialed conn count like any other: a program that only uses the
+// raw CDP client is still using its browser.
+func (m *Mux) Use() (inFlight int, last time.Time) {
+	return int(m.inflight.Load()), time.Unix(0, m.lastUse.Load())
 }
 
 // Browser returns the connection to the browser's own (sessionless) target,
@@ -289,9 +313,14 @@ func (m *Mux) fail(cause error) {
 	sessions := m.sessions
 	m.sessions = map[string]*session{}
 	m.pending = map[uint64]route{}
+	m.inflight.Store(0)
+	m.lastUse.Store(time.Now().UnixNano())
 	m.mu.Unlock()
 	for id, s := range sessions {
 		s.end(&EndError{SessionID: id, Reason: ErrConnClosed, Cause: cause})
+	}
+	if m.quiet != nil {
+		m.quiet.end(&EndError{Reason: ErrConnClosed, Cause: cause})
 	}
 	m.t.Close()
 }
@@ -314,8 +343,8 @@ func (m *Mux) readLoop() {
 			m.fail(cause)
 			return
 		}
-		msg := new(message)
-		if err := json.Unmarshal(data, msg); err != nil {
+		msg, err := parseEnvelope(data)
+		if err != nil {
 			m.malformed.Add(1)
 			continue
 		}
@@ -392,6 +421,10 @@ func (m *Mux) dispatchReply(msg *message) {
 	m.mu.Lock()
 	r, ok := m.pending[msg.ID]
 	delete(m.pending, msg.ID)
+	if ok && r.s.counted {
+		m.inflight.Add(-1)
+		m.lastUse.Store(time.Now().UnixNano())
+	}
 	if ok && r.attach && msg.Error == nil {
 		var res struct {
 			SessionID string `json:"sessionId"`
@@ -435,6 +468,9 @@ func (m *Mux) unregisterLocked(sessionID string) []*session {
 	for id, r := range m.pending {
 		if r.s == s {
 			delete(m.pending, id)
+			if s.counted {
+				m.inflight.Add(-1)
+			}
 		}
 	}
 	return []*session{s}
@@ -468,11 +504,15 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 		m.mu.Unlock()
 		return errors.Join(ErrNotSent, err)
 	}
-	if m.sessions[s.id] != s {
+	if m.sessions[s.id] != s && s != m.quiet {
 		m.mu.Unlock()
 		return errors.Join(ErrNotSent, s.endErr())
 	}
 	m.pending[gid] = route{s: s, localID: req.ID, attach: req.Method == "Target.attachToTarget"}
+	if s.counted {
+		m.inflight.Add(1)
+		m.lastUse.Store(time.Now().UnixNano())
+	}
 	m.mu.Unlock()
 
 	m.wmu.Lock()
@@ -490,136 +530,6 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 		m.fail(cause)
 		return errors.Join(ErrNotSent, m.Err())
 	}
-	return nil
-}
-
-// session is one flattened CDP session: the io.ReadWriteCloser and the
-// rpcc.Codec of its rpcc.Conn.
-type session struct {
-	m      *Mux
-	id     string
-	notify chan struct{} // capacity 1: "the queue changed"
-
-	// targetID, dialed and tap are guarded by m.mu.
-	targetID string
-	dialed   bool
-	tap      func(method string, params json.RawMessage)
-
-	mu     sync.Mutex
-	queue  []*message // guarded by mu; undelivered, in order
-	events int        // guarded by mu; events in queue
-	err    error      // guarded by mu; set when ended, returned after queue drains
-}
-
-func newSession(m *Mux, id, targetID string) *session {
-	return &session{m: m, id: id, targetID: targetID, notify: make(chan struct{}, 1)}
-}
-
-func (s *session) deliver(msg *message, reply bool) {
-	s.mu.Lock()
-	switch {
-	case s.err != nil:
-		s.mu.Unlock()
-		return
-	case !reply && s.events >= s.m.limit:
-		s.mu.Unlock()
-		s.m.dropped.Add(1)
-		return
-	}
-	if !reply {
-		s.events++
-	}
-	s.queue = append(s.queue, msg)
-	s.mu.Unlock()
-	s.wake()
-}
-
-func (s *session) wake() {
-	select {
-	case s.notify <- struct{}{}:
-	default:
-	}
-}
-
-// end marks the session ended: messages already queued are still read, then
-// ReadResponse returns err.
-func (s *session) end(err error) {
-	s.mu.Lock()
-	first := s.err == nil
-	if first {
-		s.err = err
-	}
-	s.mu.Unlock()
-	s.wake()
-	if first {
-		s.m.mu.Lock()
-		tap := s.tap
-		s.tap = nil
-		s.m.mu.Unlock()
-		if tap != nil {
-			tap("", nil)
-		}
-	}
-}
-
-func (s *session) endErr() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil {
-		return &EndError{SessionID: s.id, Reason: ErrDetached}
-	}
-	return s.err
-}
-
-// WriteRequest implements rpcc.Codec.
-func (s *session) WriteRequest(req *rpcc.Request) error { return s.m.send(s, req) }
-
-// ReadResponse implements rpcc.Codec. It blocks until a message for this
-// session arrives or the session ends.
-func (s *session) ReadResponse(resp *rpcc.Response) error {
-	for {
-		s.mu.Lock()
-		if len(s.queue) > 0 {
-			msg := s.queue[0]
-			s.queue[0] = nil
-			s.queue = s.queue[1:]
-			if msg.Method != "" {
-				s.events--
-			}
-			s.mu.Unlock()
-			resp.ID = msg.ID
-			resp.Result = msg.Result
-			resp.Error = msg.Error
-			resp.Method = msg.Method
-			resp.Args = msg.Params
-			return nil
-		}
-		err := s.err
-		s.mu.Unlock()
-		if err != nil {
-			return err
-		}
-		<-s.notify
-	}
-}
-
-// Read and Write are never called: rpcc talks to the codec directly.
-func (s *session) Read([]byte) (int, error) {
-	return 0, errors.New("cdpmux: session is not a byte stream")
-}
-func (s *session) Write([]byte) (int, error) {
-	return 0, errors.New("cdpmux: session is not a byte stream")
-}
-
-// Close is called by rpcc.Conn.Close: it forgets the session locally and ends
-// its reader. It does no I/O (rpcc calls it with its own lock held).
-func (s *session) Close() error {
-	s.m.mu.Lock()
-	if s.id != "" && s.m.sessions[s.id] == s {
-		s.m.unregisterLocked(s.id)
-	}
-	s.m.mu.Unlock()
-	s.end(&EndError{SessionID: s.id, Reason: ErrDetached})
 	return nil
 }
 

@@ -95,6 +95,11 @@ type Options struct {
 	// DevToolsActivePort instead: the browser survives its host. For tests
 	// of orphan sweeps; a pool never uses it.
 	NoPipe bool
+	// NoPort starts the browser without --remote-debugging-port: only the
+	// pipe reaches its DevTools, and Start does not wait for
+	// DevToolsActivePort (Port is 0). Ignored with NoPipe, which needs the
+	// port.
+	NoPort bool
 	// OnSpawn, if set, is called once the process exists and before Start
 	// waits for it to become ready: the caller writes its durable record of
 	// the spawn there. If it returns an error, Start kills the browser,
@@ -114,11 +119,12 @@ type Spawn struct {
 }
 
 // Start starts a browser and returns it once it answered Browser.getVersion
-// and wrote its DevTools port. ctx bounds the start only; the browser lives
+// and (unless Options.NoPort) wrote its DevTools port. ctx bounds the start only; the browser lives
 // until Stop (or its own death).
 //
 // The browser runs with --remote-debugging-pipe (unless Options.NoPipe),
-// --remote-debugging-port=0 --remote-debugging-address=127.0.0.1 --headless
+// --remote-debugging-port=0 --remote-debugging-address=127.0.0.1 (unless
+// Options.NoPort) --headless
 // --no-sandbox --disable-gpu --disable-quic --no-first-run
 // --disable-background-networking --disable-component-update --disable-sync
 // --no-default-browser-check --user-data-dir=<SessionDir>/user-data, then
@@ -160,7 +166,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 			return nil, p.abort("OnSpawn", err, created)
 		}
 	}
-	if stage, err := p.connect(ctx, opts.NoPipe); err != nil {
+	if stage, err := p.connect(ctx, opts.NoPipe, opts.NoPort && !opts.NoPipe); err != nil {
 		return nil, p.abort(stage, err, created)
 	}
 	return p, nil
@@ -204,13 +210,23 @@ func validID(s string) bool {
 // the initial about:blank. Start uses exactly these; benchmarks use them to
 // start a bare browser the same way.
 func Args(userDataDir string, pipe bool, extra []string) []string {
+	return ArgsPort(userDataDir, pipe, true, extra)
+}
+
+// ArgsPort is Args with the TCP DevTools port (--remote-debugging-port=0
+// on 127.0.0.1) only when port is set.
+func ArgsPort(userDataDir string, pipe, port bool, extra []string) []string {
 	var a []string
 	if pipe {
 		a = append(a, "--remote-debugging-pipe")
 	}
+	if port {
+		a = append(a,
+			"--remote-debugging-port=0",
+			"--remote-debugging-address=127.0.0.1",
+		)
+	}
 	a = append(a,
-		"--remote-debugging-port=0",
-		"--remote-debugging-address=127.0.0.1",
 		"--headless",
 		"--no-sandbox",
 		"--disable-gpu",

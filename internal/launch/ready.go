@@ -20,9 +20,9 @@ import (
 )
 
 // connect waits for the browser to become ready: it answers
-// Browser.getVersion and has written its port. It returns the stage that
-// failed.
-func (p *Process) connect(ctx context.Context, noPipe bool) (string, error) {
+// Browser.getVersion and, unless noPort, has written its port. It returns
+// the stage that failed.
+func (p *Process) connect(ctx context.Context, noPipe, noPort bool) (string, error) {
 	// A browser that exits ends the wait at once, with its exit status.
 	ctx, stop := untilExit(ctx, p.exited, func() error { return p.exit })
 	defer stop()
@@ -49,7 +49,7 @@ func (p *Process) connect(ctx context.Context, noPipe bool) (string, error) {
 		return "waiting for Browser.getVersion", p.causeOf(ctx, err)
 	}
 	p.version = v.Product
-	if !noPipe {
+	if !noPipe && !noPort {
 		port, path, err := waitActivePort(ctx, activePort)
 		if err != nil {
 			return "waiting for " + ActivePortFile, p.causeOf(ctx, err)

@@ -22,7 +22,7 @@ func (p *Process) spawn(opts Options) error {
 	}
 	cmd := &exec.Cmd{
 		Path:        p.exe,
-		Args:        append([]string{p.exe}, Args(p.userDataDir, !opts.NoPipe, opts.ExtraArgs)...),
+		Args:        append([]string{p.exe}, ArgsPort(p.userDataDir, !opts.NoPipe, opts.NoPipe || !opts.NoPort, opts.ExtraArgs)...),
 		Env:         Environ(p.sessionDir, p.sessionID, opts.Env),
 		Stdout:      outW,
 		Stderr:      outW,

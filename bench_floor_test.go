@@ -1,0 +1,311 @@
+package browserpool_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/accessibility"
+	"github.com/mafredri/cdp/protocol/emulation"
+	"github.com/mafredri/cdp/protocol/page"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/benchfloor"
+)
+
+// The rows of issue 14's table, each as a ratio to the bare floor
+// (internal/benchfloor, whose doc says what it includes) measured in the
+// same run: every iteration times the floor's operation and ours back to
+// back (interleaved), and the row reports x-bare = ours ÷ floor (for
+// throughput rows, the time per call: lower is better either way).
+
+// bigDOM builds about 3,000 accessibility nodes in the page.
+const bigDOM = `(() => { document.body.innerHTML = ""; for (let i = 0; i < 1000; i++) { const d = document.createElement("div"); d.innerHTML = "<button>b" + i + "</button><a href='#'>l" + i + "</a>"; document.body.appendChild(d) } return document.querySelectorAll("*").length })()`
+
+type floorEnv struct {
+	p    *browserpool.Pool
+	s    *browserpool.Session
+	tab  *browserpool.Tab
+	bare *benchfloor.Bare
+	bsid string // the bare tab's session id
+	btid string
+	url  string
+}
+
+func newFloorEnv(b *testing.B) *floorEnv {
+	requireBrowser(b)
+	exe, err := exec.LookPath("chromium")
+	if err != nil {
+		b.Skip("the bare floor needs chromium on PATH")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<!doctype html><title>t</title><p>hello</p>")
+	}))
+	b.Cleanup(srv.Close)
+	e := &floorEnv{url: srv.URL + "/"}
+	e.p = newRealPool(b, browserpool.Config{})
+	ctx := context.Background()
+	if e.s, err = e.p.Open(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if e.tab, err = e.s.OpenTab(ctx, "about:blank"); err != nil {
+		b.Fatal(err)
+	}
+	e.bare, err = benchfloor.Start(exe, filepath.Join(e.p.Config().Root, "sessions", "bare-floor"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(e.bare.Stop)
+	if err := e.bare.FirstEvaluate(); err != nil {
+		b.Fatal(err)
+	}
+	if e.btid, e.bsid, err = e.bare.NewTab(); err != nil {
+		b.Fatal(err)
+	}
+	if err := e.bare.Call(e.bsid, "Page.enable", nil, nil); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// interleave runs floor and ours once per iteration, timing each, and
+// reports both and their ratio.
+func interleave(b *testing.B, floor, ours func() error) {
+	var tf, to time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := floor(); err != nil {
+			b.Fatal("floor: ", err)
+		}
+		t1 := time.Now()
+		if err := ours(); err != nil {
+			b.Fatal("ours: ", err)
+		}
+		tf += t1.Sub(t0)
+		to += time.Since(t1)
+	}
+	n := float64(b.N)
+	b.ReportMetric(tf.Seconds()*1e6/n, "µs-bare/op")
+	b.ReportMetric(to.Seconds()*1e6/n, "µs-ours/op")
+	b.ReportMetric(to.Seconds()/tf.Seconds(), "x-bare")
+}
+
+func BenchmarkFloor(b *testing.B) {
+	e := newFloorEnv(b)
+	ctx := context.Background()
+	b.Run("evaluate-sequential", func(b *testing.B) {
+		interleave(b, func() error {
+			return e.bare.Call(e.bsid, "Runtime.evaluate", map[string]any{"expression": "1+1", "returnByValue": true, "awaitPromise": true}, nil)
+		}, func() error {
+			var n int
+			return e.tab.Evaluate(ctx, "1+1", &n)
+		})
+	})
+	b.Run("tab-open-close", func(b *testing.B) {
+		interleave(b, func() error {
+			tid, _, err := e.bare.NewTab()
+			if err != nil {
+				return err
+			}
+			return e.bare.CloseTab(tid)
+		}, func() error {
+			t, err := e.s.OpenTab(ctx, "about:blank")
+			if err != nil {
+				return err
+			}
+			return e.s.CloseTab(ctx, t.ID())
+		})
+	})
+	b.Run("navigate", func(b *testing.B) {
+		interleave(b, func() error {
+			if err := e.bare.Call(e.bsid, "Page.navigate", map[string]any{"url": e.url}, nil); err != nil {
+				return err
+			}
+			return e.bare.Until(e.bsid, "Page.loadEventFired")
+		}, func() error {
+			_, err := e.tab.Navigate(ctx, e.url)
+			return err
+		})
+	})
+	b.Run("screenshot-1280x600", func(b *testing.B) {
+		if err := e.bare.Call(e.bsid, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 600, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.tab.Client().Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(1280, 600, 1, false)); err != nil {
+			b.Fatal(err)
+		}
+		interleave(b, func() error {
+			return e.bare.Call(e.bsid, "Page.captureScreenshot", map[string]any{"format": "png"}, new(struct {
+				Data []byte `json:"data"`
+			}))
+		}, func() error {
+			_, err := e.tab.Client().Page.CaptureScreenshot(ctx, page.NewCaptureScreenshotArgs().SetFormat("png"))
+			return err
+		})
+	})
+	b.Run("ax-tree-3000-nodes", func(b *testing.B) {
+		var n int
+		if err := e.bare.Call(e.bsid, "Runtime.evaluate", map[string]any{"expression": bigDOM}, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.tab.Evaluate(ctx, bigDOM, &n); err != nil {
+			b.Fatal(err)
+		}
+		interleave(b, func() error {
+			var r struct {
+				Nodes []accessibility.AXNode `json:"nodes"`
+			}
+			return e.bare.Call(e.bsid, "Accessibility.getFullAXTree", nil, &r)
+		}, func() error {
+			r, err := e.tab.Client().Accessibility.GetFullAXTree(ctx, accessibility.NewGetFullAXTreeArgs())
+			if err == nil && len(r.Nodes) < 3000 {
+				err = fmt.Errorf("%d AX nodes, want 3000 or more", len(r.Nodes))
+			}
+			return err
+		})
+	})
+}
+
+// BenchmarkFloorConcurrent: 8 goroutines on 1 tab and on 8 tabs, 64 calls
+// per iteration, against the floor's concurrent client (benchfloor.Conc).
+func BenchmarkFloorConcurrent(b *testing.B) {
+	e := newFloorEnv(b)
+	ctx := context.Background()
+	conc := e.bare.Concurrent()
+	var bareTabs []string
+	var ourTabs []*browserpool.Tab
+	for range 8 {
+		var tgt struct {
+			TargetID string `json:"targetId"`
+		}
+		if err := conc.Call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt); err != nil {
+			b.Fatal(err)
+		}
+		var att struct {
+			SessionID string `json:"sessionId"`
+		}
+		if err := conc.Call("", "Target.attachToTarget", map[string]any{"targetId": tgt.TargetID, "flatten": true}, &att); err != nil {
+			b.Fatal(err)
+		}
+		bareTabs = append(bareTabs, att.SessionID)
+		t, err := e.s.OpenTab(ctx, "about:blank")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ourTabs = append(ourTabs, t)
+	}
+	run := func(call func(g int) error) error {
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := range 8 {
+			wg.Go(func() {
+				for range 8 {
+					if err := call(g); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs
+	}
+	args := map[string]any{"expression": "1+1", "returnByValue": true, "awaitPromise": true}
+	for _, tabs := range []int{1, 8} {
+		b.Run(fmt.Sprintf("8-goroutines-%d-tabs", tabs), func(b *testing.B) {
+			interleave(b, func() error {
+				return run(func(g int) error { return conc.Call(bareTabs[g%tabs], "Runtime.evaluate", args, nil) })
+			}, func() error {
+				return run(func(g int) error {
+					var n int
+					return ourTabs[g%tabs].Evaluate(ctx, "1+1", &n)
+				})
+			})
+		})
+	}
+}
+
+// BenchmarkFloorColdStart: a cold launch to the first page evaluate, the
+// floor's and ours interleaved (ours: Pool.Open, the first OpenTab,
+// Evaluate; then Close, untimed).
+func BenchmarkFloorColdStart(b *testing.B) {
+	requireBrowser(b)
+	exe, err := exec.LookPath("chromium")
+	if err != nil {
+		b.Skip("the bare floor needs chromium on PATH")
+	}
+	for _, mode := range []struct {
+		name   string
+		noPort bool
+	}{{"devtools-port", false}, {"no-devtools-port", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			p := newRealPool(b, browserpool.Config{Launcher: &browserpool.LocalLauncher{NoDevToolsPort: mode.noPort}})
+			ctx := context.Background()
+			i := 0
+			var stop []func()
+			interleave(b, func() error {
+				i++
+				bb, err := benchfloor.Start(exe, filepath.Join(p.Config().Root, "sessions", fmt.Sprintf("bare-%d", i)))
+				if err != nil {
+					return err
+				}
+				stop = append(stop, bb.Stop)
+				return bb.FirstEvaluate()
+			}, func() error {
+				s, err := p.Open(ctx)
+				if err != nil {
+					return err
+				}
+				stop = append(stop, func() { s.Close(ctx) })
+				tab, err := s.OpenTab(ctx, "about:blank")
+				if err != nil {
+					return err
+				}
+				var two int
+				return tab.Evaluate(ctx, "1+1", &two)
+			})
+			for _, f := range stop {
+				f()
+			}
+		})
+	}
+}
+
+// BenchmarkFloorFootprint reports the goroutines and Go heap one browser
+// with 10 tabs costs us, next to the floor's goroutines (one, reading the
+// browser's output). Heap is the in-use delta after a GC (not RSS: the
+// floor and ours share one process here).
+func BenchmarkFloorFootprint(b *testing.B) {
+	requireBrowser(b)
+	ctx := context.Background()
+	for b.Loop() {
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		g0 := runtime.NumGoroutine()
+		p := newRealPool(b, browserpool.Config{})
+		s, err := p.Open(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 10 {
+			if _, err := s.OpenTab(ctx, "about:blank"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // let the tabs' page-event enables finish (their goroutines end)
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(runtime.NumGoroutine()-g0), "goroutines")
+		b.ReportMetric(float64(int64(m1.HeapInuse)-int64(m0.HeapInuse))/(1<<20), "MiB-heap")
+		p.Close()
+	}
+}

@@ -1,0 +1,145 @@
+// Room: one flattened session of the mux: its inbound queue (session.mu)
+// and the rpcc codec its conn talks to. Mux.mu guards targetID, dialed and
+// tap; session.mu is a leaf lock.
+
+package cdpmux
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// session is one flattened CDP session: the io.ReadWriteCloser and the
+// rpcc.Codec of its rpcc.Conn.
+type session struct {
+	m      *Mux
+	id     string
+	notify chan struct{} // capacity 1: "the queue changed"
+
+	counted bool // calls count in Mux.Use (all but the quiet session); set at creation
+
+	// targetID, dialed and tap are guarded by m.mu.
+	targetID string
+	dialed   bool
+	tap      func(method string, params json.RawMessage)
+
+	mu     sync.Mutex
+	queue  []*message // guarded by mu; undelivered, in order
+	events int        // guarded by mu; events in queue
+	err    error      // guarded by mu; set when ended, returned after queue drains
+}
+
+func newSession(m *Mux, id, targetID string) *session {
+	return &session{m: m, id: id, targetID: targetID, counted: true, notify: make(chan struct{}, 1)}
+}
+
+func (s *session) deliver(msg *message, reply bool) {
+	s.mu.Lock()
+	switch {
+	case s.err != nil:
+		s.mu.Unlock()
+		return
+	case !reply && s.events >= s.m.limit:
+		s.mu.Unlock()
+		s.m.dropped.Add(1)
+		return
+	}
+	if !reply {
+		s.events++
+	}
+	s.queue = append(s.queue, msg)
+	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *session) wake() {
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// end marks the session ended: messages already queued are still read, then
+// ReadResponse returns err.
+func (s *session) end(err error) {
+	s.mu.Lock()
+	first := s.err == nil
+	if first {
+		s.err = err
+	}
+	s.mu.Unlock()
+	s.wake()
+	if first {
+		s.m.mu.Lock()
+		tap := s.tap
+		s.tap = nil
+		s.m.mu.Unlock()
+		if tap != nil {
+			tap("", nil)
+		}
+	}
+}
+
+func (s *session) endErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		return &EndError{SessionID: s.id, Reason: ErrDetached}
+	}
+	return s.err
+}
+
+// WriteRequest implements rpcc.Codec.
+func (s *session) WriteRequest(req *rpcc.Request) error { return s.m.send(s, req) }
+
+// ReadResponse implements rpcc.Codec. It blocks until a message for this
+// session arrives or the session ends.
+func (s *session) ReadResponse(resp *rpcc.Response) error {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			msg := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if msg.Method != "" {
+				s.events--
+			}
+			s.mu.Unlock()
+			resp.ID = msg.ID
+			resp.Result = msg.Result
+			resp.Error = msg.Error
+			resp.Method = msg.Method
+			resp.Args = msg.Params
+			return nil
+		}
+		err := s.err
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		<-s.notify
+	}
+}
+
+// Read and Write are never called: rpcc talks to the codec directly.
+func (s *session) Read([]byte) (int, error) {
+	return 0, errors.New("cdpmux: session is not a byte stream")
+}
+func (s *session) Write([]byte) (int, error) {
+	return 0, errors.New("cdpmux: session is not a byte stream")
+}
+
+// Close is called by rpcc.Conn.Close: it forgets the session locally and ends
+// its reader. It does no I/O (rpcc calls it with its own lock held).
+func (s *session) Close() error {
+	s.m.mu.Lock()
+	if s.id != "" && s.m.sessions[s.id] == s {
+		s.m.unregisterLocked(s.id)
+	}
+	s.m.mu.Unlock()
+	s.end(&EndError{SessionID: s.id, Reason: ErrDetached})
+	return nil
+}

@@ -1,0 +1,134 @@
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
+)
+
+func TestADialogOrLoadBetweenAFastOpenTabAndTheFirstNavigationIsNotLost(t *testing.T) {
+	site := startSite(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	for i := range 2 { // the reused start-up tab, then a created one
+		tab, err := s.OpenTab(ctx, "about:blank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// At once, before any action of the package waited for page
+		// events: a dialog through the raw client...
+		if _, err := tab.Client().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(`setTimeout(() => alert("early"), 0)`)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the early dialog in Tab.Dialogs", func() bool {
+			ds := tab.Dialogs()
+			return len(ds) == 1 && ds[0].Message == "early"
+		})
+		// ...and a load through the raw client.
+		nav, err := tab.Client().Page.Navigate(ctx, page.NewNavigateArgs(site.URL+"/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nav.LoaderID == nil {
+			t.Fatalf("tab %d: no loader id for a cross-document navigation", i)
+		}
+		waitFor(t, "the load event of the raw navigation", func() bool {
+			return browserpool.LifecycleSeen(tab, string(*nav.LoaderID), "load")
+		})
+		if err := tab.WaitLoad(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestTheReadmeFlowLeavesExactlyOneTab(t *testing.T) {
+	site := startSite(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	sess, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := sess.OpenTab(ctx, site.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tabs, err := sess.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []browserpool.TabInfo{{SessionID: sess.ID(), TabID: tab.ID(), Channel: browserpool.ChannelCDP, URL: site.URL + "/", Title: tabs[0].Title, Active: true}}
+	if diff := cmp.Diff(want, tabs); diff != "" {
+		t.Errorf("tabs after Pool.Open + Session.OpenTab (-want +got):\n%s", diff)
+	}
+	// The second OpenTab opens a second tab.
+	if _, err := sess.OpenTab(ctx, "about:blank"); err != nil {
+		t.Fatal(err)
+	}
+	if tabs, err := sess.Tabs(ctx); err != nil || len(tabs) != 2 {
+		t.Fatalf("tabs after a second OpenTab: %d, %v; want 2", len(tabs), err)
+	}
+}
+
+func TestOpenTabReturnsAtTheCallersDeadlineWhenTheAttachFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		s := mustOpen(t, context.Background(), p)
+		mustTab(t, context.Background(), s) // the start-up tab is taken
+		b := l.Browsers()[0]
+		attach := b.Hold("Target.attachToTarget")
+		closing := b.Hold("Target.closeTarget")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := s.OpenTab(ctx, "about:blank")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("OpenTab with a held attach: %v, want DeadlineExceeded", err)
+		}
+		// The bubble's clock moves only when every goroutine waits: this
+		// is exact, not a timing guess.
+		if took := time.Since(start); took != time.Second {
+			t.Errorf("OpenTab returned %v after its start; its deadline was 1s (the cleanup must not delay it)", took)
+		}
+		attach.Release()
+		closing.Release()
+		synctest.Wait()
+		if n := len(b.Targets()); n != 1 {
+			t.Errorf("%d targets after the background cleanup, want 1 (the start-up tab)", n)
+		}
+	})
+}
+
+func TestABrowserWithoutItsDevToolsPortWorksOverThePipe(t *testing.T) {
+	p := newRealPool(t, browserpool.Config{Launcher: &browserpool.LocalLauncher{NoDevToolsPort: true}})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	if port := s.Info().Port; port != 0 {
+		t.Errorf("SessionInfo.Port = %d with NoDevToolsPort, want 0", port)
+	}
+	var two int
+	if err := mustTab(t, ctx, s).Evaluate(ctx, "1+1", &two); err != nil || two != 2 {
+		t.Fatalf("Evaluate(1+1) = %d, %v", two, err)
+	}
+	cl, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.Info().PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(cl), "--remote-debugging-port") {
+		t.Errorf("the browser was started with a DevTools port: %q", cl)
+	}
+}
