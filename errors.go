@@ -164,6 +164,7 @@ var hints = map[error]string{
 	ErrInvalidIdentity: "build identities with NewIdentity, Identity.Child or Identity.IsolatedChild, and group keys with GroupKey from the group's canonical id",
 	ErrTabNotHeld:      "open a tab of your own with Holder.OpenTab, or ask the tab's holder to hand it over with Holder.HandTab",
 	ErrJavaScript:      "fix the expression; the page is unchanged unless the code ran partly",
+	ErrDecode:          "pass a pointer to a Go type that can hold the expression's value (or *any), or convert the value in the expression",
 
 	// Tracker (tracker.go).
 	ErrSessionLimit: "close one of the workflow's sessions first, or keep using one it already has",

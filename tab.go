@@ -209,6 +209,9 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
 // promise, and decodes its value (JSON) into out unless out is nil. A
 // thrown exception is an ErrJavaScript error carrying the message and line.
+// A value that does not fit out (a string into an *int, undefined into a
+// *struct) is an ErrDecode error naming both types; undefined and null
+// leave a pointer, interface, map or slice target nil.
 func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	const op = "Tab.Evaluate"
 	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
@@ -219,13 +222,13 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		if ex := reply.ExceptionDetails; ex != nil {
 			return t.jsError(op, ex)
 		}
-		if out == nil || reply.Result.Value == nil {
-			return nil
+		r := reply.Result
+		var unser string
+		if r.UnserializableValue != nil {
+			unser = string(*r.UnserializableValue)
 		}
-		if err := json.Unmarshal(reply.Result.Value, out); err != nil {
-			e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
-			e.Session, e.Tab, e.Err = t.s.id, t.id, err
-			e.Hint = "pass a pointer to a type that matches the expression's JSON value"
+		if e := decodeJS(op, r.Value, unser, jsTypeOf(r.Type, r.Subtype), out); e != nil {
+			e.Session, e.Tab = t.s.id, t.id
 			return e
 		}
 		return nil
