@@ -69,9 +69,13 @@ var (
 // apply are empty. The text reads well verbatim to a person or an LLM:
 //
 //	browserpool: <Op> session=<id> tab=<id>: <class>: <detail> (hint: <what to do next>)
+//
+// Session is always a session id (s-…); a Tracker error names the tracked
+// session by the caller's name for it instead, shown as name=<name>.
 type Error struct {
 	Op       string // operation, e.g. "Pool.Open", "Tab.Navigate"
 	Session  string // session id, if any
+	Name     string // the session's name in a Tracker (Tracker errors); never an id
 	Tab      string // tab (target) id, if any
 	Workflow string // workflow, for Tracker errors
 	Task     string // task, for Allocator errors
@@ -100,7 +104,7 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("browserpool: ")
 	b.WriteString(e.Op)
-	for _, kv := range [...][2]string{{"session", e.Session}, {"tab", e.Tab}, {"workflow", e.Workflow}, {"task", e.Task}} {
+	for _, kv := range [...][2]string{{"session", e.Session}, {"name", e.Name}, {"tab", e.Tab}, {"workflow", e.Workflow}, {"task", e.Task}} {
 		if kv[1] != "" {
 			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
 		}
