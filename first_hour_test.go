@@ -1,6 +1,9 @@
 package browserpool_test
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -29,5 +32,67 @@ func TestASecondOnLaunchAddsToTheFirstRatherThanReplacingIt(t *testing.T) {
 	defer mu.Unlock()
 	if diff := cmp.Diff([]string{"first", "second"}, got); diff != "" {
 		t.Errorf("OnLaunch hooks run for one launch (-want +got):\n%s", diff)
+	}
+}
+
+// A 404 is not success in disguise: Navigate reports the main resource's
+// HTTP status, and where redirects led (issue 20 item 2).
+func TestNavigateReportsTheHTTPStatusAndTheURLAfterRedirects(t *testing.T) {
+	requireBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/r1":
+			http.Redirect(w, r, "/r2", http.StatusMovedPermanently)
+		case "/r2":
+			http.Redirect(w, r, "/final?token=s3cr3t", http.StatusFound)
+		case "/final", "/ok":
+			fmt.Fprint(w, "<title>ok</title>fine")
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, "<title>not here</title>no such page")
+		}
+	}))
+	defer srv.Close()
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	type got struct {
+		Status        int
+		URL, FinalURL string
+	}
+	for _, tc := range []struct {
+		path string
+		want got
+	}{
+		{"/missing", got{404, srv.URL + "/missing", srv.URL + "/missing"}},
+		{"/r1", got{200, srv.URL + "/r1", srv.URL + "/final"}},
+		{"/ok", got{200, srv.URL + "/ok", srv.URL + "/ok"}},
+	} {
+		res, err := tab.Navigate(ctx, srv.URL+tc.path)
+		if err != nil {
+			t.Fatalf("Navigate %s: %v", tc.path, err)
+		}
+		if diff := cmp.Diff(tc.want, got{res.Status, res.URL, res.FinalURL}); diff != "" {
+			t.Errorf("Navigate %s (-want +got):\n%s", tc.path, diff)
+		}
+		if last, ok := tab.LastNavigation(); !ok || last != res {
+			t.Errorf("LastNavigation after %s = %+v, %v; want %+v", tc.path, last, ok, res)
+		}
+	}
+	// OpenTab navigates too: its tab's LastNavigation says how it went.
+	opened, err := s.OpenTab(ctx, srv.URL+"/gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last, ok := opened.LastNavigation(); !ok || last.Status != 404 || last.FinalURL != srv.URL+"/gone" {
+		t.Errorf("OpenTab's LastNavigation = %+v, %v; want status 404 at /gone", last, ok)
+	}
+	blank, err := s.OpenTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last, ok := blank.LastNavigation(); ok {
+		t.Errorf("a tab opened on about:blank has LastNavigation %+v, want none", last)
 	}
 }

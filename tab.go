@@ -48,6 +48,9 @@ type Tab struct {
 
 	lifecycle *lifecycleWatch
 	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
+
+	navMu   sync.Mutex
+	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session
@@ -155,12 +158,23 @@ type NavigateResult struct {
 	Channel   string
 	URL       string // the URL asked for, without query string and fragment
 	LoaderID  string // empty for a same-document navigation
+	// Status is the HTTP status of the main resource as loaded (after any
+	// redirects): 200, 404, 500, ... An HTTP error status is not an error
+	// of Navigate (the page loaded; it may be the site's error page), so
+	// check it. 0 means unknown: a same-document navigation, or a page the
+	// browser reports no status for.
+	Status int
+	// FinalURL is the URL the tab shows once the page loaded, after
+	// redirects, without query string and fragment (like URL).
+	FinalURL string
 }
 
 // Navigate loads an http or https URL and waits for its load event (bounded
 // by ctx and Config.NavigationTimeout). A page the browser cannot load is an
 // ErrNavigation error carrying the browser's error text, e.g.
-// net::ERR_NAME_NOT_RESOLVED.
+// net::ERR_NAME_NOT_RESOLVED. A page the server answers with an HTTP error
+// status (404, 500, ...) loads: Navigate returns nil and the result's
+// Status says what the server answered; FinalURL is where redirects led.
 func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, err error) {
 	const op = "Tab.Navigate"
 	if err := checkNavigateURL(op, rawURL); err != nil {
@@ -175,6 +189,15 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, er
 	defer t.x.record("navigate", redact.Scrub(rawURL), time.Now(), &err)
 	res, err := t.navigate(ctx, op, rawURL)
 	return res, err
+}
+
+// LastNavigation returns the result of the tab's last navigation that
+// finished loading (by Tab.Navigate, or by Session.OpenTab when it was given
+// a URL), and false if none has.
+func (t *Tab) LastNavigation() (NavigateResult, bool) {
+	t.navMu.Lock()
+	defer t.navMu.Unlock()
+	return t.lastNav, t.lastNav.TabID != ""
 }
 
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
@@ -203,7 +226,33 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		}
 		return res, t.s.wrap(op, t.id, err)
 	}
+	res.Status, res.FinalURL = t.loadedStatus(ctx)
+	t.navMu.Lock()
+	t.lastNav = res
+	t.navMu.Unlock()
 	return res, nil
+}
+
+// loadedStatusJS reads the main resource's HTTP status (the Navigation
+// Timing entry's responseStatus, Chromium 109+) and the document's URL.
+const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigation")[0]; return {status: (n && n.responseStatus) || 0, url: location.href}; })()`
+
+// loadedStatus returns the HTTP status and the redacted URL of the document
+// just loaded, or 0 and "" if the page does not say (one round trip; a
+// failure here does not fail the navigation).
+func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true))
+	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 {
+		return 0, ""
+	}
+	var v struct {
+		Status int    `json:"status"`
+		URL    string `json:"url"`
+	}
+	if json.Unmarshal(reply.Result.Value, &v) != nil {
+		return 0, ""
+	}
+	return v.Status, redactURL(v.URL)
 }
 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
