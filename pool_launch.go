@@ -105,6 +105,16 @@ func (p *Pool) runLaunch(op *launchOp) {
 
 	switch {
 	case err != nil:
+		if closed {
+			// Close cut the launch short: say so, whatever the launch
+			// itself saw (a cancelled start looks like a failed one).
+			e := newError("Pool.Open", ErrPoolClosed, "the pool was closed while the browser started")
+			e.Session, e.Err = op.id, err
+			if le, ok := err.(*Error); ok {
+				e.Err = le.Err // the launch's own cause, not its class
+			}
+			err = e
+		}
 		op.err = err
 		p.events.emit(p.hook(func(h Hooks) {
 			if h.LaunchFailed != nil {

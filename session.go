@@ -594,6 +594,10 @@ func (s *Session) wrap(op, tab string, err error) error {
 		e.Class, e.Hint = ErrBrowserExited, hints[ErrBrowserExited]
 		if exit := s.b.ExitErr(); exit != nil {
 			e.Err = exit
+		} else {
+			// Reported at once, before the browser's exit (if any) is
+			// known: Session.Err names it once the pool has closed it.
+			e.Detail = "the connection to the browser was lost"
 		}
 	case errors.Is(err, cdpmux.ErrTargetCrashed):
 		e.Class, e.Detail = ErrTabClosed, "the tab's renderer crashed"

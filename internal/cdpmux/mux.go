@@ -99,10 +99,12 @@ type Options struct {
 	// EventQueueLimit bounds each session's undelivered events. Zero means
 	// DefaultEventQueueLimit.
 	EventQueueLimit int
-	// Cause, if set, turns the transport's read or write error into the
-	// cause reported to every pending call (for a local browser: its exit
-	// status). It runs on the reader goroutine or on a writer's, possibly
-	// more than once, and may block briefly.
+	// Cause, if set, turns the transport's read or write error into a
+	// better cause (for a local browser: its exit status), which Err
+	// reports from then on. It runs once, on the reader goroutine, after
+	// every pending call has already failed with the transport's own error:
+	// it may block briefly (waiting for the exit), and that wait delays
+	// Done but never a caller.
 	Cause func(readErr error) error
 }
 
@@ -129,6 +131,7 @@ type Mux struct {
 	pending  map[uint64]route    // guarded by mu; global id -> caller
 	sessions map[string]*session // guarded by mu; by CDP session id, "" = browser
 	closed   bool                // guarded by mu
+	byUs     bool                // guarded by mu; closed by Close, not by a transport error
 	err      *EndError           // guarded by mu; set when closed
 
 	browser    *rpcc.Conn
@@ -205,6 +208,11 @@ func (m *Mux) Stats() Stats {
 // Close closes the transport, fails every pending call and waits for the
 // reader to stop. It is idempotent.
 func (m *Mux) Close() error {
+	m.mu.Lock()
+	if !m.closed {
+		m.byUs = true
+	}
+	m.mu.Unlock()
 	m.fail(nil)
 	<-m.readerDone
 	return nil
@@ -301,17 +309,21 @@ func (m *Mux) readLoop() {
 	for {
 		data, err := m.t.ReadMessage()
 		if err != nil {
+			// Every pending call fails now, with the transport's error;
+			// the cause (the browser's exit, which may take a moment to
+			// be known) only enriches Err afterwards.
+			m.fail(err)
 			m.mu.Lock()
-			closedByUs := m.closed
+			byUs, first := m.byUs, m.err.Cause
 			m.mu.Unlock()
-			if closedByUs {
+			if byUs || m.cause == nil {
 				return
 			}
-			cause := err
-			if m.cause != nil {
-				cause = m.cause(err)
+			if c := m.cause(first); c != nil && c != first {
+				m.mu.Lock()
+				m.err = &EndError{Reason: ErrConnClosed, Cause: c}
+				m.mu.Unlock()
 			}
-			m.fail(cause)
 			return
 		}
 		msg := new(message)
@@ -483,11 +495,9 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 		// gorilla/websocket after any write error), and the message was
 		// never processed: end the mux now rather than when the reader
 		// notices, so this and every later call report ErrConnClosed.
-		var cause error = fmt.Errorf("cdpmux: writing %s: %w", req.Method, err)
-		if m.cause != nil {
-			cause = m.cause(cause) // for a local browser: its exit status
-		}
-		m.fail(cause)
+		// The reader then sees the transport closed and enriches the
+		// cause (Options.Cause) without holding this caller up.
+		m.fail(fmt.Errorf("cdpmux: writing %s: %w", req.Method, err))
 		return errors.Join(ErrNotSent, m.Err())
 	}
 	return nil
