@@ -378,7 +378,7 @@ func (p *Pool) lookupLocked(op, id string) (*Session, error) {
 	if s := p.attached[id]; s != nil {
 		return s, nil
 	}
-	e := newError(op, ErrSessionNotFound, fmt.Sprintf("no live session has id %q; live sessions: %s", id, fmtIDs(p.liveIDsLocked())))
+	e := newError(op, ErrSessionNotFound, fmt.Sprintf("no live session has id %q; live sessions: %s", echo(id), fmtIDs(p.liveIDsLocked())))
 	e.Session = id
 	return nil, e
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
 )
@@ -106,7 +107,7 @@ func (e *Error) Error() string {
 	b.WriteString(e.Op)
 	for _, kv := range [...][2]string{{"session", e.Session}, {"name", e.Name}, {"tab", e.Tab}, {"workflow", e.Workflow}, {"task", e.Task}} {
 		if kv[1] != "" {
-			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+			fmt.Fprintf(&b, " %s=%s", kv[0], echo(kv[1]))
 		}
 	}
 	b.WriteString(": ")
@@ -206,6 +207,23 @@ var hints = map[error]string{
 
 func newError(op string, class error, detail string) *Error {
 	return &Error{Op: op, Class: class, Detail: detail, Hint: hints[class]}
+}
+
+// maxEcho bounds how many bytes of a caller's input (a URL, an id, a name)
+// an error message repeats: a 70 KB URL must not make a 70 KB error.
+const maxEcho = 200
+
+// echo returns s for an error message: whole when it is at most maxEcho
+// bytes, else its start (cut at a character boundary), "…" and its length.
+func echo(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }
 
 // isValidID reports whether id matches [A-Za-z0-9_-]{1,64}.

@@ -1,9 +1,11 @@
 package browserpool_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -94,5 +96,33 @@ func TestNavigateReportsTheHTTPStatusAndTheURLAfterRedirects(t *testing.T) {
 	}
 	if last, ok := blank.LastNavigation(); ok {
 		t.Errorf("a tab opened on about:blank has LastNavigation %+v, want none", last)
+	}
+}
+
+// A caller's huge input is not echoed whole into an error: the message
+// shows its start and says how long it was (issue 13 item 7).
+func TestHugeInputsAreCutShortInErrors(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	huge := strings.Repeat("x", 70_000)
+	_, navErr := tab.Navigate(ctx, "http://fail.invalid/"+huge)
+	_, tabErr := s.Tab(ctx, huge)
+	_, sessErr := p.Session(ctx, huge)
+	_, schemeErr := tab.Navigate(ctx, huge+"://host/")
+	for name, err := range map[string]error{"Navigate": navErr, "Session.Tab": tabErr, "Pool.Session": sessErr, "Navigate (scheme)": schemeErr} {
+		if err == nil {
+			t.Errorf("%s with a 70 KB input: no error", name)
+			continue
+		}
+		msg := err.Error()
+		if len(msg) > 1500 || !strings.Contains(msg, "bytes in all)") {
+			t.Errorf("%s: a %d-byte error for a 70 KB input (want it cut, saying the length): %.300s", name, len(msg), msg)
+		}
+	}
+	if !errors.Is(navErr, browserpool.ErrNavigation) {
+		t.Errorf("Navigate to an unresolvable host: %v, want ErrNavigation", navErr)
 	}
 }

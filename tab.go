@@ -209,7 +209,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, t.s.wrap(op, t.id, err)
 	}
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
-		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", res.URL, *reply.ErrorText))
+		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))
 		e.Session, e.Tab = t.s.id, t.id
 		return res, e
 	}
@@ -219,7 +219,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	res.LoaderID = string(*reply.LoaderID)
 	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", res.URL, t.deps.navigationTimeout))
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", echo(res.URL), t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
 			return res, e
@@ -521,7 +521,7 @@ func checkNavigateURL(op, raw string) *Error {
 	case u.Scheme == "":
 		detail = "the URL has no scheme"
 	case u.Scheme != "http" && u.Scheme != "https":
-		detail = fmt.Sprintf("scheme %q is not allowed", strings.ToLower(u.Scheme))
+		detail = fmt.Sprintf("scheme %q is not allowed", echo(strings.ToLower(u.Scheme)))
 	case u.Host == "" || u.Hostname() == "":
 		detail = "the URL has no host"
 	case u.User != nil:

@@ -167,7 +167,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 				dl.Path, dl.Bytes = path, n
 				return dl, nil
 			case "canceled":
-				e := newError(op, ErrDownloadFailed, fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", dl.URL, ev.ReceivedBytes, ev.TotalBytes))
+				e := newError(op, ErrDownloadFailed, fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", echo(dl.URL), ev.ReceivedBytes, ev.TotalBytes))
 				e.Session, e.Tab = t.s.id, t.id
 				return dl, e
 			}

@@ -366,7 +366,7 @@ func (tr *Tracker) Lookup(workflow, name string) (*Session, error) {
 	names := tr.namesLocked(workflow)
 	tr.mu.Unlock()
 	if s == nil || s.Err() != nil {
-		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its sessions: [%s]", workflow, name, strings.Join(names, ", ")))
+		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its sessions: [%s]", workflow, echo(name), strings.Join(names, ", ")))
 		er.Session, er.Workflow = name, workflow
 		er.Hint = "open it with Tracker.Open (reopening an existing name reuses it)"
 		return nil, er
