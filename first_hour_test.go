@@ -126,3 +126,20 @@ func TestHugeInputsAreCutShortInErrors(t *testing.T) {
 		t.Errorf("Navigate to an unresolvable host: %v, want ErrNavigation", navErr)
 	}
 }
+
+// Open never hands out a browser that has already exited (issue 13 item 7).
+func TestOpenDoesNotReturnABrowserThatAlreadyExited(t *testing.T) {
+	l := cdptest.NewLauncher(t, cdptest.WithoutLeakCheck())
+	l.OnLaunch(func(b *cdptest.Browser) { b.Exit(3) })
+	p := newFakePool(t, l, browserpool.Config{})
+	s, err := p.Open(ctxT(t))
+	if err == nil {
+		t.Fatalf("Open returned session %s of a browser that exited as it started", s.ID())
+	}
+	if !errors.Is(err, browserpool.ErrLaunchFailed) || !strings.Contains(err.Error(), "status 3") {
+		t.Errorf("Open of a browser that exited: %v, want ErrLaunchFailed naming exit status 3", err)
+	}
+	if n := len(p.Sessions()); n != 0 {
+		t.Errorf("%d live sessions after the failed open, want 0", n)
+	}
+}
