@@ -153,14 +153,36 @@ func (b *Browser) builtinLocked(s *session, id int64, method string, params json
 		}
 	}
 	msgs := [][]byte{encodeReply(id, s.id, raw, o.err)}
-	for _, ev := range o.post {
-		msgs = append(msgs, encodeEvent(ev.on.id, ev.method, ev.params))
+	// The events travel with the reply up to the first one a Hold or Delay
+	// names: that one and those after it go through their own gates once
+	// the reply is sent, so Hold("Page.lifecycleEvent") holds the load
+	// events of a navigation too.
+	post := o.post
+	for len(post) > 0 && !b.shapedLocked(post[0].method) {
+		msgs = append(msgs, encodeEvent(post[0].on.id, post[0].method, post[0].params))
+		post = post[1:]
 	}
-	bt := &batch{name: method, on: s, dropOnCrash: !browserSide, msgs: msgs, after: o.after}
+	after := o.after
+	if len(post) > 0 {
+		after = func() {
+			for _, ev := range post {
+				b.emitLocked(ev.on, ev.method, ev.params)
+			}
+			if o.after != nil {
+				o.after()
+			}
+		}
+	}
+	bt := &batch{name: method, on: s, dropOnCrash: !browserSide, msgs: msgs, after: after}
 	if o.self {
 		bt.on = nil
 	}
 	b.shapeLocked(bt)
+}
+
+// shapedLocked reports whether a Hold or a Delay applies to method now.
+func (b *Browser) shapedLocked(method string) bool {
+	return b.gates[method] != nil || b.delays[method] > 0
 }
 
 var builtins map[string]func(b *Browser, s *session, params json.RawMessage) outcome
