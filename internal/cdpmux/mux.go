@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mafredri/cdp/rpcc"
 )
@@ -100,13 +101,20 @@ type Options struct {
 	// DefaultEventQueueLimit.
 	EventQueueLimit int
 	// Cause, if set, turns the transport's read or write error into a
-	// better cause (for a local browser: its exit status), which Err
-	// reports from then on. It runs once, on the reader goroutine, after
-	// every pending call has already failed with the transport's own error:
-	// it may block briefly (waiting for the exit), and that wait delays
-	// Done but never a caller.
+	// better cause (for a local browser: its exit status). It runs once
+	// when the transport fails and may block (waiting for the exit). If it
+	// answers within CauseGrace, pending calls fail with its cause;
+	// otherwise they fail then with the transport's own error, and its
+	// cause, once known, is what Err reports. Its wait delays Done, never a
+	// caller by more than CauseGrace.
 	Cause func(readErr error) error
 }
+
+// CauseGrace bounds how long pending calls wait for Options.Cause when the
+// transport fails: a browser that crashed has exited within milliseconds
+// of its connection's end, so its calls name the exit; a connection lost to
+// a browser that keeps running is reported after CauseGrace at most.
+const CauseGrace = 250 * time.Millisecond
 
 // Stats are counters since the mux started.
 type Stats struct {
@@ -304,26 +312,46 @@ func (m *Mux) fail(cause error) {
 	m.t.Close()
 }
 
+// end ends the mux after the transport failed with err (on the reader,
+// once the transport is done). Pending calls fail within CauseGrace: with
+// Options.Cause's answer if it comes by then, else with err, and Err
+// reports Cause's answer once it is known.
+func (m *Mux) end(err error) {
+	m.mu.Lock()
+	if m.closed && m.err.Cause != nil {
+		err = m.err.Cause // a write failed first: the calls already know
+	}
+	byUs := m.byUs
+	m.mu.Unlock()
+	if byUs || m.cause == nil {
+		m.fail(err)
+		return
+	}
+	rich := make(chan error, 1)
+	go func() { rich <- m.cause(err) }()
+	timer := time.NewTimer(CauseGrace)
+	defer timer.Stop()
+	var c error
+	select {
+	case c = <-rich:
+		m.fail(c)
+	case <-timer.C:
+		m.fail(err) // do not keep callers waiting for the exit
+		c = <-rich
+	}
+	if c != nil {
+		m.mu.Lock()
+		m.err = &EndError{Reason: ErrConnClosed, Cause: c}
+		m.mu.Unlock()
+	}
+}
+
 func (m *Mux) readLoop() {
 	defer close(m.readerDone)
 	for {
 		data, err := m.t.ReadMessage()
 		if err != nil {
-			// Every pending call fails now, with the transport's error;
-			// the cause (the browser's exit, which may take a moment to
-			// be known) only enriches Err afterwards.
-			m.fail(err)
-			m.mu.Lock()
-			byUs, first := m.byUs, m.err.Cause
-			m.mu.Unlock()
-			if byUs || m.cause == nil {
-				return
-			}
-			if c := m.cause(first); c != nil && c != first {
-				m.mu.Lock()
-				m.err = &EndError{Reason: ErrConnClosed, Cause: c}
-				m.mu.Unlock()
-			}
+			m.end(err)
 			return
 		}
 		msg := new(message)
