@@ -188,7 +188,7 @@ func (v *AttachedView) find(ctx context.Context, op, idOrLabel string) (target.I
 		e.Hint = fmt.Sprintf("create it again with NewTab(ctx, %q, url), or pick another tab from Tabs", label)
 		return target.Info{}, "", e
 	}
-	e := v.newError(op, ErrTabNotFound, fmt.Sprintf("no tab has id or label %q in this workflow", idOrLabel))
+	e := v.newError(op, ErrTabNotFound, fmt.Sprintf("no tab has id or label %q in this workflow", echo(idOrLabel)))
 	e.Hint = "list the tabs with Tabs and name one by id, or by a label this workflow gave it; " + v.selectedHint()
 	return target.Info{}, "", e
 }

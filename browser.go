@@ -63,7 +63,11 @@ type Config struct {
 	// Root holds the profile dirs (<Root>/sessions/<id>) and the manifest
 	// (<Root>/manifest.json). Zero means <user cache dir>/browserpool, or
 	// <temp dir>/browserpool-<uid> when there is no cache dir. Two pools may
-	// share a Root.
+	// share a Root. Use a stable Root (not a fresh temp dir per run): what
+	// a host killed by SIGKILL leaves behind (profile dirs, browsers) is
+	// cleaned by the orphan sweep NewPool runs, and that sweep only visits
+	// the Root it is given, so a root that is never used again is never
+	// cleaned.
 	Root string
 	// Executable is the browser to start. Zero means: search PATH for
 	// chromium, chromium-browser, google-chrome, google-chrome-stable,
@@ -89,7 +93,12 @@ type Config struct {
 	// means DefaultNavigationTimeout; negative is invalid.
 	NavigationTimeout time.Duration
 	// OutputDir is where artifacts (screenshots, downloads) land, one
-	// subdirectory per session. Zero means <Root>/output.
+	// subdirectory per session (<OutputDir>/<session id>), made on first
+	// use only: a session that writes no artifact leaves nothing here.
+	// Zero means <Root>/output. Artifacts are the caller's: they are kept
+	// after the session and the pool close, and no sweep removes them.
+	// Prune them yourself, e.g. remove SessionInfo.OutputDir once you have
+	// read the files, or delete <OutputDir>/<id> dirs older than a day.
 	OutputDir string
 	// Hooks receive events. The zero value has none.
 	Hooks Hooks
@@ -379,7 +388,7 @@ func (p *Pool) lookupLocked(op, id string) (*Session, error) {
 	if s := p.attached[id]; s != nil {
 		return s, nil
 	}
-	e := newError(op, ErrSessionNotFound, fmt.Sprintf("no live session has id %q; live sessions: %s", id, fmtIDs(p.liveIDsLocked())))
+	e := newError(op, ErrSessionNotFound, fmt.Sprintf("no live session has id %q; live sessions: %s", echo(id), fmtIDs(p.liveIDsLocked())))
 	e.Session = id
 	return nil, e
 }

@@ -238,3 +238,59 @@ func heldEvaluate(t testing.TB, ctx context.Context, b *cdptest.Browser, tab *br
 	waitFor(t, "the call in flight", func() bool { return tab.Session().Info().InFlight > 0 })
 	return ch, gate.Release
 }
+
+// A dropped connection to a browser that keeps running fails the calls in
+// flight at once with ErrBrowserExited (connection lost), not with the
+// caller's DeadlineExceeded after the pool's wait for the exit (issue 13
+// item 5). In a synctest bubble the old 2 s wait would outlast the call's
+// 1 s deadline deterministically.
+func TestADroppedConnectionFailsCallsInFlightAtOnceWithConnectionLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t, cdptest.WithoutLeakCheck())
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		ctx := context.Background()
+		s := mustOpen(t, ctx, p)
+		tab := mustTab(t, ctx, s)
+		b := l.Browsers()[0]
+		gate := b.Hold("Runtime.evaluate")
+		defer gate.Release()
+		short, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() { errc <- tab.Evaluate(short, "1+1", nil) }()
+		waitFor(t, "the call in flight", func() bool { return s.Info().InFlight > 0 })
+		b.DropConnection()
+		err := <-errc
+		if !errors.Is(err, browserpool.ErrBrowserExited) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("call in flight when the connection dropped: %v, want ErrBrowserExited (connection lost)", err)
+		}
+		if short.Err() != nil {
+			t.Errorf("the call returned only after its deadline: %v", err)
+		}
+		<-s.Done()
+		if !errors.Is(s.Err(), browserpool.ErrBrowserExited) {
+			t.Errorf("Session.Err() = %v, want ErrBrowserExited", s.Err())
+		}
+	})
+}
+
+// Pool.Open cut short by Pool.Close is ErrPoolClosed, not ErrLaunchFailed
+// (issue 13 item 5).
+func TestOpenInterruptedByCloseIsErrPoolClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(time.Hour)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t), LaunchTimeout: 2 * time.Hour})
+		errc := make(chan error, 1)
+		go func() {
+			_, err := p.Open(context.Background())
+			errc <- err
+		}()
+		synctest.Wait()
+		p.Close()
+		err := <-errc
+		if !errors.Is(err, browserpool.ErrPoolClosed) || errors.Is(err, browserpool.ErrLaunchFailed) {
+			t.Errorf("Open interrupted by Close: %v, want ErrPoolClosed", err)
+		}
+	})
+}

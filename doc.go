@@ -13,7 +13,11 @@
 //
 // A [Tab] is one page target. [Session.OpenTab] accepts http, https and
 // about:blank only; [Tab.Navigate] only http and https, and waits for the
-// page's load event (matched by loader id). A tab id is checked to belong to
+// page's load event (matched by loader id). A page the server answers with
+// 404 or 500 still loads: [NavigateResult.Status] is the main resource's
+// HTTP status and [NavigateResult.FinalURL] where redirects led
+// ([Tab.LastNavigation] gives the same for the navigation of
+// [Session.OpenTab]). A tab id is checked to belong to
 // its session before any action: a tab of another session does not resolve.
 // Actions without a tab id use the session's active tab. Every result names
 // the session id, the tab id and the channel ("cdp"). [Session.Browser] and
@@ -41,6 +45,9 @@
 // killed and reaped, its profile dir deleted, and exactly one
 // SessionClosed hook runs with the reason. [Pool.Close] closes everything
 // and returns when no process, profile dir or goroutine of the pool is left.
+// Artifacts are not cleanup: screenshots and downloads stay in
+// [Config.OutputDir] (a session's dir is made on its first artifact) until
+// the host removes them.
 //
 // Local browsers are controlled over --remote-debugging-pipe: when the host
 // process dies, even by SIGKILL, the browser sees EOF and exits. Every spawn
@@ -48,7 +55,10 @@
 // pool waits for the browser, and [NewPool] sweeps what an earlier run left
 // behind: it signals only browser processes whose environment marker, command
 // line and start time prove they are ours and whose owner is gone, and
-// removes only session dirs directly under <Root>/sessions.
+// removes only session dirs directly under <Root>/sessions. That sweep only
+// visits the Root it is given: keep Root stable across runs. Each local
+// browser's TMPDIR is inside its session dir, so its temporary files
+// (Chromium's org.chromium.Chromium.* dirs) go with the profile.
 //
 // A session with no call for [Config.IdleTimeout] (10 minutes by default;
 // the BROWSERPOOL_IDLE_TIMEOUT_MS environment variable overrides it) is
@@ -92,6 +102,12 @@
 // read verbatim by a person or an LLM:
 //
 //	browserpool: Pool.Session: several sessions are live and no session id was given: live sessions: [s-1, s-2] (hint: pass one of the live session ids: s-1, s-2)
+//
+// A JavaScript value that does not fit the Go value given to receive it is
+// [ErrDecode], never [ErrProtocol]: the browser raised nothing. Errors name
+// a Tracker's sessions by their name (name=research) and every other
+// session by its id (session=s-…); a caller's long input (a 70 KB URL) is
+// cut short in a message, which says how long it was.
 //
 // CDP errors stay reachable with errors.As(err, **rpcc.ResponseError).
 // Messages never carry query strings, cookies or typed passwords.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
 )
@@ -69,9 +70,13 @@ var (
 // apply are empty. The text reads well verbatim to a person or an LLM:
 //
 //	browserpool: <Op> session=<id> tab=<id>: <class>: <detail> (hint: <what to do next>)
+//
+// Session is always a session id (s-…); a Tracker error names the tracked
+// session by the caller's name for it instead, shown as name=<name>.
 type Error struct {
 	Op       string // operation, e.g. "Pool.Open", "Tab.Navigate"
 	Session  string // session id, if any
+	Name     string // the session's name in a Tracker (Tracker errors); never an id
 	Tab      string // tab (target) id, if any
 	Workflow string // workflow, for Tracker errors
 	Task     string // task, for Allocator errors
@@ -100,9 +105,9 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("browserpool: ")
 	b.WriteString(e.Op)
-	for _, kv := range [...][2]string{{"session", e.Session}, {"tab", e.Tab}, {"workflow", e.Workflow}, {"task", e.Task}} {
+	for _, kv := range [...][2]string{{"session", e.Session}, {"name", e.Name}, {"tab", e.Tab}, {"workflow", e.Workflow}, {"task", e.Task}} {
 		if kv[1] != "" {
-			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+			fmt.Fprintf(&b, " %s=%s", kv[0], echo(kv[1]))
 		}
 	}
 	b.WriteString(": ")
@@ -164,6 +169,7 @@ var hints = map[error]string{
 	ErrInvalidIdentity: "build identities with NewIdentity, Identity.Child or Identity.IsolatedChild, and group keys with GroupKey from the group's canonical id",
 	ErrTabNotHeld:      "open a tab of your own with Holder.OpenTab, or ask the tab's holder to hand it over with Holder.HandTab",
 	ErrJavaScript:      "fix the expression; the page is unchanged unless the code ran partly",
+	ErrDecode:          "pass a pointer to a Go type that can hold the expression's value (or *any), or convert the value in the expression",
 
 	// Tracker (tracker.go).
 	ErrSessionLimit: "close one of the workflow's sessions first, or keep using one it already has",
@@ -205,6 +211,23 @@ var hints = map[error]string{
 
 func newError(op string, class error, detail string) *Error {
 	return &Error{Op: op, Class: class, Detail: detail, Hint: hints[class]}
+}
+
+// maxEcho bounds how many bytes of a caller's input (a URL, an id, a name)
+// an error message repeats: a 70 KB URL must not make a 70 KB error.
+const maxEcho = 200
+
+// echo returns s for an error message: whole when it is at most maxEcho
+// bytes, else its start (cut at a character boundary), "…" and its length.
+func echo(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }
 
 // isValidID reports whether id matches [A-Za-z0-9_-]{1,64}.

@@ -94,7 +94,7 @@ var ErrTabNotHeld = errors.New("tab belongs to another holder")
 func GroupKey(workspace, groupID string) (string, error) {
 	if !isValidID(groupID) {
 		return "", &Error{Op: "GroupKey", Class: ErrInvalidIdentity,
-			Detail: fmt.Sprintf("%q is not a canonical group id", groupID),
+			Detail: fmt.Sprintf("%q is not a canonical group id", echo(groupID)),
 			Hint:   "pass the group's id (letters, digits, '-' or '_', up to 64), not its display name"}
 	}
 	if workspace == "" {

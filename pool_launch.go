@@ -105,6 +105,16 @@ func (p *Pool) runLaunch(op *launchOp) {
 
 	switch {
 	case err != nil:
+		if closed {
+			// Close cut the launch short: say so, whatever the launch
+			// itself saw (a cancelled start looks like a failed one).
+			e := newError("Pool.Open", ErrPoolClosed, "the pool was closed while the browser started")
+			e.Session, e.Err = op.id, err
+			if le, ok := err.(*Error); ok {
+				e.Err = le.Err // the launch's own cause, not its class
+			}
+			err = e
+		}
 		op.err = err
 		p.events.emit(p.hook(func(h Hooks) {
 			if h.LaunchFailed != nil {
@@ -196,7 +206,32 @@ func (p *Pool) launch(ctx context.Context, id string) (*Session, error) {
 	if err := s.ensureDownloads(ctx); err != nil {
 		p.log.Warn("browserpool: cannot route downloads; they are routed on first use", "session", id, "err", err)
 	}
+	// Never hand out a browser that is already gone: one that exited (or
+	// dropped its connection) while it started is a failed launch.
+	if exited := chanClosed(b.Exited()); exited || chanClosed(mux.Done()) {
+		gone := mux.Err()
+		if exited {
+			gone = b.ExitErr()
+		}
+		mux.Close()
+		b.Stop(context.WithoutCancel(ctx))
+		p.manifest.Remove(id)
+		os.RemoveAll(filepath.Join(p.cfg.Root, "sessions", id))
+		e := newError("Pool.Open", ErrLaunchFailed, "the browser exited as it started")
+		e.Session, e.Err = id, gone
+		return nil, e
+	}
 	return s, nil
+}
+
+// chanClosed reports whether c is closed.
+func chanClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // watch reclaims s the moment its browser exits or its connection drops

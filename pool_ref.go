@@ -23,13 +23,13 @@ type Ref struct {
 func (p *Pool) refSession(ctx context.Context, op string, ref Ref) (*Session, error) {
 	if ref.NewInstance {
 		if ref.TabID != "" {
-			e := newError(op, ErrTabNotInSession, fmt.Sprintf("tab %s cannot belong to the new session this call starts", ref.TabID))
+			e := newError(op, ErrTabNotInSession, fmt.Sprintf("tab %s cannot belong to the new session this call starts", echo(ref.TabID)))
 			e.Tab = ref.TabID
 			e.Hint = "drop the tab id to act on the new session's first tab, or drop NewInstance to use the tab's own session"
 			return nil, e
 		}
 		if ref.SessionID != "" {
-			e := newError(op, ErrInvalidArgument, fmt.Sprintf("session %s given together with NewInstance", ref.SessionID))
+			e := newError(op, ErrInvalidArgument, fmt.Sprintf("session %s given together with NewInstance", echo(ref.SessionID)))
 			e.Session = ref.SessionID
 			e.Hint = "give either a session id or NewInstance, not both"
 			return nil, e

@@ -517,10 +517,10 @@ func (p *Pool) notInSession(op string, s *Session, id string, infos []target.Inf
 	}
 	var e *Error
 	if owner != "" {
-		e = newError(op, ErrTabNotInSession, fmt.Sprintf("tab %s belongs to session %s, not to this one", id, owner))
+		e = newError(op, ErrTabNotInSession, fmt.Sprintf("tab %s belongs to session %s, not to this one", echo(id), owner))
 		e.Hint = fmt.Sprintf("act on it through session %s, or use one of this session's tabs: %s", owner, fmtIDs(ids))
 	} else {
-		e = newError(op, ErrTabNotFound, fmt.Sprintf("no tab %s in this session; its tabs: %s", id, fmtIDs(ids)))
+		e = newError(op, ErrTabNotFound, fmt.Sprintf("no tab %s in this session; its tabs: %s", echo(id), fmtIDs(ids)))
 		e.Hint = "tab ids never carry over between sessions; list this session's tabs and use one of their ids"
 	}
 	e.Session, e.Tab = s.id, id
@@ -676,6 +676,10 @@ func (s *Session) wrap(op, tab string, err error) error {
 		e.Class, e.Hint = ErrBrowserExited, hints[ErrBrowserExited]
 		if exit := s.b.ExitErr(); exit != nil {
 			e.Err = exit
+		} else {
+			// Reported at once, before the browser's exit (if any) is
+			// known: Session.Err names it once the pool has closed it.
+			e.Detail = "the connection to the browser was lost"
 		}
 	case errors.Is(err, cdpmux.ErrTargetCrashed):
 		e.Class, e.Detail = ErrTabClosed, "the tab's renderer crashed"

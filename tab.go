@@ -53,6 +53,9 @@ type Tab struct {
 
 	lifecycle *lifecycleWatch
 	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
+
+	navMu   sync.Mutex
+	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session
@@ -190,12 +193,23 @@ type NavigateResult struct {
 	Channel   string
 	URL       string // the URL asked for, without query string and fragment
 	LoaderID  string // empty for a same-document navigation
+	// Status is the HTTP status of the main resource as loaded (after any
+	// redirects): 200, 404, 500, ... An HTTP error status is not an error
+	// of Navigate (the page loaded; it may be the site's error page), so
+	// check it. 0 means unknown: a same-document navigation, or a page the
+	// browser reports no status for.
+	Status int
+	// FinalURL is the URL the tab shows once the page loaded, after
+	// redirects, without query string and fragment (like URL).
+	FinalURL string
 }
 
 // Navigate loads an http or https URL and waits for its load event (bounded
 // by ctx and Config.NavigationTimeout). A page the browser cannot load is an
 // ErrNavigation error carrying the browser's error text, e.g.
-// net::ERR_NAME_NOT_RESOLVED.
+// net::ERR_NAME_NOT_RESOLVED. A page the server answers with an HTTP error
+// status (404, 500, ...) loads: Navigate returns nil and the result's
+// Status says what the server answered; FinalURL is where redirects led.
 func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, err error) {
 	const op = "Tab.Navigate"
 	if err := checkNavigateURL(op, rawURL); err != nil {
@@ -212,6 +226,15 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, er
 	return res, err
 }
 
+// LastNavigation returns the result of the tab's last navigation that
+// finished loading (by Tab.Navigate, or by Session.OpenTab when it was given
+// a URL), and false if none has.
+func (t *Tab) LastNavigation() (NavigateResult, bool) {
+	t.navMu.Lock()
+	defer t.navMu.Unlock()
+	return t.lastNav, t.lastNav.TabID != ""
+}
+
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
 	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
@@ -224,7 +247,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, t.s.wrap(op, t.id, err)
 	}
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
-		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", res.URL, *reply.ErrorText))
+		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))
 		e.Session, e.Tab = t.s.id, t.id
 		return res, e
 	}
@@ -234,19 +257,48 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	res.LoaderID = string(*reply.LoaderID)
 	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", res.URL, t.deps.navigationTimeout))
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", echo(res.URL), t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
 			return res, e
 		}
 		return res, t.s.wrap(op, t.id, err)
 	}
+	res.Status, res.FinalURL = t.loadedStatus(ctx)
+	t.navMu.Lock()
+	t.lastNav = res
+	t.navMu.Unlock()
 	return res, nil
+}
+
+// loadedStatusJS reads the main resource's HTTP status (the Navigation
+// Timing entry's responseStatus, Chromium 109+) and the document's URL.
+const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigation")[0]; return {status: (n && n.responseStatus) || 0, url: location.href}; })()`
+
+// loadedStatus returns the HTTP status and the redacted URL of the document
+// just loaded, or 0 and "" if the page does not say (one round trip; a
+// failure here does not fail the navigation).
+func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true))
+	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 {
+		return 0, ""
+	}
+	var v struct {
+		Status int    `json:"status"`
+		URL    string `json:"url"`
+	}
+	if json.Unmarshal(reply.Result.Value, &v) != nil {
+		return 0, ""
+	}
+	return v.Status, redactURL(v.URL)
 }
 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
 // promise, and decodes its value (JSON) into out unless out is nil. A
 // thrown exception is an ErrJavaScript error carrying the message and line.
+// A value that does not fit out (a string into an *int, undefined into a
+// *struct) is an ErrDecode error naming both types; undefined and null
+// leave a pointer, interface, map or slice target nil.
 func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	const op = "Tab.Evaluate"
 	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
@@ -257,13 +309,13 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		if ex := reply.ExceptionDetails; ex != nil {
 			return t.jsError(op, ex)
 		}
-		if out == nil || reply.Result.Value == nil {
-			return nil
+		r := reply.Result
+		var unser string
+		if r.UnserializableValue != nil {
+			unser = string(*r.UnserializableValue)
 		}
-		if err := json.Unmarshal(reply.Result.Value, out); err != nil {
-			e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
-			e.Session, e.Tab, e.Err = t.s.id, t.id, err
-			e.Hint = "pass a pointer to a type that matches the expression's JSON value"
+		if e := decodeJS(op, r.Value, unser, jsTypeOf(r.Type, r.Subtype), out); e != nil {
+			e.Session, e.Tab = t.s.id, t.id
 			return e
 		}
 		return nil
@@ -517,7 +569,7 @@ func checkNavigateURL(op, raw string) *Error {
 	case u.Scheme == "":
 		detail = "the URL has no scheme"
 	case u.Scheme != "http" && u.Scheme != "https":
-		detail = fmt.Sprintf("scheme %q is not allowed", strings.ToLower(u.Scheme))
+		detail = fmt.Sprintf("scheme %q is not allowed", echo(strings.ToLower(u.Scheme)))
 	case u.Host == "" || u.Hostname() == "":
 		detail = "the URL has no host"
 	case u.User != nil:

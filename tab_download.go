@@ -43,7 +43,9 @@ type Download struct {
 // DownloadDir returns where the session's downloads land:
 // <output dir>/downloads. Every download of the session goes there, and
 // files that no Tab.WaitDownload claimed keep the browser's name for them
-// (a GUID).
+// (a GUID). The directory is made by the first download (the browser
+// creates it, 0700), so a session that downloads nothing leaves no
+// directory behind.
 func (s *Session) DownloadDir() string { return filepath.Join(s.output, "downloads") }
 
 // sessDownloads records whether a session's downloads are routed.
@@ -53,6 +55,8 @@ type sessDownloads struct {
 }
 
 // ensureDownloads routes the session's downloads into DownloadDir, once.
+// It does not create the directory: the browser makes it when the first
+// download begins.
 func (s *Session) ensureDownloads(ctx context.Context) error {
 	d := &s.downloads
 	d.mu.Lock()
@@ -62,9 +66,6 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 		return nil
 	}
 	dir := s.DownloadDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return s.artifactErr("Tab.WaitDownload", "downloads", err)
-	}
 	if err := s.browser.Browser.SetDownloadBehavior(ctx, browser.NewSetDownloadBehaviorArgs("allowAndName").
 		SetDownloadPath(dir).SetEventsEnabled(true)); err != nil {
 		return s.wrap("Tab.WaitDownload", "", err)
@@ -166,7 +167,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 				dl.Path, dl.Bytes = path, n
 				return dl, nil
 			case "canceled":
-				e := newError(op, ErrDownloadFailed, fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", dl.URL, ev.ReceivedBytes, ev.TotalBytes))
+				e := newError(op, ErrDownloadFailed, fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", echo(dl.URL), ev.ReceivedBytes, ev.TotalBytes))
 				e.Session, e.Tab = t.s.id, t.id
 				return dl, e
 			}

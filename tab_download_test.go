@@ -34,6 +34,9 @@ func TestDownloadsOnRealChromium(t *testing.T) {
 		if b, err := os.ReadFile(dl.Path); err != nil || string(b) != "id,value\n1,2\n" {
 			t.Errorf("file content %q, %v", b, err)
 		}
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("the downloads dir made by the first download: %v, %v; want mode 0700", fi.Mode(), err)
+		}
 		if !strings.HasPrefix(dir, e.sess.Info().OutputDir+string(filepath.Separator)) {
 			t.Errorf("DownloadDir %s is not inside the output dir %s", dir, e.sess.Info().OutputDir)
 		}
@@ -90,4 +93,28 @@ func TestDownloadsOnRealChromium(t *testing.T) {
 			t.Errorf("error = %v, want DeadlineExceeded", err)
 		}
 	})
+}
+
+// Output dirs are made on first use: a session that writes no artifact
+// leaves no output/<id> (nor output/<id>/downloads) behind after a clean
+// close (issue 20 item 5, issue 13 item 7).
+func TestASessionWithoutArtifactsLeavesNoOutputDir(t *testing.T) {
+	requireBrowser(t)
+	p := newRealPool(t, browserpool.Config{Root: newRoot(t)})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	if err := mustTab(t, ctx, s).Evaluate(ctx, "1", nil); err != nil {
+		t.Fatal(err)
+	}
+	out := s.Info().OutputDir
+	if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("while the session is open: output dir %s: %v, want it absent", out, err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(out)
+		t.Errorf("after a clean close: output dir %s: %v (entries %v), want it absent", out, err, entries)
+	}
 }

@@ -430,10 +430,8 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 				return x.waitErr(op, caller, ctx, what, ctx.Err())
 			}
 			if out != nil && len(res.Value) > 0 {
-				if err := json.Unmarshal(res.Value, out); err != nil {
-					e := newError(op, ErrProtocol, "cannot decode the value into "+fmt.Sprintf("%T", out))
-					e.Session, e.Tab, e.Err = t.s.id, t.id, err
-					e.Hint = "pass a pointer to a type that matches the expression's JSON value"
+				if e := decodeJS(op, res.Value, "", "", out); e != nil {
+					e.Session, e.Tab = t.s.id, t.id
 					return e
 				}
 			}

@@ -218,7 +218,7 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 				n := len(tr.entries)
 				tr.mu.Unlock()
 				e := newError(op, ErrAllBusy, fmt.Sprintf("the global limit of %d browser sessions is reached and all %d have a call in flight", tr.cfg.Global, n))
-				e.Session, e.Workflow = name, workflow
+				e.Name, e.Workflow = name, workflow
 				e.Hint = "wait for a running browser step to finish and open again, or close a session you no longer need"
 				return nil, e
 			}
@@ -249,7 +249,7 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 
 func (tr *Tracker) ctxErr(op string, k trackKey, ctx context.Context) error {
 	e := newError(op, ctx.Err(), "gave up waiting for the session to open")
-	e.Session, e.Workflow = k.name, k.workflow
+	e.Name, e.Workflow = k.name, k.workflow
 	e.Hint = "retry; the session keeps opening and the retry reuses it"
 	return e
 }
@@ -263,7 +263,7 @@ func (tr *Tracker) limitErr(k trackKey, active []string) error {
 	e := newError("Tracker.Open", ErrSessionLimit, fmt.Sprintf(
 		"cannot open browser session %q: workflow %s already has %d active browser session%s (max %d per workflow); active sessions: [%s]",
 		k.name, k.workflow, len(active), plural, tr.cfg.PerWorkflow, strings.Join(active, ", ")))
-	e.Session, e.Workflow = k.name, k.workflow
+	e.Name, e.Workflow = k.name, k.workflow
 	quoted := make([]string, len(active))
 	for i, a := range active {
 		quoted[i] = fmt.Sprintf("%q", a)
@@ -366,7 +366,7 @@ func (tr *Tracker) Lookup(workflow, name string) (*Session, error) {
 	names := tr.namesLocked(workflow)
 	tr.mu.Unlock()
 	if s == nil || s.Err() != nil {
-		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its sessions: [%s]", workflow, name, strings.Join(names, ", ")))
+		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its sessions: [%s]", workflow, echo(name), strings.Join(names, ", ")))
 		er.Session, er.Workflow = name, workflow
 		er.Hint = "open it with Tracker.Open (reopening an existing name reuses it)"
 		return nil, er

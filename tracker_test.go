@@ -61,7 +61,7 @@ func TestOpenOverWorkflowLimitNamesActiveSessions(t *testing.T) {
 	if !errors.Is(err, browserpool.ErrSessionLimit) {
 		t.Fatalf("second session of w1: error = %v, want ErrSessionLimit", err)
 	}
-	want := `browserpool: Tracker.Open session=research workflow=w1: session limit reached: cannot open browser session "research": workflow w1 already has 1 active browser session (max 1 per workflow); active sessions: [news] (hint: close "news" first, then open again; or keep using "news")`
+	want := `browserpool: Tracker.Open name=research workflow=w1: session limit reached: cannot open browser session "research": workflow w1 already has 1 active browser session (max 1 per workflow); active sessions: [news] (hint: close "news" first, then open again; or keep using "news")`
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
 		t.Errorf("error text (-want +got):\n%s", diff)
 	}
@@ -156,7 +156,7 @@ func TestBusySessionsAreNeverEvicted(t *testing.T) {
 	if !errors.Is(err, browserpool.ErrAllBusy) {
 		t.Fatalf("all busy: error = %v, want ErrAllBusy", err)
 	}
-	want := `browserpool: Tracker.Open session=main workflow=w4: every browser session is busy: the global limit of 2 browser sessions is reached and all 2 have a call in flight (hint: wait for a running browser step to finish and open again, or close a session you no longer need)`
+	want := `browserpool: Tracker.Open name=main workflow=w4: every browser session is busy: the global limit of 2 browser sessions is reached and all 2 have a call in flight (hint: wait for a running browser step to finish and open again, or close a session you no longer need)`
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
 		t.Errorf("error text (-want +got):\n%s", diff)
 	}

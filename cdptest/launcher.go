@@ -60,7 +60,9 @@ func (l *Launcher) Browsers() []*Browser {
 }
 
 // OnLaunch calls f with each browser launched from now on, before the pool
-// sees it: script its replies and faults there.
+// sees it: script its replies and faults there. A second call adds f; it
+// does not replace the earlier ones, which keep running first, in the
+// order they were added.
 func (l *Launcher) OnLaunch(f func(*Browser)) {
 	l.mu.Lock()
 	l.onLaunch = append(l.onLaunch, f)

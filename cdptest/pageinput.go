@@ -180,7 +180,9 @@ func (b *Browser) downloadLocked(t *target, el *Element) []event {
 	on := d.on
 	b.afterUnlock = append(b.afterUnlock, func() {
 		state := "canceled"
-		if d.path != "" && os.WriteFile(filepath.Join(d.path, name), data, 0o600) == nil {
+		// Like Chromium, the browser makes the download dir when the first
+		// download begins.
+		if d.path != "" && os.MkdirAll(d.path, 0o700) == nil && os.WriteFile(filepath.Join(d.path, name), data, 0o600) == nil {
 			state = "completed"
 		}
 		if d.events {

@@ -205,10 +205,27 @@ func (b *Browser) replyLocked(s *session, id int64, method string, browserSide b
 		msgs = nil
 		s.target.dialog.heldReply = &batch{name: method, on: s, dropOnCrash: true, msgs: [][]byte{reply}}
 	}
-	for _, ev := range o.post {
-		msgs = append(msgs, encodeEvent(ev.on.id, ev.method, ev.params))
+	// The events travel with the reply up to the first one a Hold or Delay
+	// names: that one and those after it go through their own gates once
+	// the reply is sent, so Hold("Page.lifecycleEvent") holds the load
+	// events of a navigation too.
+	post := o.post
+	for len(post) > 0 && !b.shapedLocked(post[0].method) {
+		msgs = append(msgs, encodeEvent(post[0].on.id, post[0].method, post[0].params))
+		post = post[1:]
 	}
-	bt := &batch{name: method, on: s, dropOnCrash: !browserSide, msgs: msgs, after: o.after}
+	after := o.after
+	if len(post) > 0 {
+		after = func() {
+			for _, ev := range post {
+				b.emitLocked(ev.on, ev.method, ev.params)
+			}
+			if o.after != nil {
+				o.after()
+			}
+		}
+	}
+	bt := &batch{name: method, on: s, dropOnCrash: !browserSide, msgs: msgs, after: after}
 	if o.self {
 		bt.on = nil
 	}
@@ -230,6 +247,11 @@ func (b *Browser) runAfterUnlock() {
 			f()
 		}
 	}
+}
+
+// shapedLocked reports whether a Hold or a Delay applies to method now.
+func (b *Browser) shapedLocked(method string) bool {
+	return b.gates[method] != nil || b.delays[method] > 0
 }
 
 var builtins map[string]func(b *Browser, s *session, params json.RawMessage) outcome

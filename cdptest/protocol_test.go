@@ -161,6 +161,39 @@ func TestLifecycleEventsReplayOnEnableThenFollowEachNavigation(t *testing.T) {
 	}
 }
 
+// Hold on an event name holds that event even when it travels with a
+// reply, as Page.navigate's lifecycle events do (issue 13 item 7).
+func TestHoldOnAnEventHoldsTheEventsSentWithAReply(t *testing.T) {
+	b := cdptest.NewBrowser(t, cdptest.WithPage("about:blank"))
+	r := newRaw(t, b)
+	defer r.tr.Close()
+	r.send(`{"id":1,"method":"Target.attachToTarget","params":{"targetId":"TARGET_1","flatten":true}}`)
+	r.send(`{"id":2,"sessionId":"SESSION_1","method":"Page.enable"}`)
+	r.send(`{"id":3,"sessionId":"SESSION_1","method":"Page.setLifecycleEventsEnabled","params":{"enabled":true}}`)
+	r.fence()
+	names := func(msgs []string) []string {
+		var out []string
+		for _, m := range msgs {
+			if strings.HasPrefix(m, `{"id":`) {
+				out = append(out, "reply")
+			} else if _, rest, ok := strings.Cut(m, `"name":"`); ok && strings.Contains(m, `"Page.lifecycleEvent"`) {
+				out = append(out, strings.SplitN(rest, `"`, 2)[0])
+			}
+		}
+		return out
+	}
+	gate := b.Hold("Page.lifecycleEvent")
+	r.send(`{"id":4,"sessionId":"SESSION_1","method":"Page.navigate","params":{"url":"https://a.test/"}}`)
+	if diff := cmp.Diff([]string{"reply"}, names(r.fence())); diff != "" {
+		t.Errorf("while Page.lifecycleEvent is held (-want +got):\n%s", diff)
+	}
+	gate.Release()
+	want := []string{"init", "commit", "DOMContentLoaded", "load", "networkAlmostIdle", "networkIdle"}
+	if diff := cmp.Diff(want, names(r.fence())); diff != "" {
+		t.Errorf("after Release (-want +got):\n%s", diff)
+	}
+}
+
 func TestNavigateToFailInvalidReturnsNameNotResolved(t *testing.T) {
 	b := cdptest.NewBrowser(t, cdptest.WithPage("about:blank"))
 	r := newRaw(t, b)

@@ -108,7 +108,11 @@ func (b *Browser) Emit(sessionID, method string, params any) {
 }
 
 // Hold closes a gate on method: later replies to method, and later events
-// named method, are held (in order) until [Gate.Release]. While a call's
+// named method, are held (in order) until [Gate.Release]. That includes
+// events sent together with a reply (the Page.lifecycleEvent events that
+// follow Page.navigate's reply): the reply and the events before the first
+// held one are sent; the held one and the ones after it go through their
+// own gates. While a call's
 // reply is held the call is in flight, which is what a test of a
 // cancellation, a crash or a detach during a call needs. Held messages are
 // dropped if the connection ends, and a held reply is dropped if its

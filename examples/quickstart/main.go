@@ -2,7 +2,13 @@
 // on 127.0.0.1, opens a browser session, opens the page in a tab, lists the
 // tabs, evaluates JavaScript, takes a snapshot and clicks by ref, takes a
 // screenshot into the session's output directory, prints what it did and the
-// pool's stats, and leaves no process or temporary directory behind.
+// pool's stats, and leaves no process or profile directory behind.
+//
+// Its root is stable (<user cache dir>/browserpool-quickstart), so a run
+// that is killed anyway (SIGKILL) leaves what it had to the next run's
+// orphan sweep, which only ever cleans a root that is used again. SIGINT,
+// SIGTERM and SIGPIPE (`quickstart | head -5`) end the run through
+// Pool.Close like a normal exit.
 package main
 
 import (
@@ -13,7 +19,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/browserpool/browserpool"
@@ -28,7 +36,7 @@ const page = `<!doctype html>
   <script>let n = 0;</script>
 </body></html>`
 
-var keep = flag.String("out", "", "keep the screenshot in this directory (by default everything is removed on exit)")
+var keep = flag.String("out", "", "keep the screenshot in this directory (by default the session's artifacts are removed on exit)")
 
 func main() {
 	flag.Parse()
@@ -38,7 +46,13 @@ func main() {
 }
 
 func run() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// A signal ends the run through the deferred Pool.Close below, which
+	// stops the browser and removes its profile. SIGPIPE is caught too: a
+	// reader that goes away (`| head -5`) would otherwise kill the program
+	// before it cleans up.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 
 	// A local page to drive, on loopback only.
@@ -54,12 +68,13 @@ func run() error {
 	defer srv.Close()
 	url := "http://" + ln.Addr().String() + "/"
 
-	// Everything the pool writes goes under one temporary root.
-	root, err := os.MkdirTemp("", "browserpool-quickstart-")
+	// Everything the pool writes goes under one stable root: the orphan
+	// sweep of the next run cleans whatever a killed run left there.
+	cache, err := os.UserCacheDir()
 	if err != nil {
-		return err
+		cache = os.TempDir()
 	}
-	defer os.RemoveAll(root)
+	root := filepath.Join(cache, "browserpool-quickstart")
 	out := filepath.Join(root, "output")
 	if *keep != "" {
 		out = *keep // artifacts outlive the run there
@@ -77,6 +92,11 @@ func run() error {
 		return err
 	}
 	info := sess.Info()
+	if *keep == "" {
+		// Artifacts are kept by the pool (Config.OutputDir); this demo
+		// prunes its own on the way out.
+		defer os.RemoveAll(info.OutputDir)
+	}
 	fmt.Printf("opened session %s in %v: %s, pid %d, DevTools port %d\n",
 		sess.ID(), time.Since(start).Round(time.Millisecond), info.Version, info.PID, info.Port)
 
@@ -126,7 +146,7 @@ func run() error {
 	}
 	fmt.Printf("screenshot: %s (%dx%d, %d bytes)\n", shot.Path, shot.Width, shot.Height, shot.Bytes)
 	if *keep == "" {
-		fmt.Println("  (removed on exit with the temporary root; run with -out DIR to keep it)")
+		fmt.Println("  (removed on exit; run with -out DIR to keep it)")
 	}
 
 	// Bad input gets a clear error and loses nothing.

@@ -47,7 +47,7 @@ type Bare struct {
 // Start execs exe with the launcher's flags over --remote-debugging-pipe,
 // its profile and caches inside dir.
 func Start(exe, dir string) (*Bare, error) {
-	for _, d := range []string{launch.UserDataDirName, launch.XDGConfigName, launch.XDGCacheName} {
+	for _, d := range []string{launch.UserDataDirName, launch.XDGConfigName, launch.XDGCacheName, launch.TmpName} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return nil, err
 		}

@@ -100,12 +100,21 @@ type Options struct {
 	// EventQueueLimit bounds each session's undelivered events. Zero means
 	// DefaultEventQueueLimit.
 	EventQueueLimit int
-	// Cause, if set, turns the transport's read or write error into the
-	// cause reported to every pending call (for a local browser: its exit
-	// status). It runs on the reader goroutine or on a writer's, possibly
-	// more than once, and may block briefly.
+	// Cause, if set, turns the transport's read or write error into a
+	// better cause (for a local browser: its exit status). It runs once
+	// when the transport fails and may block (waiting for the exit). If it
+	// answers within CauseGrace, pending calls fail with its cause;
+	// otherwise they fail then with the transport's own error, and its
+	// cause, once known, is what Err reports. Its wait delays Done, never a
+	// caller by more than CauseGrace.
 	Cause func(readErr error) error
 }
+
+// CauseGrace bounds how long pending calls wait for Options.Cause when the
+// transport fails: a browser that crashed has exited within milliseconds
+// of its connection's end, so its calls name the exit; a connection lost to
+// a browser that keeps running is reported after CauseGrace at most.
+const CauseGrace = 250 * time.Millisecond
 
 // Stats are counters since the mux started.
 type Stats struct {
@@ -136,6 +145,7 @@ type Mux struct {
 	pending  map[uint64]route    // guarded by mu; global id -> caller
 	sessions map[string]*session // guarded by mu; by CDP session id, "" = browser
 	closed   bool                // guarded by mu
+	byUs     bool                // guarded by mu; closed by Close, not by a transport error
 	err      *EndError           // guarded by mu; set when closed
 
 	browser    *rpcc.Conn
@@ -229,6 +239,11 @@ func (m *Mux) Stats() Stats {
 // Close closes the transport, fails every pending call and waits for the
 // reader to stop. It is idempotent.
 func (m *Mux) Close() error {
+	m.mu.Lock()
+	if !m.closed {
+		m.byUs = true
+	}
+	m.mu.Unlock()
 	m.fail(nil)
 	<-m.readerDone
 	return nil
@@ -325,22 +340,46 @@ func (m *Mux) fail(cause error) {
 	m.t.Close()
 }
 
+// end ends the mux after the transport failed with err (on the reader,
+// once the transport is done). Pending calls fail within CauseGrace: with
+// Options.Cause's answer if it comes by then, else with err, and Err
+// reports Cause's answer once it is known.
+func (m *Mux) end(err error) {
+	m.mu.Lock()
+	if m.closed && m.err.Cause != nil {
+		err = m.err.Cause // a write failed first: the calls already know
+	}
+	byUs := m.byUs
+	m.mu.Unlock()
+	if byUs || m.cause == nil {
+		m.fail(err)
+		return
+	}
+	rich := make(chan error, 1)
+	go func() { rich <- m.cause(err) }()
+	timer := time.NewTimer(CauseGrace)
+	defer timer.Stop()
+	var c error
+	select {
+	case c = <-rich:
+		m.fail(c)
+	case <-timer.C:
+		m.fail(err) // do not keep callers waiting for the exit
+		c = <-rich
+	}
+	if c != nil {
+		m.mu.Lock()
+		m.err = &EndError{Reason: ErrConnClosed, Cause: c}
+		m.mu.Unlock()
+	}
+}
+
 func (m *Mux) readLoop() {
 	defer close(m.readerDone)
 	for {
 		data, err := m.t.ReadMessage()
 		if err != nil {
-			m.mu.Lock()
-			closedByUs := m.closed
-			m.mu.Unlock()
-			if closedByUs {
-				return
-			}
-			cause := err
-			if m.cause != nil {
-				cause = m.cause(err)
-			}
-			m.fail(cause)
+			m.end(err)
 			return
 		}
 		msg, err := parseEnvelope(data)
@@ -523,11 +562,9 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 		// gorilla/websocket after any write error), and the message was
 		// never processed: end the mux now rather than when the reader
 		// notices, so this and every later call report ErrConnClosed.
-		var cause error = fmt.Errorf("cdpmux: writing %s: %w", req.Method, err)
-		if m.cause != nil {
-			cause = m.cause(cause) // for a local browser: its exit status
-		}
-		m.fail(cause)
+		// The reader then sees the transport closed and enriches the
+		// cause (Options.Cause) without holding this caller up.
+		m.fail(fmt.Errorf("cdpmux: writing %s: %w", req.Method, err))
 		return errors.Join(ErrNotSent, m.Err())
 	}
 	return nil

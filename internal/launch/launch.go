@@ -13,7 +13,7 @@
 // that forked it dies, and the pipe reaches EOF.
 //
 // Every process of the browser inherits BROWSERPOOL_SESSION=<id> and
-// XDG_CONFIG_HOME/XDG_CACHE_HOME inside the session directory, so /proc
+// XDG_CONFIG_HOME/XDG_CACHE_HOME/TMPDIR inside the session directory, so /proc
 // proves which processes are ours. Measured with Chromium 156: the zygote and
 // every process it forks rewrite their title over the memory
 // /proc/PID/environ shows, so there only the main process and the two
@@ -31,6 +31,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/browserpool/browserpool/internal/proc"
@@ -45,6 +46,7 @@ const (
 	UserDataDirName = "user-data"  // --user-data-dir
 	XDGConfigName   = "xdg-config" // XDG_CONFIG_HOME (crashpad's reports land here)
 	XDGCacheName    = "xdg-cache"  // XDG_CACHE_HOME
+	TmpName         = "tmp"        // TMPDIR (the browser's org.chromium.Chromium.* singleton dirs land here)
 )
 
 // ActivePortFile is the file, inside the user data directory, where the
@@ -87,8 +89,8 @@ type Options struct {
 	// its own options (-g, --debug, --temp-profile, --): it consumes them.
 	ExtraArgs []string
 	// Env is added to the host's environment (os.Environ()) for the
-	// browser. XDG_CONFIG_HOME, XDG_CACHE_HOME and BROWSERPOOL_SESSION are
-	// always set by Start, after Env.
+	// browser. XDG_CONFIG_HOME, XDG_CACHE_HOME, TMPDIR and
+	// BROWSERPOOL_SESSION are always set by Start, after Env.
 	Env []string
 	// NoPipe starts the browser without --remote-debugging-pipe and without
 	// a parent-death signal, and connects over the websocket named in
@@ -242,17 +244,66 @@ func ArgsPort(userDataDir string, pipe, port bool, extra []string) []string {
 	return append(a, "about:blank")
 }
 
-// environ returns the browser's environment.
 // Environ returns the browser's environment for session dir and id: the
-// host's, extra, XDG_CONFIG_HOME and XDG_CACHE_HOME inside dir, and the
-// session marker.
+// host's, extra, XDG_CONFIG_HOME, XDG_CACHE_HOME and TMPDIR inside dir, and
+// the session marker. TMPDIR keeps the browser's temporary files (the
+// org.chromium.Chromium.* singleton dirs, which Chromium otherwise leaves in
+// /tmp) with the profile, so closing or sweeping the session removes them.
 func Environ(dir, id string, extra []string) []string {
 	env := append(os.Environ(), extra...)
-	return append(env,
+	env = append(env,
 		"XDG_CONFIG_HOME="+filepath.Join(dir, XDGConfigName),
 		"XDG_CACHE_HOME="+filepath.Join(dir, XDGCacheName),
 		SessionEnv+"="+id,
 	)
+	if tmp := TmpDir(dir); tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
+	}
+	return env
+}
+
+// singletonSocketTail is what Chromium appends to TMPDIR for its singleton
+// socket (the longest brand's name); maxSocketPath is the most a Unix
+// socket path may hold (sun_path, 108 bytes with its NUL). A longer path
+// makes Chromium abort at start ("Socket path too long").
+const (
+	singletonSocketTail = "/org.chromium.Chromium.XXXXXX/SingletonSocket"
+	maxSocketPath       = 107
+)
+
+// TmpDir returns the TMPDIR the browser of session dir gets: dir/tmp, or
+// "" when that path is too long for the browser's singleton socket (a deep
+// root), in which case the browser keeps the host's TMPDIR and Stop removes
+// the singleton dir its profile names (see removeSingletonDir).
+func TmpDir(dir string) string {
+	tmp := filepath.Join(dir, TmpName)
+	if len(tmp)+len(singletonSocketTail) > maxSocketPath {
+		return ""
+	}
+	return tmp
+}
+
+// removeSingletonDir removes the singleton dir (org.chromium.Chromium.* or
+// com.google.Chrome.*) that the profile's SingletonSocket link names, when
+// the browser left it outside the session dir (TmpDir gave no TMPDIR). A
+// browser that exits cleanly removes it itself; a killed one does not. Only
+// a real directory whose name has the browser's prefix and which holds the
+// link's target is removed.
+func removeSingletonDir(userDataDir, sessionDir string) {
+	link, err := os.Readlink(filepath.Join(userDataDir, "SingletonSocket"))
+	if err != nil || filepath.Base(link) != "SingletonSocket" {
+		return
+	}
+	dir := filepath.Dir(link)
+	name := filepath.Base(dir)
+	if !filepath.IsAbs(dir) || strings.HasPrefix(dir, sessionDir+string(filepath.Separator)) ||
+		!(strings.HasPrefix(name, "org.chromium.") || strings.HasPrefix(name, "com.google.")) {
+		return
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	_ = os.RemoveAll(dir)
 }
 
 // prepare creates the session directory and its subdirectories as needed and
@@ -270,7 +321,7 @@ func prepare(dir string) (created []string, err error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	for _, name := range []string{UserDataDirName, XDGConfigName, XDGCacheName} {
+	for _, name := range []string{UserDataDirName, XDGConfigName, XDGCacheName, TmpName} {
 		sub := filepath.Join(dir, name)
 		err := os.Mkdir(sub, 0o700)
 		switch {

@@ -166,8 +166,8 @@ func TestBrowserAndCrashpadCarryTheSessionMarkerAndEveryProcessNamesTheSessionDi
 		}
 		return renderers > 0 && crashpads == 2
 	})
-	type env struct{ Session, Config, Cache string }
-	want := env{"marker-test", filepath.Join(p.SessionDir(), XDGConfigName), filepath.Join(p.SessionDir(), XDGCacheName)}
+	type env struct{ Session, Config, Cache, Tmp string }
+	want := env{"marker-test", filepath.Join(p.SessionDir(), XDGConfigName), filepath.Join(p.SessionDir(), XDGCacheName), TmpDir(p.SessionDir())}
 	marked := 0
 	for _, in := range list {
 		rewritten := strings.Contains(in.Cmdline, " --type=") && !strings.Contains(in.Cmdline, "chrome_crashpad_handler")
@@ -178,7 +178,7 @@ func TestBrowserAndCrashpadCarryTheSessionMarkerAndEveryProcessNamesTheSessionDi
 			continue
 		}
 		var got env
-		for name, dst := range map[string]*string{SessionEnv: &got.Session, "XDG_CONFIG_HOME": &got.Config, "XDG_CACHE_HOME": &got.Cache} {
+		for name, dst := range map[string]*string{SessionEnv: &got.Session, "XDG_CONFIG_HOME": &got.Config, "XDG_CACHE_HOME": &got.Cache, "TMPDIR": &got.Tmp} {
 			v, _, err := proc.Environ(in.PID, name)
 			if err != nil {
 				t.Fatal(err)
@@ -204,6 +204,70 @@ func TestBrowserAndCrashpadCarryTheSessionMarkerAndEveryProcessNamesTheSessionDi
 	}
 	if outside != 2 {
 		t.Errorf("%d processes outside the group, want the 2 crashpad handlers:%s", outside, describe(list))
+	}
+}
+
+// Chromium makes an org.chromium.Chromium.* singleton dir in $TMPDIR; with
+// TMPDIR inside the session dir it goes with the profile instead of piling
+// up in /tmp. The test looks only at this browser's own environment and
+// session dir, so other browsers running meanwhile cannot disturb it.
+func TestBrowserSingletonDirLandsInsideTheSessionDirNotTmp(t *testing.T) {
+	// A short session dir: the singleton socket's path must fit in 107 bytes.
+	short, err := os.MkdirTemp("", "bpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(short) }) // after start's Stop
+	p := start(t, Options{SessionDir: filepath.Join(short, "s")})
+	openPage(t, p)
+	tmp := filepath.Join(p.SessionDir(), TmpName)
+	if TmpDir(p.SessionDir()) != tmp {
+		t.Fatalf("TmpDir(%q) = %q, want %q", p.SessionDir(), TmpDir(p.SessionDir()), tmp)
+	}
+	got, ok, err := proc.Environ(p.PID(), "TMPDIR")
+	if err != nil || !ok {
+		t.Fatalf("TMPDIR of the browser (pid %d): %q, set=%v, err=%v", p.PID(), got, ok, err)
+	}
+	if got != tmp {
+		t.Errorf("TMPDIR of the browser = %q, want %q", got, tmp)
+	}
+	// The browser's SingletonSocket link names the dir it uses: it must be
+	// the one inside the session dir, not one in /tmp.
+	link, err := os.Readlink(filepath.Join(p.UserDataDir(), "SingletonSocket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(link, tmp+string(filepath.Separator)+"org.chromium.") {
+		t.Errorf("SingletonSocket -> %s, want a path inside %s", link, tmp)
+	}
+}
+
+// A session dir too deep for the singleton socket keeps the host's TMPDIR
+// (Chromium would abort otherwise), and Stop removes the singleton dir the
+// profile names even after the browser was killed and could not.
+func TestBrowserInADeepSessionDirStartsAndStopRemovesItsSingletonDirFromTmp(t *testing.T) {
+	parent := sessionDir(t)
+	t.Cleanup(func() { os.RemoveAll(parent) }) // after start's Stop
+	deep := filepath.Join(parent, strings.Repeat("d", 40))
+	if TmpDir(deep) != "" {
+		t.Fatalf("TmpDir(%q) = %q, want \"\" (too long for a socket path)", deep, TmpDir(deep))
+	}
+	p := start(t, Options{SessionDir: deep})
+	openPage(t, p)
+	link, err := os.Readlink(filepath.Join(p.UserDataDir(), "SingletonSocket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	singleton := filepath.Dir(link)
+	if _, err := os.Stat(singleton); err != nil {
+		t.Fatalf("the singleton dir the profile names: %v", err)
+	}
+	p.Kill() // no clean exit: the browser cannot remove it itself
+	if err := p.Stop(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(singleton); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after Stop, %s: %v, want it gone", singleton, err)
 	}
 }
 

@@ -207,6 +207,7 @@ func (p *Process) stop(ctx context.Context) *StopError {
 	}
 	se.Lingering = append(se.Lingering, p.waitOutput()...)
 	p.t.Close()
+	removeSingletonDir(p.userDataDir, p.sessionDir)
 	se.RemoveErr = removeDir(p.sessionDir)
 	if se.RemoveErr == nil && len(se.Lingering) == 0 {
 		return nil
