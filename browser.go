@@ -95,6 +95,12 @@ type Config struct {
 	Hooks Hooks
 	// Logger receives the pool's log lines. Nil means silent.
 	Logger *slog.Logger
+	// BrowserEnv are extra environment variables for local browsers, each
+	// KEY=VALUE, added to this process's environment (a later entry wins).
+	// The pool owns XDG_CONFIG_HOME, XDG_CACHE_HOME, TMPDIR and every
+	// BROWSERPOOL_* name: NewPool rejects them. Zero means none. Ignored
+	// when Launcher is set (set LocalLauncher.Env instead).
+	BrowserEnv []string
 }
 
 // Stats is a snapshot of a Pool's gauges and counters. Counters never reset.
@@ -174,7 +180,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		cdp:       cdpProbe{conns: devtools.NewTable(CDPPromptPatience, CDPParkTimeout)},
 	}
 	if p.launcher == nil {
-		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs}
+		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs, Env: eff.BrowserEnv}
 	}
 	m, err := openManifest(eff.Root)
 	if err != nil {
@@ -244,8 +250,14 @@ func (cfg Config) effective() (Config, error) {
 	if err := checkOwnedFlags("BrowserArgs", cfg.BrowserArgs); err != nil {
 		return cfg, err
 	}
+	if err := checkBrowserEnv("BrowserEnv", cfg.BrowserEnv); err != nil {
+		return cfg, err
+	}
 	if l, ok := cfg.Launcher.(*LocalLauncher); ok && l != nil {
 		if err := checkOwnedFlags("LocalLauncher.Args", l.Args); err != nil {
+			return cfg, err
+		}
+		if err := checkBrowserEnv("LocalLauncher.Env", l.Env); err != nil {
 			return cfg, err
 		}
 	}
