@@ -111,6 +111,27 @@ type Config struct {
 	// scale factor 1; negative ones are invalid. Tab.SetViewport changes
 	// one tab's. Tabs of a browser the pool attached to keep their size.
 	Viewport Viewport
+	// BrowserEnv are extra environment variables for local browsers, each
+	// KEY=VALUE, added to this process's environment (a later entry wins).
+	// The pool owns XDG_CONFIG_HOME, XDG_CACHE_HOME, TMPDIR and every
+	// BROWSERPOOL_* name: NewPool rejects them. Zero means none. Ignored
+	// when Launcher is set (set LocalLauncher.Env instead).
+	BrowserEnv []string
+	// Warm is how many launched, unclaimed browsers the pool keeps ready:
+	// Pool.Open (and so Tracker.Open and Allocator.Acquire) takes one
+	// without waiting for a launch, and the pool launches a replacement in
+	// the background, one at a time. Warm browsers are in the manifest and
+	// in Stats.SessionsWarm; they are not sessions until claimed (not in
+	// Pool.Sessions, not seen by empty-id resolution, not counted against
+	// a workflow's limit or a computer's cap, never reclaimed idle). One
+	// that dies is replaced; one older than WarmMaxAge is closed (reason
+	// warm_expired) and replaced; Pool.Close closes them all. Zero means
+	// none; negative is invalid.
+	Warm int
+	// WarmMaxAge is how long a warm browser waits to be claimed before it
+	// is replaced by a fresh one. Zero means DefaultWarmMaxAge; negative
+	// means never.
+	WarmMaxAge time.Duration
 }
 
 // Stats is a snapshot of a Pool's gauges and counters. Counters never reset.
@@ -119,6 +140,7 @@ type Stats struct {
 	SessionsInUse    int // live sessions with a call in flight
 	SessionsIdle     int // live sessions with no call in flight
 	CallsInFlight    int // calls in flight over all sessions
+	SessionsWarm     int // launched browsers ready to be claimed (Config.Warm); not sessions yet
 
 	Launches       uint64                 // launches started
 	LaunchFailures uint64                 // launches that did not produce a session
@@ -130,6 +152,7 @@ type Stats struct {
 	OrphansSwept             uint64 // orphan browser processes or process groups killed by the sweep
 	OrphansSkipped           uint64 // things the sweep left alone: live owners' entries, processes not proven ours, paths that are not session dirs
 	OrphanDirsRemoved        uint64 // profile dirs removed by the sweep
+	WarmClaims               uint64 // opens served by a warm browser (Config.Warm)
 }
 
 // Pool is a set of isolated browser sessions. Each session is its own
@@ -159,11 +182,13 @@ type Pool struct {
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
 	reaperOn  bool                 // guarded by mu; the idle reaper is running
+	warm      warmSet              // guarded by mu; warm browsers (pool_warm.go)
 }
 
 // NewPool returns a pool configured by cfg. It validates cfg, creates the
 // root, and sweeps what earlier runs left in it (see Pool.Orphans). It launches
-// no browser: sessions start on first use.
+// no browser itself: sessions start on first use, and with Config.Warm set
+// the warm browsers start in the background.
 func NewPool(cfg Config) (*Pool, error) {
 	eff, err := cfg.effective()
 	if err != nil {
@@ -190,7 +215,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		cdp:       cdpProbe{conns: devtools.NewTable(CDPPromptPatience, CDPParkTimeout)},
 	}
 	if p.launcher == nil {
-		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs}
+		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs, Env: eff.BrowserEnv}
 	}
 	m, err := openManifest(eff.Root)
 	if err != nil {
@@ -200,6 +225,7 @@ func NewPool(cfg Config) (*Pool, error) {
 	}
 	p.manifest = m
 	p.sweep()
+	p.startWarmer()
 	return p, nil
 }
 
@@ -241,6 +267,12 @@ func (cfg Config) effective() (Config, error) {
 			*d.v = d.def
 		}
 	}
+	switch {
+	case cfg.Warm < 0:
+		return cfg, bad("Warm", fmt.Sprintf("must not be negative (got %d); zero means no warm browsers", cfg.Warm))
+	case cfg.WarmMaxAge == 0:
+		cfg.WarmMaxAge = DefaultWarmMaxAge
+	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
@@ -260,8 +292,14 @@ func (cfg Config) effective() (Config, error) {
 	if err := checkOwnedFlags("BrowserArgs", cfg.BrowserArgs); err != nil {
 		return cfg, err
 	}
+	if err := checkBrowserEnv("BrowserEnv", cfg.BrowserEnv); err != nil {
+		return cfg, err
+	}
 	if l, ok := cfg.Launcher.(*LocalLauncher); ok && l != nil {
 		if err := checkOwnedFlags("LocalLauncher.Args", l.Args); err != nil {
+			return cfg, err
+		}
+		if err := checkBrowserEnv("LocalLauncher.Env", l.Env); err != nil {
 			return cfg, err
 		}
 	}
@@ -282,7 +320,8 @@ func (p *Pool) Stats() Stats {
 	for k, v := range p.stats.Closes {
 		st.Closes[k] = v
 	}
-	st.SessionsStarting = len(p.launches)
+	st.SessionsStarting = len(p.launches) + len(p.warm.starting)
+	st.SessionsWarm = len(p.warm.ready)
 	st.ProfileDirsPendingDelete = len(p.pendingRm)
 	st.Leaked = len(p.leaked)
 	live := make([]*Session, 0, len(p.sessions))
@@ -326,13 +365,15 @@ func (p *Pool) liveIDsLocked() []string {
 
 // Open launches a new, independent session (its own browser process,
 // profile dir and DevTools port) and returns it once the browser is ready.
-// ctx bounds the wait only: if ctx ends first, the launch still completes on
-// the pool's own context and the browser is closed (reason abandoned), so no
-// half-started browser is left behind.
+// With Config.Warm set it takes a warm browser instead when one is ready
+// (well under a millisecond) and the pool launches its replacement in the
+// background. ctx bounds the wait only: if ctx ends first, the launch still
+// completes on the pool's own context and the browser is closed (reason
+// abandoned), so no half-started browser is left behind.
 func (p *Pool) Open(ctx context.Context) (*Session, error) {
-	op, err := p.startLaunch(false)
-	if err != nil {
-		return nil, err
+	op, s, err := p.startLaunch(false)
+	if err != nil || s != nil {
+		return s, err
 	}
 	return p.await(ctx, "Pool.Open", op)
 }
@@ -372,6 +413,9 @@ func (p *Pool) Session(ctx context.Context, id string) (*Session, error) {
 	launch := p.joinable
 	if launch != nil {
 		launch.waiters++
+	} else if s := p.claimWarmLocked(); s != nil {
+		p.mu.Unlock()
+		return s, nil
 	} else {
 		launch = p.startLaunchLocked(true)
 	}

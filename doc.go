@@ -34,6 +34,23 @@
 // messages and uncaught errors) and fetched ([Tab.Network]), both bounded
 // and started by their first call, so a tab that never asks pays nothing.
 //
+// [Tab.Screenshot] captures the viewport (scrollbar included), the whole
+// page, a [Rect] of the page or one element by snapshot ref, as PNG or
+// JPEG, optionally scaled to a maximum dimension; the image lands in the
+// session's output dir or, with NoFile, only in memory (Screenshot.Data).
+// A name already taken is an error unless Overwrite is set.
+//
+// # Warm sessions
+//
+// A cold browser start takes half a second or more. With [Config.Warm] set,
+// the pool keeps that many launched, unclaimed browsers ready: [Pool.Open]
+// (and so [Tracker.Open] and [Allocator.Acquire]) takes one in microseconds
+// and a replacement starts in the background. Warm browsers are recorded in
+// the manifest and counted in Stats.SessionsWarm, but they are not sessions
+// until claimed: no id resolves to one, and no workflow limit or computer
+// cap counts them. One that dies, or waits longer than [Config.WarmMaxAge],
+// is replaced; [Pool.Close] closes them all.
+//
 // # Lifetimes
 //
 // The pool's lifetime is its own. A context passed to a method bounds that

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/browserpool/browserpool/internal/launch"
@@ -109,6 +110,10 @@ type LocalLauncher struct {
 	// attach, a person's DevTools) connect to a pool session through it;
 	// with NoDevToolsPort, SessionInfo.Port is 0.
 	NoDevToolsPort bool
+	// Env are extra environment variables, each KEY=VALUE, added to this
+	// process's environment for the browser (see Config.BrowserEnv for the
+	// names the pool owns; NewPool rejects them). Zero means none.
+	Env []string
 
 	// noPipe controls the browser over its websocket only. Such a browser
 	// survives a SIGKILLed host until the next pool's sweep; only the
@@ -132,8 +137,9 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 		ExtraArgs:  l.Args,
 		NoPipe:     l.noPipe,
 		NoPort:     l.NoDevToolsPort,
-		// The owner marker lets a later sweep prove whose strays these are.
-		Env: []string{"BROWSERPOOL_OWNER=" + ownerMarker()},
+		// The owner marker lets a later sweep prove whose strays these are;
+		// it comes after the caller's variables so it always wins.
+		Env: append(slices.Clip(l.Env), "BROWSERPOOL_OWNER="+ownerMarker()),
 		OnSpawn: func(s launch.Spawn) error {
 			spawn = s
 			if spec.OnSpawn == nil {

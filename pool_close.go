@@ -47,6 +47,7 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	if p.attached[s.id] == s {
 		delete(p.attached, s.id)
 	}
+	p.dropWarmLocked(s)
 	p.mu.Unlock()
 
 	// For a browser we did not launch, Stop only disconnects: it is never
@@ -97,8 +98,8 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	return s.closeErr
 }
 
-// Close closes every session (reason shutdown), waits for launches under
-// way to end (they are closed too), runs queued hooks and stops every
+// Close closes every session and warm browser (reason shutdown), waits for
+// launches under way to end (they are closed too), runs queued hooks and stops every
 // goroutine the pool started. It is idempotent; later calls return nil.
 // Sessions close in parallel. It returns an ErrCloseFailed naming the
 // browsers (session, pid) it could not stop and the profile dirs it could not
@@ -117,6 +118,8 @@ func (p *Pool) Close() error {
 	for _, s := range p.attached {
 		live = append(live, s)
 	}
+	live = append(live, p.warm.ready...)
+	p.warm.ready = nil
 	p.mu.Unlock()
 
 	var wg sync.WaitGroup

@@ -29,13 +29,18 @@ type launchOp struct {
 	finished bool // guarded by Pool.mu
 }
 
-func (p *Pool) startLaunch(joinable bool) (*launchOp, error) {
+// startLaunch claims a warm browser if one is ready (returned as s), or
+// starts a launch.
+func (p *Pool) startLaunch(joinable bool) (_ *launchOp, s *Session, _ error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, newError("Pool.Open", ErrPoolClosed, "")
+		return nil, nil, newError("Pool.Open", ErrPoolClosed, "")
 	}
-	return p.startLaunchLocked(joinable), nil
+	if s := p.claimWarmLocked(); s != nil {
+		return nil, s, nil
+	}
+	return p.startLaunchLocked(joinable), nil, nil
 }
 
 // startLaunchLocked starts a launch with one waiter. p.mu must be held and

@@ -132,6 +132,7 @@ func (p *Pool) Orphans() ([]Orphan, error) {
 	for op := range p.launches {
 		live[op.id] = true
 	}
+	p.warmIDsLocked(live)
 	p.mu.Unlock()
 	boot, _ := proc.BootID()
 	var out []Orphan

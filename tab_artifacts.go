@@ -1,11 +1,10 @@
-// Room: artifacts. Files a tab writes (screenshots, later downloads) land in
-// the session's output dir; names are confined to it. No locks: name
-// generation relies on O_EXCL creation.
+// Room: artifacts. Files a tab writes (screenshots, downloads) land in the
+// session's output dir; names are confined to it. No locks: name generation
+// relies on O_EXCL creation. Screenshots themselves are in tab_screenshot.go.
 
 package browserpool
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -16,16 +15,16 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/mafredri/cdp/protocol/page"
 )
 
-// createArtifact creates a new file for an artifact in the session's output
-// dir. name is the caller's file name: it must be a local path (no
-// absolute path, no "..", nothing a symlink would lead out of the dir); an
-// empty name gets a generated one, prefix-<time>-<random><ext>, that never
-// collides. An existing file of the given name is not overwritten.
-func (s *Session) createArtifact(op, name, prefix, ext string) (*os.File, string, error) {
+// createArtifact creates a new file for an artifact of tab in the session's
+// output dir. name is the caller's file name: it must be a local path (no
+// absolute path, no "..", nothing a symlink would lead out of the dir, at
+// most maxNameElem bytes per element); an empty name gets a generated one,
+// prefix-<time>-<random><ext>, that never collides. An existing file of the
+// given name is an error, or is replaced (never through a symlink) with
+// overwrite.
+func (s *Session) createArtifact(op, tab, name, prefix, ext string, overwrite bool) (*os.File, string, error) {
 	root := s.output
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		e := newError(op, ErrPathEscapes, "cannot create the output dir")
@@ -48,10 +47,15 @@ func (s *Session) createArtifact(op, name, prefix, ext string) (*os.File, string
 		}
 		return nil, "", s.artifactErr(op, prefix, errors.New("could not find a free name"))
 	}
+	if err := checkArtifactName(name); err != nil {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q: %v", truncName(name), err))
+		e.Session, e.Tab, e.Hint = s.id, tab, "give a shorter file name such as shot.png"
+		return nil, "", e
+	}
 	path, err := confine(root, name)
 	if err != nil {
-		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", name, err))
-		e.Session = s.id
+		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", truncName(name), err))
+		e.Session, e.Tab = s.id, tab
 		return nil, "", e
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -59,27 +63,73 @@ func (s *Session) createArtifact(op, name, prefix, ext string) (*os.File, string
 	}
 	// Re-check after creating parents: a symlinked parent must not lead out.
 	if _, err := confine(root, name); err != nil {
-		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", name, err))
-		e.Session = s.id
+		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", truncName(name), err))
+		e.Session, e.Tab = s.id, tab
 		return nil, "", e
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscallNoFollow, 0o600)
+	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscallNoFollow
+	if overwrite {
+		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscallNoFollow
+	}
+	f, err := os.OpenFile(path, mode, 0o600)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			e := newError(op, ErrPathEscapes, fmt.Sprintf("%q already exists in the output dir", name))
-			e.Class, e.Session = ErrInvalidArgument, s.id
-			e.Hint = "choose another file name, or pass an empty name to get a generated one"
-			return nil, "", e
+			return nil, "", s.existsErr(op, tab, name)
 		}
 		return nil, "", s.artifactErr(op, name, err)
 	}
 	return f, path, nil
 }
 
+// existsErr is the error for an artifact name already taken in the
+// output dir.
+func (s *Session) existsErr(op, tab, name string) error {
+	e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q already exists in the output dir", truncName(name)))
+	e.Session, e.Tab = s.id, tab
+	e.Hint = "choose another file name, pass an empty name to get a generated one, or set Overwrite to replace the file"
+	return e
+}
+
+// Limits of artifact names: Linux's NAME_MAX per path element and a bound
+// on the whole name well under PATH_MAX, so the output dir's own path fits.
+const (
+	maxNameElem = 255
+	maxName     = 1024
+)
+
+// checkArtifactName rejects a name the file system would refuse for its
+// length, so a long name is reported as a bad name, not as an unwritable
+// output dir.
+func checkArtifactName(name string) error {
+	if len(name) > maxName {
+		return fmt.Errorf("the name is %d bytes long; the limit is %d bytes", len(name), maxName)
+	}
+	for _, elem := range strings.Split(name, "/") {
+		if len(elem) > maxNameElem {
+			return fmt.Errorf("a file or directory name of %d bytes is too long; the limit is %d bytes per name", len(elem), maxNameElem)
+		}
+	}
+	return nil
+}
+
+// truncName shortens a caller's name for an error message.
+func truncName(name string) string {
+	if len(name) <= 80 {
+		return name
+	}
+	return fmt.Sprintf("%s...(%d bytes)", name[:60], len(name))
+}
+
 const syscallNoFollow = syscall.O_NOFOLLOW
 
 func (s *Session) artifactErr(op, name string, err error) error {
-	e := newError(op, ErrInvalidConfig, "cannot write "+name+" in the output dir")
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q: the name is too long for the file system (%d bytes per name at most)", truncName(name), maxNameElem))
+		e.Session, e.Err = s.id, err
+		e.Hint = "give a shorter file name such as shot.png"
+		return e
+	}
+	e := newError(op, ErrInvalidConfig, "cannot write "+truncName(name)+" in the output dir")
 	e.Session, e.Err = s.id, err
 	e.Hint = "check that Config.OutputDir is writable and not full"
 	return e
@@ -118,101 +168,4 @@ func confine(root, name string) (string, error) {
 		return "", errors.New("the name is a symlink")
 	}
 	return path, nil
-}
-
-// ScreenshotOptions configures Tab.Screenshot. The zero value takes a PNG
-// of the viewport with a generated name.
-type ScreenshotOptions struct {
-	// Name is the file name inside the session's output dir. Zero means a
-	// generated, collision-free name.
-	Name string
-	// FullPage captures the whole page, not just the viewport, without
-	// resizing the viewport.
-	FullPage bool
-	// JPEG writes a JPEG (quality Quality, zero means 80) instead of a PNG.
-	JPEG    bool
-	Quality int
-	// MaxDimension scales the image down so neither side exceeds it (some
-	// image-aware models refuse more than 2000 px). Zero means no limit.
-	MaxDimension int
-}
-
-// Screenshot is a file written by Tab.Screenshot.
-type Screenshot struct {
-	SessionID string
-	TabID     string
-	Path      string // absolute path inside the session's output dir
-	Width     int    // image size in pixels
-	Height    int
-	Bytes     int
-}
-
-// Screenshot captures the tab into a file in the session's output dir.
-func (t *Tab) Screenshot(ctx context.Context, opts ScreenshotOptions) (_ Screenshot, err error) {
-	const op = "Tab.Screenshot"
-	end, err := t.begin(op)
-	if err != nil {
-		return Screenshot{}, err
-	}
-	defer end()
-	defer t.x.record("screenshot", fmt.Sprintf("name=%q full=%v jpeg=%v max=%d", opts.Name, opts.FullPage, opts.JPEG, opts.MaxDimension), time.Now(), &err)
-	if err := t.x.dialogErr(op); err != nil {
-		return Screenshot{}, err
-	}
-	ext, format := ".png", "png"
-	if opts.JPEG {
-		ext, format = ".jpg", "jpeg"
-	}
-	// Validate the name before the browser does any work.
-	if opts.Name != "" {
-		if _, err := confine(t.s.output, opts.Name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", opts.Name, err))
-			e.Session, e.Tab = t.s.id, t.id
-			return Screenshot{}, e
-		}
-	}
-	metrics, err := t.client.Page.GetLayoutMetrics(ctx)
-	if err != nil {
-		return Screenshot{}, t.s.wrap(op, t.id, err)
-	}
-	vp := metrics.CSSVisualViewport
-	w, h := vp.ClientWidth, vp.ClientHeight
-	clip := page.Viewport{X: vp.PageX, Y: vp.PageY, Width: w, Height: h, Scale: 1}
-	if opts.FullPage {
-		cs := metrics.CSSContentSize
-		clip = page.Viewport{X: 0, Y: 0, Width: cs.Width, Height: cs.Height, Scale: 1}
-		w, h = cs.Width, cs.Height
-	}
-	if opts.MaxDimension > 0 && (w > float64(opts.MaxDimension) || h > float64(opts.MaxDimension)) {
-		clip.Scale = float64(opts.MaxDimension) / max(w, h)
-	}
-	args := page.NewCaptureScreenshotArgs().SetFormat(format).SetClip(clip)
-	if opts.FullPage {
-		args.SetCaptureBeyondViewport(true)
-	}
-	if opts.JPEG {
-		q := opts.Quality
-		if q <= 0 {
-			q = 80
-		}
-		args.SetQuality(q)
-	}
-	shot, err := t.client.Page.CaptureScreenshot(ctx, args)
-	if err != nil {
-		return Screenshot{}, t.s.wrap(op, t.id, err)
-	}
-	f, path, err := t.s.createArtifact(op, opts.Name, "screenshot", ext)
-	if err != nil {
-		return Screenshot{}, err
-	}
-	_, werr := f.Write(shot.Data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-		return Screenshot{}, t.s.artifactErr(op, filepath.Base(path), werr)
-	}
-	return Screenshot{SessionID: t.s.id, TabID: t.id, Path: path,
-		Width: int(clip.Width*clip.Scale + 0.5), Height: int(clip.Height*clip.Scale + 0.5), Bytes: len(shot.Data)}, nil
 }

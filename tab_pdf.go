@@ -127,7 +127,7 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}
-		f, path, err := t.s.createArtifact(op, opts.Name, "page", ".pdf")
+		f, path, err := t.s.createArtifact(op, t.id, opts.Name, "page", ".pdf", false)
 		if err != nil {
 			var e *Error
 			if errors.As(err, &e) && e.Tab == "" {
