@@ -16,7 +16,7 @@
 //     stands after it, at most Options.MaxFrames (DefaultMaxFrames);
 //   - events.jsonl: one Entry a line: seq, time, action, arguments (already
 //     redacted by the caller, token-like URL query values scrubbed again
-//     here), duration_ms, error, url (scrubbed), title, frame. Over the
+//     here with internal/redact), duration_ms, error, url (scrubbed), title, frame. Over the
 //     frame budget an entry says frame_dropped, and "note" entries say the
 //     budget was reached and, at Close, how many frames were dropped.
 //
