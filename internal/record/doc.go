@@ -69,7 +69,7 @@
 //
 // The video is constant frame rate (VideoFPS). Each hold is rounded to whole
 // video frames, the concat demuxer's list repeats the last image (it gives
-// the last file no duration otherwise) and -t cuts the video at the end of
+// the last file no duration otherwise) and -frames:v cuts the video at the end of
 // its real hold, so Video.Frames and Video.Duration are exact and ffprobe
 // agrees. A variable frame rate export (one video frame per image) loses
 // the last image's duration in MP4 and plays less evenly; repeated frames
