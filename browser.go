@@ -132,6 +132,11 @@ type Config struct {
 	// is replaced by a fresh one. Zero means DefaultWarmMaxAge; negative
 	// means never.
 	WarmMaxAge time.Duration
+	// Recording, if set, records every session the pool launches from its
+	// start, as Session.StartRecording(ctx, *Recording) would (a failure
+	// to start is logged, the session works without). Attached browsers
+	// are not recorded by default. Nil means off.
+	Recording *RecordingOptions
 }
 
 // Stats is a snapshot of a Pool's gauges and counters. Counters never reset.

@@ -142,6 +142,19 @@
 // later hooks and a panicking one is recovered. [Pool.Stats] returns a plain
 // value: gauges now and counters since the start.
 //
+// # Recording
+//
+// [Session.StartRecording] (or [Config.Recording] for every session a pool
+// launches) records what its tabs do for a person to review: after every
+// state-changing action a JPEG frame of the page as the action left it and
+// a line in events.jsonl (the arguments as the trace shows them, password
+// text masked, token-like URL values REDACTED), in <output dir>/recording.
+// Read-only actions are not recorded. [Recording.Stop] writes index.html, a
+// self-contained replay page stepped with the arrow keys;
+// [Recording.ExportVideo] renders an MP4 with ffmpeg ([ErrFFmpegNotFound]
+// without it). Frames are captured after the action, on its path; see
+// [Recording] for why, and BenchmarkRecordingClick for the cost.
+//
 // # Attaching to the user's browser
 //
 // [CheckCDP] tells, in words a user can act on, whether a Chrome started

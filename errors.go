@@ -192,6 +192,7 @@ var hints = map[error]string{
 	ErrClickMissed:    "the page moved or covered the element during the click (an animation, or the page reacting to the press); wait for it to settle, take a new snapshot and click again",
 	ErrStaleRef:       "take a new snapshot with Tab.Snapshot and use a ref it shows",
 	ErrNoHistory:      "nothing changed: navigate with Tab.Navigate instead, or check Tab.PageInfo for where the tab is",
+	ErrFFmpegNotFound: "install the Debian package ffmpeg (apt-get install ffmpeg) or set RecordingOptions.FFmpeg to its path; the frames, events.jsonl and index.html of the recording are there without it",
 
 	// Allocator (allocator.go).
 	ErrNotBound:        "bind the task first with Allocator.Bind(task, computer), or name the computer in AcquireOptions.Computer",

@@ -56,6 +56,7 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	stopErr := s.b.Stop(ctx)
 	cancel()
 	s.mux.Close()
+	s.stopRecording() // after the mux: a frame being taken fails at once
 	var rmErr error
 	dir := s.info.Dir
 	if s.ours {

@@ -206,6 +206,7 @@ func (p *Pool) launch(ctx context.Context, id string) (*Session, error) {
 	}
 	p.manifest.Update(entryFor(id, info))
 	s := newSession(p, id, b, mux, info)
+	p.startConfiguredRecording(ctx, s)
 	// Downloads land in the session's output dir from the start, never in
 	// the browser's default dir.
 	if err := s.ensureDownloads(ctx); err != nil {

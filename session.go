@@ -76,7 +76,8 @@ type Session struct {
 
 	closeErr error // set by the close path before done is closed; read after done
 
-	downloads sessDownloads // whether downloads are routed into DownloadDir (tab_download.go)
+	downloads sessDownloads             // whether downloads are routed into DownloadDir (tab_download.go)
+	rec       atomic.Pointer[Recording] // the running recording, nil if none (recording.go)
 
 	lastUsed atomic.Int64 // unix nanos of the last call's start or end
 	inflight atomic.Int32 // calls in flight

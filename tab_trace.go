@@ -84,4 +84,5 @@ func (x *tabExt) record(action, args string, start time.Time, errp *error) {
 	if rec != nil {
 		x.t.deps.events.emit(func() { rec(e) })
 	}
+	x.t.recordHook(e) // a frame and an event if the session records (recording.go)
 }

@@ -109,6 +109,7 @@ var classHints = map[error]string{
 	browserpool.ErrNotVisible:     "the element cannot be acted on now: call browser_snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with browser_wait_for",
 	browserpool.ErrClickMissed:    "the page moved during the click: wait for it to settle (browser_wait_for), call browser_snapshot and click again with a fresh ref",
 	browserpool.ErrStaleRef:       "call browser_snapshot and use a ref it shows",
+	browserpool.ErrFFmpegNotFound: "ffmpeg is not installed where the server runs (Debian package ffmpeg: apt-get install ffmpeg); call browser_stop_recording without video: the frames and the replay page index.html are there without it",
 
 	browserpool.ErrNotBound:        "internal: the server's allocator lost the task; call the tool again",
 	browserpool.ErrWrongComputer:   "internal: the server's allocator mixed computers; call the tool again",

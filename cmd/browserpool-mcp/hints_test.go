@@ -43,7 +43,7 @@ var libraryClasses = map[string]error{
 	"ErrRejected": browserpool.ErrRejected, "ErrQueueFull": browserpool.ErrQueueFull,
 	"ErrQueueTimeout": browserpool.ErrQueueTimeout, "ErrTaskBusy": browserpool.ErrTaskBusy,
 	"ErrNotShared": browserpool.ErrNotShared, "ErrTaskFinished": browserpool.ErrTaskFinished,
-	"ErrLeaked": browserpool.ErrLeaked,
+	"ErrLeaked": browserpool.ErrLeaked, "ErrFFmpegNotFound": browserpool.ErrFFmpegNotFound,
 }
 
 func TestEveryLibraryErrorClassIsListed(t *testing.T) {

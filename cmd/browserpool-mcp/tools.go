@@ -116,6 +116,7 @@ func (s *Server) addTools() {
 	s.addPageTools()
 	s.addInputTools()
 	s.addSessionTools()
+	s.addRecordingTools()
 }
 
 // SnapshotArgs are browser_snapshot's arguments.

@@ -76,8 +76,8 @@ func TestEveryToolIsListedAnnotatedAndDescribed(t *testing.T) {
 		"browser_click", "browser_download", "browser_evaluate", "browser_file_upload", "browser_fill_form",
 		"browser_handle_dialog", "browser_hover", "browser_navigate", "browser_page_info", "browser_press_key",
 		"browser_scroll", "browser_select_option", "browser_session_close", "browser_session_list",
-		"browser_session_open", "browser_snapshot", "browser_tabs", "browser_take_screenshot", "browser_type",
-		"browser_wait_for",
+		"browser_session_open", "browser_snapshot", "browser_start_recording", "browser_stop_recording", "browser_tabs",
+		"browser_take_screenshot", "browser_type", "browser_wait_for",
 	}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -193,4 +193,56 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func TestRecordingToolsRecordTwoActionsAndSayWhereTheFilesAre(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL})
+	snap := ok(t, cs, "browser_snapshot", nil)
+	email := find(t, `textbox "Email" (@e\d+)`, snap)
+	goBtn := find(t, `button "Go" (@e\d+)`, snap)
+
+	if got := fails(t, cs, "browser_stop_recording", nil); !strings.Contains(got, "browser_start_recording") {
+		t.Errorf("stop without a recording: %s; want it to point to browser_start_recording", got)
+	}
+	started := ok(t, cs, "browser_start_recording", nil)
+	ok(t, cs, "browser_type", map[string]any{"element": "Email", "ref": email, "text": "ann@example.com"})
+	ok(t, cs, "browser_snapshot", nil) // read-only: not recorded
+	ok(t, cs, "browser_click", map[string]any{"element": "Go", "ref": goBtn})
+	stopped := ok(t, cs, "browser_stop_recording", nil)
+
+	dir := find(t, `(?m)^Dir: (.+)$`, stopped)
+	if !strings.Contains(started, dir) || !strings.Contains(stopped, "2 events, 2 frames") {
+		t.Errorf("start said %q, stop said %q; want the same dir and 2 events, 2 frames", started, stopped)
+	}
+	if index := find(t, `(?m)^Replay page: (.+)$`, stopped); index != filepath.Join(dir, "index.html") {
+		t.Errorf("replay page %s; want index.html in %s", index, dir)
+	}
+	for _, f := range []string{"index.html", "events.jsonl", "0001.jpg", "0002.jpg"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for line := range strings.Lines(string(raw)) {
+		var e struct{ Action string }
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		actions = append(actions, e.Action)
+	}
+	if diff := cmp.Diff([]string{"fill", "click"}, actions); diff != "" {
+		t.Errorf("recorded actions (-want +got):\n%s", diff)
+	}
+	// A second recording of the session gets a dir of its own.
+	if again := ok(t, cs, "browser_start_recording", nil); strings.Contains(again, dir+".") || !strings.Contains(again, dir+"-2") {
+		t.Errorf("second recording: %s; want it in %s-2", again, dir)
+	}
 }

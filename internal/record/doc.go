@@ -16,7 +16,7 @@
 //     stands after it, at most Options.MaxFrames (DefaultMaxFrames);
 //   - events.jsonl: one Entry a line: seq, time, action, arguments (already
 //     redacted by the caller, token-like URL query values scrubbed again
-//     here), duration_ms, error, url (scrubbed), title, frame. Over the
+//     here with internal/redact), duration_ms, error, url (scrubbed), title, frame. Over the
 //     frame budget an entry says frame_dropped, and "note" entries say the
 //     budget was reached and, at Close, how many frames were dropped.
 //
@@ -40,36 +40,25 @@
 // recorded. Stop recording with Close (which writes the replay page);
 // export a video before Close.
 //
-// # Frames: screencast or capture after the action (to be measured)
+// # Frames: capture after the action (measured)
 //
-// Two ways to get the frame; the choice needs the tab and a benchmark of
-// click latency with recording off and on (the goal: at most +25 % on a
-// click of a simple page). What we expect:
-//
-//   - Capture after the action (Page.captureScreenshot, JPEG, viewport,
-//     optimizeForSpeed): exactly the state after the action, nothing
-//     running between actions, but one more round trip plus a compositor
-//     frame and a JPEG encode on every action's path: likely 15-50 ms on
-//     this machine kind, more than a simple click itself (a few ms), so it
-//     would miss the 25 % goal if the action waits for it.
-//   - Screencast (Page.startScreencast, JPEG, everyNthFrame and maxWidth
-//     bounding the cost): the browser pushes a frame after each repaint, on
-//     the mux's reader, acked per frame; the action path only picks the
-//     newest frame. A frame may predate the action's last paint, so the
-//     prologue should take the first frame stamped after the action ended,
-//     waiting a short bound (about 100 ms): no new frame within it means no
-//     repaint, and then the newest frame is the current state. The cost
-//     moves off the action path but runs while the page animates.
-//
-// Expected winner: the screencast, for latency; capture after the action
-// stays the fallback (a frame that must match the action exactly, and
-// pages whose repaints would flood the screencast).
+// The root package's Recording captures each frame after the action
+// (Page.captureScreenshot, JPEG, optimizeForSpeed), on the action's path:
+// exactly the state the action left, nothing running between actions. The
+// screencast (Page.startScreencast, taking the first frame pushed after
+// the action) was measured against it in BenchmarkRecordingClick (root
+// package), interleaved in one run: both stay well under +25 % on a click
+// (capture +4 %, screencast within the noise), but the screencast gets no
+// frame after the action on about one click in five (the repaint came
+// before the action returned, or none came) and works at every repaint
+// while the page animates; the capture is exactly the state after the
+// action. Figures are in Recording's doc.
 //
 // # Video timing
 //
 // The video is constant frame rate (VideoFPS). Each hold is rounded to whole
 // video frames, the concat demuxer's list repeats the last image (it gives
-// the last file no duration otherwise) and -t cuts the video at the end of
+// the last file no duration otherwise) and -frames:v cuts the video at the end of
 // its real hold, so Video.Frames and Video.Duration are exact and ffprobe
 // agrees. A variable frame rate export (one video frame per image) loses
 // the last image's duration in MP4 and plays less evenly; repeated frames

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // DefaultDirName is the recording dir inside the output dir when
@@ -223,10 +225,10 @@ func (r *Recorder) Add(ev Event, frame []byte) error {
 	e := Entry{
 		Time:       ev.Time,
 		Action:     ev.Action,
-		Args:       ScrubText(ev.Args),
+		Args:       redact.Text(ev.Args),
 		DurationMS: float64(ev.Duration.Microseconds()) / 1000,
-		Error:      ScrubText(ev.Err),
-		URL:        ScrubURL(ev.URL),
+		Error:      redact.Text(ev.Err),
+		URL:        redact.Scrub(ev.URL),
 		Title:      ev.Title,
 	}
 	ext := ""

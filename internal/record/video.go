@@ -164,7 +164,7 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 		return Video{}, newError(op, ErrWrite, "cannot write the ffmpeg input list", err)
 	}
 	defer root.Remove(list)
-	if err := run(ctx, path, root, ffmpegArgs(list, out, w, h, v.Duration)); err != nil {
+	if err := run(ctx, path, root, ffmpegArgs(list, out, w, h, v.Frames)); err != nil {
 		root.Remove(out)
 		if ctx.Err() != nil {
 			return Video{}, newError(op, ErrVideo, "ffmpeg stopped", ctx.Err())
@@ -230,7 +230,9 @@ func concatList(segs []segment, maxChars int) []byte {
 		}
 	}
 	// The concat demuxer gives the last file no duration of its own: list
-	// it once more; -t cuts the video at the end of its real hold.
+	// it once more; -frames:v cuts the video at the end of its real hold.
+	// (-t does not: ffmpeg 5.1 drops that extra image before it fills the
+	// last hold, and the video ends 0.3 s after the last image starts.)
 	fmt.Fprintf(&b, "file %s\n", quote(segs[len(segs)-1].frame))
 	return b.Bytes()
 }
@@ -256,7 +258,7 @@ func captionText(s string, n int) string {
 	return s
 }
 
-func ffmpegArgs(list, out string, w, h int, d time.Duration) []string {
+func ffmpegArgs(list, out string, w, h, frames int) []string {
 	fs := fontSize(h)
 	font := ""
 	for _, f := range fontFiles {
@@ -281,7 +283,7 @@ func ffmpegArgs(list, out string, w, h int, d time.Duration) []string {
 		"-f", "concat", "-i", list,
 		"-vf", vf,
 		"-fps_mode", "cfr", "-r", strconv.Itoa(VideoFPS),
-		"-t", strconv.FormatFloat(d.Seconds(), 'f', -1, 64),
+		"-frames:v", strconv.Itoa(frames),
 		"-c:v", "libx264", "-preset", "veryfast", "-tune", "stillimage",
 		"-movflags", "+faststart", "-f", "mp4", out,
 	}

@@ -88,3 +88,17 @@ func scrubPairs(q string) string {
 	}
 	return strings.Join(parts, "&")
 }
+
+// urlInText finds absolute URLs inside free text (an action's arguments, an
+// error's text).
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>` + "`" + `]+`)
+
+// Text scrubs every absolute URL inside s with Scrub and leaves the rest of
+// the text as it is: the second line of defence for text already redacted
+// by its writer (a recording's arguments and errors).
+func Text(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlInText.ReplaceAllStringFunc(s, Scrub)
+}

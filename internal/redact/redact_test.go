@@ -59,3 +59,18 @@ func TestLooksLikeTokenWantsLettersAndDigitsOrAJWT(t *testing.T) {
 		}
 	}
 }
+
+func TestTextRedactsTokenLikeURLQueryValuesOnly(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text, no url", "plain text, no url"},
+		{`"https://a.test/?q=shoes"`, `"https://a.test/?q=shoes"`},
+		{"go to https://a.test/cb?code=xyz&state=s1 now", "go to https://a.test/cb?code=REDACTED&state=REDACTED now"},
+		{"https://a.test/?id=eyJhbGciOiJIUzI1NiJ9.payload.sig", "https://a.test/?id=REDACTED"},
+		{"https://a.test/?x=abcdefghij0123456789XYZ", "https://a.test/?x=REDACTED"},
+		{"https://bob:secret@a.test/p", "https://a.test/p"},
+	} {
+		if got := Text(c.in); got != c.want {
+			t.Errorf("Text(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
