@@ -38,6 +38,12 @@ type LaunchSpec struct {
 	// Dir is the session's own directory under the pool's root (profile,
 	// caches). The launcher creates it 0700; the pool removes it after Stop.
 	Dir string
+	// Profile, when set, is a persistent profile dir (Pool.OpenProfile)
+	// the browser must use as its user data dir instead of a fresh one in
+	// Dir; the pool guarantees one browser at a time uses it. The local
+	// launcher links <Dir>/user-data to it; a launcher that cannot keep
+	// a local profile should fail the launch.
+	Profile string
 	// OnSpawn records the spawn durably before the launcher waits for
 	// readiness (the pool writes its manifest here).
 	OnSpawn func(SpawnInfo) error
@@ -123,6 +129,7 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 		SessionID:  spec.SessionID,
 		ExtraArgs:  l.Args,
 		NoPipe:     l.noPipe,
+		Profile:    spec.Profile,
 		// The owner marker lets a later sweep prove whose strays these are.
 		Env: []string{"BROWSERPOOL_OWNER=" + ownerMarker()},
 		OnSpawn: func(s launch.Spawn) error {

@@ -55,6 +55,7 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	stopErr := s.b.Stop(ctx)
 	cancel()
 	s.mux.Close()
+	s.profile.release() // the browser is stopped: the next holder may start
 	var rmErr error
 	dir := s.info.Dir
 	if s.ours {

@@ -50,7 +50,8 @@ type SessionInfo struct {
 	LastUsed   time.Time
 	InFlight   int
 	State      SessionState
-	Ours       bool // launched by this pool (false for attached browsers)
+	Ours       bool   // launched by this pool (false for attached browsers)
+	Profile    string // the named persistent profile it holds (Pool.OpenProfile), "" for a fresh one
 }
 
 // Session is one isolated browser: its own process (process group), profile
@@ -69,6 +70,8 @@ type Session struct {
 	done    chan struct{} // closed when the close path has finished
 
 	closeErr error // set by the close path before done is closed; read after done
+
+	profile *profileHold // the named profile it holds (profile.go), nil if none; set at launch, released by the close path
 
 	downloads sessDownloads // whether downloads are routed into DownloadDir (tab_download.go)
 
@@ -131,6 +134,7 @@ func (s *Session) Info() SessionInfo {
 		ProfileDir: s.info.Dir, OutputDir: s.output, Version: s.info.Version,
 		Created: s.created, LastUsed: time.Unix(0, s.lastUsed.Load()),
 		InFlight: int(s.inflight.Load()), State: state, Ours: s.ours,
+		Profile: s.profileName(),
 	}
 }
 
