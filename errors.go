@@ -197,9 +197,10 @@ var hints = map[error]string{
 	ErrNotShared:       "acquire a session for the task named in ShareWith first, or drop ShareWith to give this task its own session",
 	ErrTaskFinished:    "the task is over; use a new task id if more browser work is needed",
 	// Profiles and storage (profile.go, storage.go).
-	ErrProfileInUse:    "close the session named above first (its profile is released when it closes), or open another profile name",
-	ErrProfileNotFound: "list the profiles with Pool.Profiles; a profile is created by the first Pool.OpenProfile on its name",
-	ErrLeaked:          "nothing to do for this task: the allocator retries the close and reports it in Stats().Leaked; check the computer if the count keeps growing",
+	ErrProfileInUse:        "close the session named above first (its profile is released when it closes), or open another profile name",
+	ErrInvalidStorageState: "give the JSON written by Session.StorageState: {\"cookies\": [{\"name\", \"value\", \"domain\", \"path\", ...}], \"origins\": [{\"origin\": \"https://host\", \"localStorage\": [{\"name\", \"value\"}]}]}",
+	ErrProfileNotFound:     "list the profiles with Pool.Profiles; a profile is created by the first Pool.OpenProfile on its name",
+	ErrLeaked:              "nothing to do for this task: the allocator retries the close and reports it in Stats().Leaked; check the computer if the count keeps growing",
 }
 
 func newError(op string, class error, detail string) *Error {
