@@ -95,6 +95,11 @@ type Config struct {
 	Hooks Hooks
 	// Logger receives the pool's log lines. Nil means silent.
 	Logger *slog.Logger
+	// Network is the network policy: which hosts the browsers may reach,
+	// enforced by the browser's own network stack through a loopback proxy
+	// the pool owns (see NetworkPolicy). The zero value allows every host
+	// but link-local and cloud-metadata addresses; loopback is allowed.
+	Network NetworkPolicy
 }
 
 // Stats is a snapshot of a Pool's gauges and counters. Counters never reset.
@@ -143,6 +148,7 @@ type Pool struct {
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
 	reaperOn  bool                 // guarded by mu; the idle reaper is running
+	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted; set by NewPool, closed by Close
 }
 
 // NewPool returns a pool configured by cfg. It validates cfg, creates the
@@ -176,8 +182,16 @@ func NewPool(cfg Config) (*Pool, error) {
 	if p.launcher == nil {
 		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs}
 	}
+	if policy, _ := eff.Network.compile(); policy != nil {
+		if p.net, err = startNetProxy(policy, eff.Logger); err != nil {
+			cancel()
+			p.cdp.conns.Close()
+			return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Network: cannot start the policy proxy on 127.0.0.1", Err: err, Hint: "check that this machine can listen on a loopback port"}
+		}
+	}
 	m, err := openManifest(eff.Root)
 	if err != nil {
+		p.net.close()
 		cancel()
 		p.cdp.conns.Close()
 		return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot open the manifest", Err: err, Hint: "set Config.Root to a writable directory"}
@@ -243,6 +257,18 @@ func (cfg Config) effective() (Config, error) {
 	}
 	if err := checkOwnedFlags("BrowserArgs", cfg.BrowserArgs); err != nil {
 		return cfg, err
+	}
+	if policy, err := cfg.Network.compile(); err != nil {
+		return cfg, err
+	} else if policy != nil {
+		if err := checkProxyFlags("BrowserArgs", cfg.BrowserArgs); err != nil {
+			return cfg, err
+		}
+		if l, ok := cfg.Launcher.(*LocalLauncher); ok && l != nil {
+			if err := checkProxyFlags("LocalLauncher.Args", l.Args); err != nil {
+				return cfg, err
+			}
+		}
 	}
 	if l, ok := cfg.Launcher.(*LocalLauncher); ok && l != nil {
 		if err := checkOwnedFlags("LocalLauncher.Args", l.Args); err != nil {

@@ -44,6 +44,11 @@ type LaunchSpec struct {
 	// launcher links <Dir>/user-data to it; a launcher that cannot keep
 	// a local profile should fail the launch.
 	Profile string
+	// NetworkProxy, when set, is the host:port of the pool's network-policy
+	// proxy (Config.Network): the browser's every request must go through
+	// it, loopback included. The local launcher passes
+	// --proxy-server=http://<NetworkProxy> --proxy-bypass-list=<-loopback>.
+	NetworkProxy string
 	// OnSpawn records the spawn durably before the launcher waits for
 	// readiness (the pool writes its manifest here).
 	OnSpawn func(SpawnInfo) error
@@ -127,7 +132,7 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 		Executable: exe,
 		SessionDir: spec.Dir,
 		SessionID:  spec.SessionID,
-		ExtraArgs:  l.Args,
+		ExtraArgs:  withProxyArgs(l.Args, spec.NetworkProxy),
 		NoPipe:     l.noPipe,
 		Profile:    spec.Profile,
 		// The owner marker lets a later sweep prove whose strays these are.

@@ -131,6 +131,7 @@ func (p *Pool) Close() error {
 	wg.Wait()
 	p.cancel() // ends launches under way and the reaper
 	p.wg.Wait()
+	p.net.close()       // the network policy's proxy: no browser uses it any more
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
 	p.events.close()

@@ -175,9 +175,10 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 		return nil, e
 	}
 	spec := LaunchSpec{
-		SessionID: id,
-		Dir:       dir,
-		Profile:   profile.userData(),
+		SessionID:    id,
+		Dir:          dir,
+		Profile:      profile.userData(),
+		NetworkProxy: p.net.proxyAddr(),
 		OnSpawn: func(info SpawnInfo) error {
 			return p.manifest.Add(entryFor(id, info))
 		},

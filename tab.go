@@ -181,9 +181,13 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
 	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 	defer cancel()
+	start := time.Now()
 	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
 	if err != nil {
 		return res, t.s.wrap(op, t.id, err)
+	}
+	if e := t.blockedNavigation(ctx, op, start, rawURL, reply.ErrorText != nil && *reply.ErrorText != ""); e != nil {
+		return res, e // the network policy refused it (netproxy.go)
 	}
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
 		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", res.URL, *reply.ErrorText))
