@@ -50,10 +50,11 @@ var ErrBlockedByPolicy = errors.New("blocked by the network policy")
 // address its name resolves to (a name resolving into a blocked range is
 // blocked). Ports and schemes are not part of a rule.
 //
-// Order: Block wins; then a host matching Allow is allowed (an explicit
-// Allow rule also lifts the link-local default for what it names); then the
-// link-local default applies; then, if Allow is non-empty, every other host
-// is refused.
+// Order: Block wins; then the link-local default applies, lifted only by an
+// Allow rule naming the metadata host, or an Allow IP or CIDR rule covering
+// every address the host resolves to (an allowed name that resolves into
+// 169.254.0.0/16 stays refused); then, if Allow is non-empty, a host
+// matching none of its rules is refused.
 //
 // Loopback (127.0.0.0/8, ::1, localhost) is allowed by default, for local
 // development. To block it add "127.0.0.0/8", "::1" and "localhost" to
@@ -215,6 +216,17 @@ func (c *netPolicy) decide(ctx context.Context, lookup lookupFunc, host string) 
 			return netVerdict{rule: fmt.Sprintf("%s %q", r.field, r.text)}, nil
 		}
 	}
+	allowedByName := false
+	for _, r := range c.allow {
+		allowedByName = allowedByName || r.matchName(host)
+	}
+	if !allowedByName {
+		for _, n := range defaultBlockedNames {
+			if host == n {
+				return netVerdict{rule: fmt.Sprintf("the default block of cloud-metadata hosts (%s)", n)}, nil
+			}
+		}
+	}
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{a.Unmap()}
@@ -237,24 +249,18 @@ func (c *netPolicy) decide(ctx context.Context, lookup lookupFunc, host string) 
 			}
 		}
 	}
+	allowedByAddr := false
 	for _, r := range c.allow {
-		if r.matchName(host) || allAddrs(addrs, r.matchAddr) {
-			return netVerdict{addrs: addrs}, nil
-		}
-	}
-	for _, n := range defaultBlockedNames {
-		if host == n {
-			return netVerdict{rule: fmt.Sprintf("the default block of cloud-metadata hosts (%s)", n)}, nil
-		}
+		allowedByAddr = allowedByAddr || allAddrs(addrs, r.matchAddr)
 	}
 	for _, p := range defaultBlockedPrefixes {
 		for _, a := range addrs {
-			if p.Contains(a) {
+			if p.Contains(a) && !allowedByAddr {
 				return netVerdict{rule: fmt.Sprintf("the default block of link-local and cloud-metadata addresses (%s is %s, in %s)", host, a, p)}, nil
 			}
 		}
 	}
-	if len(c.allow) > 0 {
+	if len(c.allow) > 0 && !allowedByName && !allowedByAddr {
 		return netVerdict{rule: "Network.Allow (the host matches none of its rules)"}, nil
 	}
 	return netVerdict{addrs: addrs}, nil
