@@ -200,3 +200,48 @@ func TestANetworkRuleThatDoesNotParseIsRefusedAtNewPool(t *testing.T) {
 		t.Errorf("NewPool with --proxy-server under the policy = %v, want ErrInvalidConfig pointing at Unrestricted", err)
 	}
 }
+
+func TestTheNetworkPolicyDecidesHTTPSTunnelsAndReportsHostsThatDoNotResolve(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!doctype html><p id=t>secure " + r.Host + "</p>"))
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(interface{ AddrPort() netip.AddrPort }).AddrPort().Port()
+	p := newRealPool(t, browserpool.Config{
+		BrowserArgs: []string{"--ignore-certificate-errors"},
+		Network:     browserpool.NetworkPolicy{Block: []string{"blocked.test"}},
+	})
+	browserpool.SetNetLookup(p, func(host string) ([]netip.Addr, error) {
+		switch host {
+		case "blocked.test", "allowed.test":
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	})
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.OpenTab(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Navigate(ctx, fmt.Sprintf("https://allowed.test:%d/", port)); err != nil {
+		t.Fatalf("https to an allowed host: %v", err)
+	}
+	var text string
+	if err := tab.Evaluate(ctx, `document.getElementById("t").textContent`, &text); err != nil || text != fmt.Sprintf("secure allowed.test:%d", port) {
+		t.Errorf("the allowed https page shows %q (%v)", text, err)
+	}
+	_, err = tab.Navigate(ctx, fmt.Sprintf("https://blocked.test:%d/", port))
+	if !errors.Is(err, browserpool.ErrBlockedByPolicy) || !strings.Contains(err.Error(), `"blocked.test"`) {
+		t.Errorf("https to a blocked host: %v, want ErrBlockedByPolicy naming the rule", err)
+	}
+	_, err = tab.Navigate(ctx, "http://nowhere.test/")
+	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "net::ERR_NAME_NOT_RESOLVED") {
+		t.Errorf("a host that does not resolve: %v, want ErrNavigation with net::ERR_NAME_NOT_RESOLVED", err)
+	}
+}
