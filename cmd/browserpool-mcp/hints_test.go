@@ -43,7 +43,9 @@ var libraryClasses = map[string]error{
 	"ErrRejected": browserpool.ErrRejected, "ErrQueueFull": browserpool.ErrQueueFull,
 	"ErrQueueTimeout": browserpool.ErrQueueTimeout, "ErrTaskBusy": browserpool.ErrTaskBusy,
 	"ErrNotShared": browserpool.ErrNotShared, "ErrTaskFinished": browserpool.ErrTaskFinished,
-	"ErrLeaked": browserpool.ErrLeaked,
+	"ErrLeaked":       browserpool.ErrLeaked,
+	"ErrProfileInUse": browserpool.ErrProfileInUse, "ErrProfileNotFound": browserpool.ErrProfileNotFound,
+	"ErrInvalidStorageState": browserpool.ErrInvalidStorageState, "ErrBlockedByPolicy": browserpool.ErrBlockedByPolicy,
 }
 
 func TestEveryLibraryErrorClassIsListed(t *testing.T) {
