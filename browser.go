@@ -148,7 +148,7 @@ type Pool struct {
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
 	reaperOn  bool                 // guarded by mu; the idle reaper is running
-	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted; set by NewPool, closed by Close
+	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted or the launcher is not local; set by NewPool, closed by Close
 }
 
 // NewPool returns a pool configured by cfg. It validates cfg, creates the
@@ -182,12 +182,13 @@ func NewPool(cfg Config) (*Pool, error) {
 	if p.launcher == nil {
 		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs}
 	}
-	if policy, _ := eff.Network.compile(); policy != nil {
-		if p.net, err = startNetProxy(policy, eff.Logger); err != nil {
-			cancel()
-			p.cdp.conns.Close()
-			return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Network: cannot start the policy proxy on 127.0.0.1", Err: err, Hint: "check that this machine can listen on a loopback port"}
-		}
+	if _, local := p.launcher.(*LocalLauncher); local {
+		err = p.startNetPolicy()
+	}
+	if err != nil {
+		cancel()
+		p.cdp.conns.Close()
+		return nil, err
 	}
 	m, err := openManifest(eff.Root)
 	if err != nil {

@@ -61,7 +61,9 @@ var ErrBlockedByPolicy = errors.New("blocked by the network policy")
 // Block.
 //
 // The policy applies to browsers the local launcher starts (Launcher nil
-// or a *LocalLauncher): it is the only way they reach the network, so
+// or a *LocalLauncher; a custom Launcher's browsers are not routed through
+// it, though its rules are still checked at NewPool): it is the only way
+// they reach the network, so
 // navigations, subresources, iframes, redirects, fetch(), workers and
 // downloads of every tab are all decided by it. A refused request fails in
 // the browser (plain http gets a 403 page saying why, https a failed
@@ -273,6 +275,21 @@ func allAddrs(addrs []netip.Addr, f func(netip.Addr) bool) bool {
 		}
 	}
 	return len(addrs) > 0
+}
+
+// startNetPolicy starts the policy proxy unless the policy is
+// Unrestricted. NewPool calls it for the local launcher only: a custom
+// Launcher's browsers (an in-memory fake, a remote fleet) are not routed
+// through it.
+func (p *Pool) startNetPolicy() error {
+	policy, err := p.cfg.Network.compile()
+	if err != nil || policy == nil {
+		return err
+	}
+	if p.net, err = startNetProxy(policy, p.log); err != nil {
+		return &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Network: cannot start the policy proxy on 127.0.0.1", Err: err, Hint: "check that this machine can listen on a loopback port"}
+	}
+	return nil
 }
 
 // proxyFlags are the flags the policy proxy owns on a browser's command line.
