@@ -137,6 +137,11 @@ type Config struct {
 	// to start is logged, the session works without). Attached browsers
 	// are not recorded by default. Nil means off.
 	Recording *RecordingOptions
+	// Network is the network policy: which hosts the browsers may reach,
+	// enforced by the browser's own network stack through a loopback proxy
+	// the pool owns (see NetworkPolicy). The zero value allows every host
+	// but link-local and cloud-metadata addresses; loopback is allowed.
+	Network NetworkPolicy
 }
 
 // Stats is a snapshot of a Pool's gauges and counters. Counters never reset.
@@ -188,6 +193,7 @@ type Pool struct {
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
 	reaperOn  bool                 // guarded by mu; the idle reaper is running
 	warm      warmSet              // guarded by mu; warm browsers (pool_warm.go)
+	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted or the launcher is not local; set by NewPool, closed by Close
 }
 
 // NewPool returns a pool configured by cfg. It validates cfg, creates the
@@ -222,8 +228,17 @@ func NewPool(cfg Config) (*Pool, error) {
 	if p.launcher == nil {
 		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs, Env: eff.BrowserEnv}
 	}
+	if _, local := p.launcher.(*LocalLauncher); local {
+		err = p.startNetPolicy()
+	}
+	if err != nil {
+		cancel()
+		p.cdp.conns.Close()
+		return nil, err
+	}
 	m, err := openManifest(eff.Root)
 	if err != nil {
+		p.net.close()
 		cancel()
 		p.cdp.conns.Close()
 		return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot open the manifest", Err: err, Hint: "set Config.Root to a writable directory"}
@@ -299,6 +314,18 @@ func (cfg Config) effective() (Config, error) {
 	}
 	if err := checkBrowserEnv("BrowserEnv", cfg.BrowserEnv); err != nil {
 		return cfg, err
+	}
+	if policy, err := cfg.Network.compile(); err != nil {
+		return cfg, err
+	} else if policy != nil {
+		if err := checkProxyFlags("BrowserArgs", cfg.BrowserArgs); err != nil {
+			return cfg, err
+		}
+		if l, ok := cfg.Launcher.(*LocalLauncher); ok && l != nil {
+			if err := checkProxyFlags("LocalLauncher.Args", l.Args); err != nil {
+				return cfg, err
+			}
+		}
 	}
 	if l, ok := cfg.Launcher.(*LocalLauncher); ok && l != nil {
 		if err := checkOwnedFlags("LocalLauncher.Args", l.Args); err != nil {

@@ -82,6 +82,30 @@
 // closed with reason idle. A call in flight keeps a session alive however
 // long it runs; events a page sends do not count as use.
 //
+// # Profiles, storage state and the network policy
+//
+// [Pool.OpenProfile] opens a session on a named persistent profile under
+// <Root>/profiles/<name>: cookies, local storage and logins survive the
+// session for the next one opened on the name. A profile is held by one
+// live session at a time, across pools sharing the root (a second open is
+// an [ErrProfileInUse] error naming the holder); neither closing nor the
+// sweep removes it, only [Pool.RemoveProfile]. [Session.StorageState]
+// exports cookies plus the localStorage of given origins as JSON in
+// Playwright's storageState shape, and [Session.SetStorageState] imports
+// it, so a login moves between sessions, pools and fleets;
+// [Session.Cookies], [Session.SetCookies] and [Session.ClearCookies] read
+// and write cookies directly.
+//
+// [Config.Network] says where the browsers may go: Allow and Block rules
+// (hosts, *.wildcards, IPs, CIDR prefixes), and by default every host but
+// link-local and cloud-metadata addresses (169.254.0.0/16, fe80::/10,
+// metadata.google.internal, ...). It is enforced by the browser's own
+// network stack, through a loopback proxy the pool owns, for navigations,
+// subresources, iframes, redirects, fetch() and downloads of every tab
+// alike; a refused navigation is an [ErrBlockedByPolicy] error naming the
+// rule. Loopback is allowed by default; block it with "127.0.0.0/8", "::1"
+// and "localhost" in Block.
+//
 // # Limits and queues
 //
 // A [Tracker] hands out named sessions owned by workflows (chats): at most

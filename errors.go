@@ -208,6 +208,12 @@ var hints = map[error]string{
 
 	// Remote fleets (fleet.go).
 	ErrFleetFull: "the fleet is full: retry later, raise its concurrency, or queue through an Allocator",
+
+	// Profiles and storage (profile.go, storage.go).
+	ErrProfileInUse:        "close the session named above first (its profile is released when it closes), or open another profile name",
+	ErrInvalidStorageState: "give the JSON written by Session.StorageState: {\"cookies\": [{\"name\", \"value\", \"domain\", \"path\", ...}], \"origins\": [{\"origin\": \"https://host\", \"localStorage\": [{\"name\", \"value\"}]}]}",
+	ErrBlockedByPolicy:     "the pool's Config.Network policy forbids this host: use an allowed host, or create the Pool with a policy that allows it",
+	ErrProfileNotFound:     "list the profiles with Pool.Profiles; a profile is created by the first Pool.OpenProfile on its name",
 }
 
 func newError(op string, class error, detail string) *Error {

@@ -39,6 +39,17 @@ type LaunchSpec struct {
 	// Dir is the session's own directory under the pool's root (profile,
 	// caches). The launcher creates it 0700; the pool removes it after Stop.
 	Dir string
+	// Profile, when set, is a persistent profile dir (Pool.OpenProfile)
+	// the browser must use as its user data dir instead of a fresh one in
+	// Dir; the pool guarantees one browser at a time uses it. The local
+	// launcher links <Dir>/user-data to it; a launcher that cannot keep
+	// a local profile should fail the launch.
+	Profile string
+	// NetworkProxy, when set, is the host:port of the pool's network-policy
+	// proxy (Config.Network): the browser's every request must go through
+	// it, loopback included. The local launcher passes
+	// --proxy-server=http://<NetworkProxy> --proxy-bypass-list=<-loopback>.
+	NetworkProxy string
 	// OnSpawn records the spawn durably before the launcher waits for
 	// readiness (the pool writes its manifest here).
 	OnSpawn func(SpawnInfo) error
@@ -134,9 +145,10 @@ func (l *LocalLauncher) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBr
 		Executable: exe,
 		SessionDir: spec.Dir,
 		SessionID:  spec.SessionID,
-		ExtraArgs:  l.Args,
+		ExtraArgs:  withProxyArgs(l.Args, spec.NetworkProxy),
 		NoPipe:     l.noPipe,
 		NoPort:     l.NoDevToolsPort,
+		Profile:    spec.Profile,
 		// The owner marker lets a later sweep prove whose strays these are;
 		// it comes after the caller's variables so it always wins.
 		Env: append(slices.Clip(l.Env), "BROWSERPOOL_OWNER="+ownerMarker()),

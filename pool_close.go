@@ -56,7 +56,8 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	stopErr := s.b.Stop(ctx)
 	cancel()
 	s.mux.Close()
-	s.stopRecording() // after the mux: a frame being taken fails at once
+	s.stopRecording()   // after the mux: a frame being taken fails at once
+	s.profile.release() // the browser is stopped: the next holder may start
 	var rmErr error
 	dir := s.info.Dir
 	if s.ours {
@@ -137,6 +138,7 @@ func (p *Pool) Close() error {
 	if fl, ok := p.launcher.(interface{ waitCleanups() }); ok {
 		fl.waitCleanups() // a fleet's leases given up on, ended (bounded)
 	}
+	p.net.close()       // the network policy's proxy: no browser uses it any more
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
 	p.events.close()

@@ -25,8 +25,9 @@ type launchOp struct {
 	done     chan struct{}
 	s        *Session
 	err      error
-	waiters  int  // guarded by Pool.mu
-	finished bool // guarded by Pool.mu
+	waiters  int          // guarded by Pool.mu
+	finished bool         // guarded by Pool.mu
+	profile  *profileHold // the named profile to launch on (profile.go), nil for a fresh one; set before the launch starts
 }
 
 // startLaunch claims a warm browser if one is ready (returned as s), or
@@ -46,7 +47,23 @@ func (p *Pool) startLaunch(joinable bool) (_ *launchOp, s *Session, _ error) {
 // startLaunchLocked starts a launch with one waiter. p.mu must be held and
 // the pool open.
 func (p *Pool) startLaunchLocked(joinable bool) *launchOp {
-	op := &launchOp{id: newSessionID(), done: make(chan struct{}), waiters: 1}
+	return p.startOpLocked(&launchOp{id: newSessionID()}, joinable)
+}
+
+// startProfileLaunch starts a launch on the held profile h.
+func (p *Pool) startProfileLaunch(h *profileHold) (*launchOp, error) {
+	op := &launchOp{id: newSessionID(), profile: h}
+	h.record(op.id)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, newError("Pool.OpenProfile", ErrPoolClosed, "")
+	}
+	return p.startOpLocked(op, false), nil
+}
+
+func (p *Pool) startOpLocked(op *launchOp, joinable bool) *launchOp {
+	op.done, op.waiters = make(chan struct{}), 1
 	p.launches[op] = true
 	if joinable {
 		p.joinable = op
@@ -88,8 +105,11 @@ func (p *Pool) runLaunch(op *launchOp) {
 	defer p.wg.Done()
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.LaunchTimeout)
-	s, err := p.launch(ctx, op.id)
+	s, err := p.launch(ctx, op.id, op.profile)
 	cancel()
+	if err != nil {
+		op.profile.release()
+	}
 
 	p.mu.Lock()
 	delete(p.launches, op)
@@ -161,7 +181,7 @@ func (p *Pool) emitCreated(s *Session, d time.Duration) {
 
 // launch starts one browser and builds its session. On error nothing is
 // left running and the session dir is removed.
-func (p *Pool) launch(ctx context.Context, id string) (*Session, error) {
+func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Session, error) {
 	dir := filepath.Join(p.cfg.Root, "sessions", id)
 	if err := p.manifest.Reserve(id, dir); err != nil {
 		e := newError("Pool.Open", ErrLaunchFailed, "cannot record the launch in the manifest")
@@ -170,8 +190,10 @@ func (p *Pool) launch(ctx context.Context, id string) (*Session, error) {
 		return nil, e
 	}
 	spec := LaunchSpec{
-		SessionID: id,
-		Dir:       dir,
+		SessionID:    id,
+		Dir:          dir,
+		Profile:      profile.userData(),
+		NetworkProxy: p.net.proxyAddr(),
 		OnSpawn: func(info SpawnInfo) error {
 			return p.manifest.Add(entryFor(id, info))
 		},
@@ -207,6 +229,7 @@ func (p *Pool) launch(ctx context.Context, id string) (*Session, error) {
 	p.manifest.Update(entryFor(id, info))
 	s := newSession(p, id, b, mux, info)
 	p.startConfiguredRecording(ctx, s)
+	s.profile = profile
 	// Downloads land in the session's output dir from the start, never in
 	// the browser's default dir.
 	if err := s.ensureDownloads(ctx); err != nil {

@@ -222,7 +222,7 @@ func (p *Pool) launchWarm() error {
 
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.LaunchTimeout)
-	s, err := p.launch(ctx, id)
+	s, err := p.launch(ctx, id, nil) // warm browsers never hold a named profile
 	cancel()
 
 	p.mu.Lock()

@@ -56,6 +56,9 @@ type SessionInfo struct {
 	Fleet string
 	// Endpoint is the fleet's URL, without credentials or query (no token).
 	Endpoint string
+	// Profile is the named persistent profile it holds (Pool.OpenProfile),
+	// "" for a fresh one.
+	Profile string
 }
 
 // Session is one isolated browser: its own process (process group), profile
@@ -75,6 +78,8 @@ type Session struct {
 	done    chan struct{} // closed when the close path has finished
 
 	closeErr error // set by the close path before done is closed; read after done
+
+	profile *profileHold // the named profile it holds (profile.go), nil if none; set at launch, released by the close path
 
 	downloads sessDownloads             // whether downloads are routed into DownloadDir (tab_download.go)
 	rec       atomic.Pointer[Recording] // the running recording, nil if none (recording.go)
@@ -145,6 +150,7 @@ func (s *Session) Info() SessionInfo {
 		Created: s.created, LastUsed: time.Unix(0, s.lastUsed.Load()),
 		InFlight: int(s.inflight.Load()), State: state, Ours: s.ours,
 		Fleet: fleetKind(s.b), Endpoint: fleetEndpointOf(s.b),
+		Profile: s.profileName(),
 	}
 }
 

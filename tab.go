@@ -242,9 +242,13 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	if err := t.pageEvents(ctx); err != nil {
 		return res, t.s.wrap(op, t.id, err)
 	}
+	start := time.Now()
 	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
 	if err != nil {
 		return res, t.s.wrap(op, t.id, err)
+	}
+	if e := t.blockedNavigation(ctx, op, start, rawURL, reply.ErrorText != nil && *reply.ErrorText != ""); e != nil {
+		return res, e // the network policy refused it (netproxy.go)
 	}
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
 		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))

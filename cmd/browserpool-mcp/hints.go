@@ -121,6 +121,11 @@ var classHints = map[error]string{
 	browserpool.ErrNotShared:       "open a session of your own with browser_session_open",
 	browserpool.ErrTaskFinished:    "call browser_session_open to start again",
 	browserpool.ErrLeaked:          "nothing to do: the server retries the close",
+
+	browserpool.ErrProfileInUse:        "another session holds this profile: close it first, or use another profile name",
+	browserpool.ErrProfileNotFound:     "no profile has this name; a profile is created when a session first opens on it",
+	browserpool.ErrInvalidStorageState: "give the JSON a storage-state export wrote: {\"cookies\": [...], \"origins\": [{\"origin\", \"localStorage\": [...]}]}",
+	browserpool.ErrBlockedByPolicy:     "the server's network policy forbids this host; do not retry it, use an allowed site or ask the user",
 }
 
 // goToTool maps the library's Go names to the tools that do the same. Longer

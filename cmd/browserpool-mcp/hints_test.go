@@ -44,6 +44,8 @@ var libraryClasses = map[string]error{
 	"ErrQueueTimeout": browserpool.ErrQueueTimeout, "ErrTaskBusy": browserpool.ErrTaskBusy,
 	"ErrNotShared": browserpool.ErrNotShared, "ErrTaskFinished": browserpool.ErrTaskFinished,
 	"ErrLeaked": browserpool.ErrLeaked, "ErrFFmpegNotFound": browserpool.ErrFFmpegNotFound,
+	"ErrProfileInUse": browserpool.ErrProfileInUse, "ErrProfileNotFound": browserpool.ErrProfileNotFound,
+	"ErrInvalidStorageState": browserpool.ErrInvalidStorageState, "ErrBlockedByPolicy": browserpool.ErrBlockedByPolicy,
 }
 
 func TestEveryLibraryErrorClassIsListed(t *testing.T) {

@@ -102,6 +102,12 @@ type Options struct {
 	// DevToolsActivePort (Port is 0). Ignored with NoPipe, which needs the
 	// port.
 	NoPort bool
+	// Profile, if set, is an existing directory the browser keeps as its
+	// profile beyond this session: <SessionDir>/user-data is made a symlink
+	// to it, so every command line still names the session dir (the sweep's
+	// proof) and removing the session dir leaves the profile alone. The
+	// caller guarantees that one browser at a time uses it.
+	Profile string
 	// OnSpawn, if set, is called once the process exists and before Start
 	// waits for it to become ready: the caller writes its durable record of
 	// the spawn there. If it returns an error, Start kills the browser,
@@ -150,7 +156,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		return nil, err
 	}
 	p := newProcess(exe, dir, id)
-	created, err := prepare(dir)
+	created, err := prepare(dir, opts.Profile)
 	if err != nil {
 		return nil, &StartError{Executable: exe, Stage: "preparing the session directory", Err: err}
 	}
@@ -309,7 +315,7 @@ func removeSingletonDir(userDataDir, sessionDir string) {
 // prepare creates the session directory and its subdirectories as needed and
 // returns what it created, outermost first. A DevToolsActivePort left by an
 // earlier browser is removed, so Start never reads a stale port.
-func prepare(dir string) (created []string, err error) {
+func prepare(dir, profile string) (created []string, err error) {
 	madeDir := false
 	if top := missingTop(dir); top != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -323,7 +329,12 @@ func prepare(dir string) (created []string, err error) {
 	}
 	for _, name := range []string{UserDataDirName, XDGConfigName, XDGCacheName, TmpName} {
 		sub := filepath.Join(dir, name)
-		err := os.Mkdir(sub, 0o700)
+		var err error
+		if name == UserDataDirName && profile != "" {
+			err = linkProfile(sub, profile)
+		} else {
+			err = os.Mkdir(sub, 0o700)
+		}
 		switch {
 		case err == nil:
 			if !madeDir {
@@ -345,6 +356,24 @@ func prepare(dir string) (created []string, err error) {
 		return nil, err
 	}
 	return created, nil
+}
+
+// linkProfile makes sub a symlink to the profile dir, which must exist.
+func linkProfile(sub, profile string) error {
+	fi, err := os.Stat(profile)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("profile %s is not a directory", profile)
+	}
+	if _, err := os.Lstat(sub); err == nil {
+		if target, err := os.Readlink(sub); err == nil && target == profile {
+			return fs.ErrExist
+		}
+		return fmt.Errorf("%s exists and is not a link to the profile %s", sub, profile)
+	}
+	return os.Symlink(profile, sub)
 }
 
 // missingTop returns the outermost ancestor of dir (or dir itself) that does

@@ -1,0 +1,406 @@
+// Room: the network policy's proxy, one per Pool (see netpolicy.go for
+// why). netProxy.mu guards the open-connection set and the refusal log;
+// no network I/O is done with it held.
+
+package browserpool
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// refusalLogSize bounds the proxy's log of recent refusals, which
+// Tab.Navigate reads to name the rule that refused its page.
+const refusalLogSize = 64
+
+// netRefusal is one refused or failed request.
+type netRefusal struct {
+	at     time.Time
+	host   string
+	rule   string // the policy rule that refused it, or ""
+	netErr string // or the browser-style error the proxy met (net::ERR_NAME_NOT_RESOLVED, ...)
+}
+
+// netProxy is the pool's policy proxy on 127.0.0.1.
+type netProxy struct {
+	policy *netPolicy
+	ln     net.Listener
+	log    *slog.Logger
+	lookup atomic.Pointer[lookupFunc] // nil: the system resolver (tests replace it)
+	rt     *http.Transport            // forwards plain http to checked addresses
+	ctx    context.Context            // ends when the proxy closes
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the accept loop and every connection's goroutines
+
+	mu       sync.Mutex
+	conns    map[net.Conn]bool // guarded by mu; open connections, closed by close
+	refusals []netRefusal      // guarded by mu; the last refusalLogSize refusals
+	closed   bool              // guarded by mu
+}
+
+func startNetProxy(policy *netPolicy, log *slog.Logger) (*netProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	x := &netProxy{policy: policy, ln: ln, log: log, ctx: ctx, cancel: cancel, conns: make(map[net.Conn]bool)}
+	x.rt = &http.Transport{
+		Proxy:              nil,
+		DialContext:        x.dialChecked,
+		DisableCompression: true,
+		MaxIdleConns:       16,
+		IdleConnTimeout:    30 * time.Second,
+	}
+	x.wg.Add(1)
+	go x.serve()
+	return x, nil
+}
+
+// addr is the proxy's host:port.
+func (x *netProxy) addr() string { return x.ln.Addr().String() }
+
+// close stops the proxy: its listener, every open connection, and waits
+// for their goroutines.
+func (x *netProxy) close() {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	x.closed = true
+	conns := make([]net.Conn, 0, len(x.conns))
+	for c := range x.conns {
+		conns = append(conns, c)
+	}
+	x.mu.Unlock()
+	x.cancel()
+	x.ln.Close()
+	for _, c := range conns {
+		c.Close()
+	}
+	x.wg.Wait()
+	x.rt.CloseIdleConnections()
+}
+
+func (x *netProxy) track(c net.Conn, on bool) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if on && x.closed {
+		return false
+	}
+	if on {
+		x.conns[c] = true
+	} else {
+		delete(x.conns, c)
+	}
+	return true
+}
+
+func (x *netProxy) serve() {
+	defer x.wg.Done()
+	for {
+		c, err := x.ln.Accept()
+		if err != nil {
+			return
+		}
+		if !x.track(c, true) {
+			c.Close()
+			return
+		}
+		x.wg.Add(1)
+		go func() {
+			defer x.wg.Done()
+			defer x.track(c, false)
+			defer c.Close()
+			x.handle(c)
+		}()
+	}
+}
+
+func (x *netProxy) decide(host string) (netVerdict, error) {
+	lookup := systemLookup
+	if f := x.lookup.Load(); f != nil {
+		lookup = *f
+	}
+	ctx, cancel := context.WithTimeout(x.ctx, 10*time.Second)
+	defer cancel()
+	v, err := x.policy.decide(ctx, lookup, host)
+	switch {
+	case err != nil:
+		x.note(host, "", "net::ERR_NAME_NOT_RESOLVED")
+	case v.rule != "":
+		x.note(host, v.rule, "")
+		x.log.Info("browserpool: network policy refused a host", "host", host, "rule", v.rule)
+	}
+	return v, err
+}
+
+// note logs a refusal or failure for Tab.Navigate to explain.
+func (x *netProxy) note(host, rule, netErr string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.refusals) == refusalLogSize {
+		x.refusals = x.refusals[1:]
+	}
+	x.refusals = append(x.refusals, netRefusal{at: time.Now(), host: normHost(host), rule: rule, netErr: netErr})
+}
+
+// dialErrText names a dial failure the way the browser would.
+func dialErrText(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "net::ERR_CONNECTION_REFUSED"
+	case errors.As(err, &ne) && ne.Timeout():
+		return "net::ERR_CONNECTION_TIMED_OUT"
+	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return "net::ERR_ADDRESS_UNREACHABLE"
+	}
+	return "net::ERR_CONNECTION_FAILED"
+}
+
+func normHost(h string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+}
+
+// handle serves one browser connection: CONNECT tunnels, or a keep-alive
+// series of absolute-form plain http requests, each decided on its own.
+func (x *netProxy) handle(c net.Conn) {
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		if req.Method == http.MethodConnect {
+			x.tunnel(c, br, req)
+			return
+		}
+		if !x.forward(c, req) {
+			return
+		}
+	}
+}
+
+func (x *netProxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {
+	host, port, err := net.SplitHostPort(req.Host)
+	if err != nil {
+		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+		return
+	}
+	v, err := x.decide(host)
+	switch {
+	case err != nil:
+		fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nX-Browserpool-Error: %s\r\n\r\n", headerSafe(err.Error()))
+		return
+	case v.rule != "":
+		fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nX-Browserpool-Blocked: %s\r\n\r\n", headerSafe(v.rule))
+		return
+	}
+	up, err := x.dialAddrs(v.addrs, port)
+	if err != nil {
+		x.note(host, "", dialErrText(err))
+		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+		return
+	}
+	if !x.track(up, true) {
+		up.Close()
+		return
+	}
+	defer x.track(up, false)
+	defer up.Close()
+	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
+		return
+	}
+	done := make(chan struct{})
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		defer close(done)
+		io.Copy(up, br) // browser to site
+		if tc, ok := up.(*net.TCPConn); ok {
+			tc.CloseWrite()
+		}
+	}()
+	io.Copy(c, up) // site to browser
+	c.Close()
+	<-done
+}
+
+// forward relays one plain http request; false ends the connection.
+func (x *netProxy) forward(c net.Conn, req *http.Request) bool {
+	if req.URL == nil || req.URL.Host == "" {
+		writeProxyPage(c, http.StatusBadRequest, "browserpool: the policy proxy only relays absolute http:// URLs")
+		return false
+	}
+	v, err := x.decide(req.URL.Hostname())
+	switch {
+	case err != nil:
+		return false // no answer: the request fails in the browser, as a failed lookup would
+	case v.rule != "":
+		drain(req)
+		writeProxyPage(c, http.StatusForbidden, "browserpool: "+req.URL.Hostname()+" is blocked by the network policy: "+v.rule)
+		return true
+	}
+	req.RequestURI = ""
+	req.Header.Del("Proxy-Connection")
+	req.Header.Del("Proxy-Authorization")
+	out := req.WithContext(x.ctx)
+	resp, err := x.rt.RoundTrip(out)
+	if err != nil {
+		// No answer: the request fails in the browser as a failed connect
+		// would; Tab.Navigate names the cause from the log.
+		x.note(req.URL.Hostname(), "", dialErrText(err))
+		return false
+	}
+	defer resp.Body.Close()
+	if err := resp.Write(c); err != nil {
+		return false
+	}
+	return !req.Close && !resp.Close
+}
+
+func drain(req *http.Request) {
+	if req.Body != nil {
+		io.Copy(io.Discard, io.LimitReader(req.Body, 1<<20))
+		req.Body.Close()
+	}
+}
+
+func writeProxyPage(c net.Conn, code int, text string) {
+	body := "<!doctype html><title>" + http.StatusText(code) + "</title><pre>" + htmlEscape(text) + "</pre>\n"
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\nCache-Control: no-store\r\nX-Browserpool-Blocked: %s\r\n\r\n%s",
+		code, http.StatusText(code), len(body), headerSafe(text), body)
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func headerSafe(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
+
+// dialChecked is the forwarding transport's dialer: it decides again and
+// dials only a checked address.
+func (x *netProxy) dialChecked(ctx context.Context, _, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	v, err := x.decide(host)
+	if err != nil {
+		return nil, err
+	}
+	if v.rule != "" {
+		return nil, fmt.Errorf("%s is blocked by %s", host, v.rule)
+	}
+	return x.dialAddrs(v.addrs, port)
+}
+
+func (x *netProxy) dialAddrs(addrs []netip.Addr, port string) (net.Conn, error) {
+	p, err := strconv.Atoi(port)
+	if err != nil || p <= 0 || p > 65535 {
+		return nil, fmt.Errorf("bad port %q", port)
+	}
+	d := net.Dialer{Timeout: 10 * time.Second}
+	var last error
+	for _, a := range addrs {
+		c, err := d.DialContext(x.ctx, "tcp", netip.AddrPortFrom(a, uint16(p)).String())
+		if err == nil {
+			return c, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// refusedSince returns the refusals logged at or after t.
+func (x *netProxy) refusedSince(t time.Time) []netRefusal {
+	if x == nil {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []netRefusal
+	for _, r := range x.refusals {
+		if !r.at.Before(t) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// blockedNavigation returns an ErrBlockedByPolicy error when the policy
+// refused the page a navigation started at start ended on (the URL asked
+// for, or where a redirect took it); for a failed navigation, an
+// ErrNavigation error naming what the proxy met (the browser only sees
+// that its proxy gave no answer); else nil. It costs nothing unless the
+// proxy refused something since start.
+func (t *Tab) blockedNavigation(ctx context.Context, op string, start time.Time, rawURL string, failed bool) *Error {
+	refused := t.s.p.net.refusedSince(start)
+	if len(refused) == 0 {
+		return nil
+	}
+	hosts := []string{}
+	if u, err := url.Parse(rawURL); err == nil {
+		hosts = append(hosts, normHost(u.Hostname()))
+	}
+	if tree, err := t.client.Page.GetFrameTree(ctx); err == nil {
+		f := tree.FrameTree.Frame
+		for _, s := range []*string{&f.URL, f.UnreachableURL} {
+			if s == nil {
+				continue
+			}
+			if u, err := url.Parse(*s); err == nil && u.Hostname() != "" {
+				hosts = append(hosts, normHost(u.Hostname()))
+			}
+		}
+	}
+	for i := len(refused) - 1; i >= 0; i-- {
+		for _, h := range hosts {
+			if refused[i].host != h || (refused[i].rule == "" && !failed) {
+				continue
+			}
+			var e *Error
+			if refused[i].rule != "" {
+				e = newError(op, ErrBlockedByPolicy, fmt.Sprintf("%s: host %s refused by %s", redactURL(rawURL), h, refused[i].rule))
+			} else {
+				e = newError(op, ErrNavigation, fmt.Sprintf("%s: %s", redactURL(rawURL), refused[i].netErr))
+			}
+			e.Session, e.Tab = t.s.id, t.id
+			return e
+		}
+	}
+	return nil
+}
+
+// proxyAddr is the proxy's address for LaunchSpec.NetworkProxy, "" without
+// a proxy.
+func (x *netProxy) proxyAddr() string {
+	if x == nil {
+		return ""
+	}
+	return x.addr()
+}
+
+// withProxyArgs appends the flags routing a browser through the policy
+// proxy at addr (none when addr is "").
+func withProxyArgs(args []string, addr string) []string {
+	if addr == "" {
+		return args
+	}
+	return append(append([]string(nil), args...), "--proxy-server=http://"+addr, "--proxy-bypass-list=<-loopback>")
+}

@@ -1,0 +1,227 @@
+// Room: persistent profiles. A named profile lives under
+// <Root>/profiles/<name> and is held by one live session at a time through
+// an flock on its lock file, across pools and processes sharing the root.
+// A profileHold has no lock of its own: it is made before the launch,
+// handed to one session, and released once, by the close path after the
+// browser stopped (or by a failed launch). The sweep never looks here.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Profile classes.
+var (
+	// ErrProfileInUse: the named profile is held by another live session
+	// (of this pool, another pool or another process on the same Root).
+	// The detail names the holder.
+	ErrProfileInUse = errors.New("profile is in use")
+	// ErrProfileNotFound: no profile has the given name under the root.
+	ErrProfileNotFound = errors.New("profile not found")
+)
+
+// Names inside a profile dir.
+const (
+	profilesDirName = "profiles"  // <Root>/profiles
+	profileDataName = "user-data" // the browser's user data dir
+	profileLockName = "lock"      // flock and holder record
+)
+
+// profileHold is one holder's claim on a profile: the open, flocked lock
+// file. Closing the file releases the lock (also when the process dies).
+type profileHold struct {
+	name string
+	dir  string // <Root>/profiles/<name>
+	f    *os.File
+	once sync.Once
+}
+
+// userData is the browser profile the session's user-data dir links to.
+func (h *profileHold) userData() string {
+	if h == nil {
+		return ""
+	}
+	return filepath.Join(h.dir, profileDataName)
+}
+
+// record writes who holds the profile, for the error a second opener gets.
+func (h *profileHold) record(session string) {
+	rec := fmt.Sprintf("session %s (pid %d)", session, os.Getpid())
+	if err := h.f.Truncate(0); err == nil {
+		h.f.WriteAt([]byte(rec), 0)
+	}
+}
+
+// release gives the profile up; safe on nil and more than once.
+func (h *profileHold) release() {
+	if h == nil {
+		return
+	}
+	h.once.Do(func() {
+		h.f.Truncate(0)
+		h.f.Close()
+	})
+}
+
+func checkProfileName(op, name string) *Error {
+	if !isValidID(name) {
+		e := newError(op, ErrInvalidID, fmt.Sprintf("profile name %q: a profile name is one path element", name))
+		e.Hint = "name the profile with 1 to 64 letters, digits, '-' or '_' (no '/', '.' or spaces)"
+		return e
+	}
+	return nil
+}
+
+func (p *Pool) profilesDir() string { return filepath.Join(p.cfg.Root, profilesDirName) }
+
+// holdProfile creates the profile if needed and takes its lock without
+// waiting. A held profile is ErrProfileInUse naming the holder.
+func (p *Pool) holdProfile(op, name string) (*profileHold, error) {
+	if err := checkProfileName(op, name); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(p.profilesDir(), name)
+	if err := os.MkdirAll(filepath.Join(dir, profileDataName), 0o700); err != nil {
+		e := newError(op, ErrInvalidArgument, "cannot create the profile dir "+dir)
+		e.Err, e.Hint = err, "check that Config.Root is writable and not full"
+		return nil, e
+	}
+	h, err := lockProfile(op, name, dir)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func lockProfile(op, name, dir string) (*profileHold, error) {
+	f, err := os.OpenFile(filepath.Join(dir, profileLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		e := newError(op, ErrInvalidArgument, "cannot open the profile's lock file")
+		e.Err, e.Hint = err, "check that Config.Root is writable and not full"
+		return nil, e
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder := "another session"
+		var buf [256]byte
+		if n, _ := f.ReadAt(buf[:], 0); n > 0 {
+			holder = strings.TrimSpace(string(buf[:n]))
+		}
+		f.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			e := newError(op, ErrInvalidArgument, "cannot lock the profile")
+			e.Err, e.Hint = err, "check that Config.Root is on a local file system that supports flock"
+			return nil, e
+		}
+		return nil, newError(op, ErrProfileInUse, fmt.Sprintf("profile %q is held by %s", name, holder))
+	}
+	return &profileHold{name: name, dir: dir, f: f}, nil
+}
+
+// OpenProfile launches a session on the named persistent profile: cookies,
+// local storage, logins and everything else the browser keeps in its
+// profile survive the session and are there for the next session opened
+// on the same name. The profile lives under <Root>/profiles/<name>; it is
+// created on first use, never removed by the sweep or by closing the
+// session (only by RemoveProfile), and held by one live session at a time:
+// while a session of any pool on the same Root holds it, OpenProfile fails
+// with ErrProfileInUse naming the holder. The hold ends when the session
+// closes. A name is 1 to 64 letters, digits, '-' or '_' (ErrInvalidID
+// otherwise).
+//
+// The profile is only as persistent as the browser makes it: cookies
+// without an expiry (session cookies) end with the browser, as in any
+// Chromium profile. Launchers other than the local one may ignore the
+// profile (LaunchSpec.Profile).
+func (p *Pool) OpenProfile(ctx context.Context, name string) (*Session, error) {
+	const op = "Pool.OpenProfile"
+	h, err := p.holdProfile(op, name)
+	if err != nil {
+		return nil, err
+	}
+	lop, err := p.startProfileLaunch(h)
+	if err != nil {
+		h.release()
+		return nil, err
+	}
+	return p.await(ctx, op, lop)
+}
+
+// RemoveProfile deletes the named profile and everything in it. It fails
+// with ErrProfileInUse while a session holds the profile, and with
+// ErrProfileNotFound when there is none by that name.
+func (p *Pool) RemoveProfile(ctx context.Context, name string) error {
+	const op = "Pool.RemoveProfile"
+	if err := checkProfileName(op, name); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return newError(op, err, "")
+	}
+	dir := filepath.Join(p.profilesDir(), name)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		e := newError(op, ErrProfileNotFound, fmt.Sprintf("no profile %q under %s", name, p.profilesDir()))
+		e.Err = err
+		return e
+	}
+	h, err := lockProfile(op, name, dir)
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	r, err := os.OpenRoot(p.profilesDir())
+	if err != nil {
+		e := newError(op, ErrInvalidArgument, "cannot open the profiles dir")
+		e.Err, e.Hint = err, "check Config.Root's permissions"
+		return e
+	}
+	defer r.Close()
+	// The data first, the lock file last: an opener racing this removal
+	// either fails on the lock or starts a fresh profile.
+	if err := r.RemoveAll(filepath.Join(name, profileDataName)); err != nil {
+		e := newError(op, ErrInvalidArgument, "cannot remove the profile's data")
+		e.Err, e.Hint = err, "check the profile dir's permissions, then retry"
+		return e
+	}
+	if err := r.RemoveAll(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		e := newError(op, ErrInvalidArgument, "cannot remove the profile dir")
+		e.Err, e.Hint = err, "check the profile dir's permissions, then retry"
+		return e
+	}
+	return nil
+}
+
+// Profiles lists the names of the profiles under the root, held or not.
+func (p *Pool) Profiles() ([]string, error) {
+	des, err := os.ReadDir(p.profilesDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		e := newError("Pool.Profiles", ErrInvalidArgument, "cannot list the profiles dir")
+		e.Err, e.Hint = err, "check Config.Root's permissions"
+		return nil, e
+	}
+	var names []string
+	for _, de := range des {
+		if de.IsDir() && isValidID(de.Name()) {
+			names = append(names, de.Name())
+		}
+	}
+	return names, nil
+}
+
+func (s *Session) profileName() string {
+	if s.profile == nil {
+		return ""
+	}
+	return s.profile.name
+}

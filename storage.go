@@ -1,0 +1,398 @@
+// Room: a session's cookies and storage state (cookies plus each origin's
+// localStorage) as JSON, so a login moves between sessions, pools and
+// fleets. No lock of its own: each call is a few CDP calls on the
+// browser's connection, and reading or writing an origin's localStorage
+// uses a short-lived helper target of its own.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/fetch"
+	"github.com/mafredri/cdp/protocol/network"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/protocol/storage"
+	"github.com/mafredri/cdp/protocol/target"
+)
+
+// ErrInvalidStorageState: a storage state (ParseStorageState,
+// Session.SetStorageState) is not valid JSON of the documented shape, or a
+// cookie or origin in it is unusable. The detail says which; nothing was
+// changed.
+var ErrInvalidStorageState = errors.New("invalid storage state")
+
+// Cookie is one browser cookie, in the JSON shape of Playwright's
+// storageState cookies.
+type Cookie struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Domain string `json:"domain"` // a leading dot matches subdomains
+	Path   string `json:"path"`
+	// Expires is the expiry in Unix seconds; -1 (or 0 when setting) is a
+	// session cookie, which ends with the browser.
+	Expires  float64 `json:"expires"`
+	HTTPOnly bool    `json:"httpOnly"`
+	Secure   bool    `json:"secure"`
+	SameSite string  `json:"sameSite,omitempty"` // "Strict", "Lax", "None" or "" (the browser's default)
+}
+
+// StorageItem is one localStorage entry.
+type StorageItem struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// OriginStorage is the localStorage of one origin.
+type OriginStorage struct {
+	Origin       string        `json:"origin"` // scheme://host[:port], no path
+	LocalStorage []StorageItem `json:"localStorage"`
+}
+
+// StorageState is what a login consists of: cookies plus localStorage of
+// given origins. Its JSON is Playwright's storageState shape:
+//
+//	{"cookies": [{"name": "sid", "value": "...", "domain": "example.com",
+//	              "path": "/", "expires": 1767225600, "httpOnly": true,
+//	              "secure": true, "sameSite": "Lax"}],
+//	 "origins": [{"origin": "https://example.com",
+//	              "localStorage": [{"name": "token", "value": "..."}]}]}
+//
+// Marshal it with encoding/json; read it back with ParseStorageState,
+// which checks it.
+type StorageState struct {
+	Cookies []Cookie        `json:"cookies"`
+	Origins []OriginStorage `json:"origins"`
+}
+
+// ParseStorageState decodes and checks a storage state in the JSON shape
+// documented at StorageState. Anything else is an ErrInvalidStorageState
+// error saying what is wrong.
+func ParseStorageState(data []byte) (StorageState, error) {
+	var st StorageState
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&st); err != nil {
+		e := newError("ParseStorageState", ErrInvalidStorageState, "not a storage state JSON object")
+		e.Err = err
+		return StorageState{}, e
+	}
+	if dec.More() {
+		return StorageState{}, newError("ParseStorageState", ErrInvalidStorageState, "trailing data after the JSON object")
+	}
+	if err := st.check("ParseStorageState"); err != nil {
+		return StorageState{}, err
+	}
+	return st, nil
+}
+
+func (st StorageState) check(op string) *Error {
+	for i, c := range st.Cookies {
+		switch {
+		case c.Name == "":
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] has no name", i))
+		case c.Domain == "":
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has no domain", i, c.Name))
+		case c.SameSite != "" && c.SameSite != "Strict" && c.SameSite != "Lax" && c.SameSite != "None":
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has sameSite %q", i, c.Name, c.SameSite))
+		}
+	}
+	for i, o := range st.Origins {
+		if _, err := checkOrigin(o.Origin); err != nil {
+			e := newError(op, ErrInvalidStorageState, fmt.Sprintf("origins[%d]: %v", i, err))
+			return e
+		}
+		for j, it := range o.LocalStorage {
+			if it.Name == "" {
+				return newError(op, ErrInvalidStorageState, fmt.Sprintf("origins[%d].localStorage[%d] has no name", i, j))
+			}
+		}
+	}
+	return nil
+}
+
+// checkOrigin returns the origin in canonical form (scheme://host[:port]).
+func checkOrigin(o string) (string, error) {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("origin %q is not scheme://host[:port] with scheme http or https", o)
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+}
+
+// Cookies returns every cookie of the session's browser.
+func (s *Session) Cookies(ctx context.Context) ([]Cookie, error) {
+	const op = "Session.Cookies"
+	end, err := s.begin(op, "")
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	r, err := s.browser.Storage.GetCookies(ctx, storage.NewGetCookiesArgs())
+	if err != nil {
+		return nil, s.wrap(op, "", err)
+	}
+	out := make([]Cookie, 0, len(r.Cookies))
+	for _, c := range r.Cookies {
+		exp := c.Expires
+		if c.Session {
+			exp = -1
+		}
+		out = append(out, Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+			Expires: exp, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite)})
+	}
+	return out, nil
+}
+
+// SetCookies sets cookies in the session's browser, replacing cookies of
+// the same name, domain and path. Each needs a name and a domain; a
+// missing path means "/". An unusable cookie is an ErrInvalidStorageState
+// error and none is set.
+func (s *Session) SetCookies(ctx context.Context, cookies ...Cookie) error {
+	const op = "Session.SetCookies"
+	if err := (StorageState{Cookies: cookies}).check(op); err != nil {
+		err.Session = s.id
+		return err
+	}
+	end, err := s.begin(op, "")
+	if err != nil {
+		return err
+	}
+	defer end()
+	return s.setCookies(ctx, op, cookies)
+}
+
+func (s *Session) setCookies(ctx context.Context, op string, cookies []Cookie) error {
+	if len(cookies) == 0 {
+		return nil
+	}
+	params := make([]network.CookieParam, 0, len(cookies))
+	for _, c := range cookies {
+		path := c.Path
+		if path == "" {
+			path = "/"
+		}
+		p := network.CookieParam{Name: c.Name, Value: c.Value, Domain: &c.Domain, Path: &path,
+			Secure: &c.Secure, HTTPOnly: &c.HTTPOnly, SameSite: network.CookieSameSite(c.SameSite)}
+		if c.Expires > 0 {
+			p.Expires = network.TimeSinceEpoch(c.Expires)
+		}
+		params = append(params, p)
+	}
+	if err := s.browser.Storage.SetCookies(ctx, storage.NewSetCookiesArgs(params)); err != nil {
+		e := s.wrap(op, "", err)
+		if be, ok := e.(*Error); ok && be.Class == ErrProtocol {
+			be.Hint = "the browser refused a cookie: check its domain (no scheme, no port), path and sameSite (\"None\" needs secure)"
+		}
+		return e
+	}
+	return nil
+}
+
+// ClearCookies deletes every cookie of the session's browser.
+func (s *Session) ClearCookies(ctx context.Context) error {
+	const op = "Session.ClearCookies"
+	end, err := s.begin(op, "")
+	if err != nil {
+		return err
+	}
+	defer end()
+	return s.wrap(op, "", s.browser.Storage.ClearCookies(ctx, storage.NewClearCookiesArgs()))
+}
+
+// StorageState exports the session's cookies (all of them) and the
+// localStorage of each given origin (scheme://host[:port]). Reading an
+// origin's localStorage loads an empty document of that origin in a
+// short-lived helper tab, answered by the session itself (no request
+// reaches the site and no page script runs); the helper tab may show in
+// Tabs for that moment.
+func (s *Session) StorageState(ctx context.Context, origins ...string) (StorageState, error) {
+	const op = "Session.StorageState"
+	canon := make([]string, len(origins))
+	for i, o := range origins {
+		c, err := checkOrigin(o)
+		if err != nil {
+			e := newError(op, ErrInvalidArgument, err.Error())
+			e.Session = s.id
+			return StorageState{}, e
+		}
+		canon[i] = c
+	}
+	cookies, err := s.Cookies(ctx)
+	if err != nil {
+		return StorageState{}, err
+	}
+	st := StorageState{Cookies: cookies, Origins: []OriginStorage{}}
+	if len(canon) == 0 {
+		return st, nil
+	}
+	end, err := s.begin(op, "")
+	if err != nil {
+		return StorageState{}, err
+	}
+	defer end()
+	err = s.withOriginPages(ctx, canon, func(c *cdp.Client, origin string) error {
+		var items []StorageItem
+		if err := evalInOrigin(ctx, c, origin, `Array.from({length: localStorage.length}, (_, i) => ({name: localStorage.key(i), value: localStorage.getItem(localStorage.key(i))}))`, &items); err != nil {
+			return err
+		}
+		st.Origins = append(st.Origins, OriginStorage{Origin: origin, LocalStorage: items})
+		return nil
+	})
+	if err != nil {
+		return StorageState{}, s.wrap(op, "", err)
+	}
+	return st, nil
+}
+
+// SetStorageState imports a storage state: it sets its cookies and writes
+// each origin's localStorage entries (keeping other entries). The state is
+// checked first: an unusable one is an ErrInvalidStorageState error and
+// nothing is changed.
+func (s *Session) SetStorageState(ctx context.Context, state StorageState) error {
+	const op = "Session.SetStorageState"
+	if err := state.check(op); err != nil {
+		err.Session = s.id
+		return err
+	}
+	end, err := s.begin(op, "")
+	if err != nil {
+		return err
+	}
+	defer end()
+	if err := s.setCookies(ctx, op, state.Cookies); err != nil {
+		return err
+	}
+	var origins []string
+	items := map[string][]StorageItem{}
+	for _, o := range state.Origins {
+		c, _ := checkOrigin(o.Origin)
+		if _, seen := items[c]; !seen {
+			origins = append(origins, c)
+		}
+		items[c] = append(items[c], o.LocalStorage...)
+	}
+	if len(origins) == 0 {
+		return nil
+	}
+	err = s.withOriginPages(ctx, origins, func(c *cdp.Client, origin string) error {
+		data, _ := json.Marshal(items[origin])
+		return evalInOrigin(ctx, c, origin, `(() => { for (const it of `+string(data)+`) localStorage.setItem(it.name, it.value); return true })()`, nil)
+	})
+	return s.wrap(op, "", err)
+}
+
+// withOriginPages opens a helper target whose every request is answered
+// with an empty HTML page, navigates it to each origin in turn and calls f
+// there. The target is closed before it returns.
+func (s *Session) withOriginPages(ctx context.Context, origins []string, f func(*cdp.Client, string) error) error {
+	created, err := s.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank").SetBackground(true))
+	if err != nil {
+		return err
+	}
+	id := string(created.TargetID)
+	defer s.closeTarget(id)
+	conn, sid, err := s.mux.Attach(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	paused := make(chan fetch.RequestID, 64)
+	err = s.mux.Tap(sid, func(method string, params json.RawMessage) {
+		if method != "Fetch.requestPaused" {
+			return
+		}
+		var ev struct {
+			RequestID fetch.RequestID `json:"requestId"`
+		}
+		if json.Unmarshal(params, &ev) == nil {
+			select {
+			case paused <- ev.RequestID:
+			default: // cannot happen with one navigation at a time
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	c := cdp.NewClient(conn)
+	if err := c.Fetch.Enable(ctx, fetch.NewEnableArgs().SetPatterns([]fetch.RequestPattern{{}})); err != nil {
+		return err
+	}
+	empty := []byte("<!doctype html><title></title>")
+	headers := []fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html"}, {Name: "Cache-Control", Value: "no-store"}}
+	for _, origin := range origins {
+		navDone := make(chan error, 1)
+		go func() {
+			r, err := c.Page.Navigate(ctx, page.NewNavigateArgs(origin+"/"))
+			if err == nil && r.ErrorText != nil {
+				err = fmt.Errorf("cannot open %s: %s", origin, *r.ErrorText)
+			}
+			navDone <- err
+		}()
+	serve:
+		for {
+			select {
+			case rid := <-paused:
+				args := fetch.NewFulfillRequestArgs(rid, 200).SetResponseHeaders(headers).SetBody(empty)
+				if err := c.Fetch.FulfillRequest(ctx, args); err != nil {
+					<-navDone
+					return err
+				}
+			case err := <-navDone:
+				if err != nil {
+					return err
+				}
+				break serve
+			}
+		}
+		if err := f(c, origin); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evalInOrigin evaluates expr once the helper page's document is the
+// origin's (Page.navigate answers at commit; the old document may still
+// answer a moment), decoding the value into out.
+func evalInOrigin(ctx context.Context, c *cdp.Client, origin, expr string, out any) error {
+	guarded := `(location.origin === ` + jsString(origin) + `) ? {v: (` + expr + `)} : null`
+	for {
+		r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(guarded).SetReturnByValue(true))
+		if err != nil {
+			return err
+		}
+		if r.ExceptionDetails != nil {
+			return fmt.Errorf("reading %s's localStorage: %s", origin, r.ExceptionDetails.Text)
+		}
+		if string(r.Result.Value) != "null" && len(r.Result.Value) > 0 {
+			var v struct{ V json.RawMessage }
+			if err := json.Unmarshal(r.Result.Value, &v); err != nil {
+				return err
+			}
+			if out == nil {
+				return nil
+			}
+			return json.Unmarshal(v.V, out)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,164 @@
+package browserpool_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+)
+
+// loginSite is a page that logs in with a cookie plus a localStorage token
+// and an app page that says whether both are there.
+func loginSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/login":
+			http.SetCookie(w, &http.Cookie{Name: "sid", Value: "alice-1", Path: "/", MaxAge: 3600, HttpOnly: true})
+			w.Write([]byte(`<!doctype html><script>localStorage.setItem("token", "t-alice")</script><p>welcome</p>`))
+		case "/app":
+			who := "nobody"
+			if c, err := r.Cookie("sid"); err == nil && c.Value == "alice-1" {
+				who = "alice"
+			}
+			w.Write([]byte(`<!doctype html><p id=out></p><script>
+				document.getElementById("out").textContent =
+					localStorage.getItem("token") === "t-alice" ? "logged in as ` + who + `" : "logged out";
+			</script>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestStorageStateExportedFromOnePoolLogsInAnotherPool(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	srv := loginSite(t)
+
+	a := newRealPool(t, browserpool.Config{})
+	sa, err := a.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.OpenTab(ctx, srv.URL+"/login"); err != nil {
+		t.Fatal(err)
+	}
+	state, err := sa.StorageState(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := newRealPool(t, browserpool.Config{})
+	sb, err := b.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := sb.OpenTab(ctx, srv.URL+"/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before string
+	if err := tab.Evaluate(ctx, `document.getElementById("out").textContent`, &before); err != nil || before != "logged out" {
+		t.Fatalf("before the import the app shows %q (%v), want logged out", before, err)
+	}
+	parsed, err := browserpool.ParseStorageState(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.SetStorageState(ctx, parsed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Navigate(ctx, srv.URL+"/app"); err != nil {
+		t.Fatal(err)
+	}
+	var after string
+	if err := tab.Evaluate(ctx, `document.getElementById("out").textContent`, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after != "logged in as alice" {
+		t.Errorf("after the import the app shows %q, want logged in as alice (state %s)", after, data)
+	}
+	back, err := sb.StorageState(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []browserpool.OriginStorage{{Origin: srv.URL, LocalStorage: []browserpool.StorageItem{{Name: "token", Value: "t-alice"}}}}
+	if diff := cmp.Diff(want, back.Origins); diff != "" {
+		t.Errorf("re-exported origins (-want +got):\n%s", diff)
+	}
+}
+
+func TestCookiesCanBeSetReadAndClearedForASession(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	p := newRealPool(t, browserpool.Config{})
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := browserpool.Cookie{Name: "k", Value: "v", Domain: "127.0.0.1", Path: "/", Expires: float64(time.Now().Add(24 * time.Hour).Unix()), HTTPOnly: true, SameSite: "Lax"}
+	if err := s.SetCookies(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Cookies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]browserpool.Cookie{c}, got); diff != "" {
+		t.Errorf("Cookies after SetCookies (-want +got):\n%s", diff)
+	}
+	if err := s.ClearCookies(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Cookies(ctx); err != nil || len(got) != 0 {
+		t.Errorf("Cookies after ClearCookies = %v, %v; want none", got, err)
+	}
+	if err := s.SetCookies(ctx, browserpool.Cookie{Name: "nodomain"}); !errors.Is(err, browserpool.ErrInvalidStorageState) {
+		t.Errorf("SetCookies without a domain: %v, want ErrInvalidStorageState", err)
+	}
+}
+
+func TestAMalformedStorageStateIsATypedErrorWithAHint(t *testing.T) {
+	for _, in := range []string{
+		``,
+		`{`,
+		`[]`,
+		`{"cookies": "x"}`,
+		`{"cookies": [{"value": "v", "domain": "a"}]}`,
+		`{"cookies": [{"name": "n", "value": "v"}]}`,
+		`{"cookies": [{"name": "n", "domain": "a", "sameSite": "Sometimes"}]}`,
+		`{"origins": [{"origin": "example.com"}]}`,
+		`{"origins": [{"origin": "https://example.com/path"}]}`,
+		`{"origins": [{"origin": "file:///etc"}]}`,
+		`{"origins": [{"origin": "https://a", "localStorage": [{"value": "x"}]}]}`,
+		`{} {}`,
+	} {
+		_, err := browserpool.ParseStorageState([]byte(in))
+		var e *browserpool.Error
+		if !errors.As(err, &e) || !errors.Is(err, browserpool.ErrInvalidStorageState) || e.Hint == "" || !strings.HasPrefix(err.Error(), "browserpool: ") {
+			t.Errorf("ParseStorageState(%q) = %v, want ErrInvalidStorageState with a hint", in, err)
+		}
+	}
+	st, err := browserpool.ParseStorageState([]byte(`{"cookies": [], "origins": [{"origin": "http://127.0.0.1:8080", "localStorage": [{"name": "a", "value": "b"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(browserpool.StorageState{Cookies: []browserpool.Cookie{}, Origins: []browserpool.OriginStorage{{Origin: "http://127.0.0.1:8080", LocalStorage: []browserpool.StorageItem{{Name: "a", Value: "b"}}}}}, st); diff != "" {
+		t.Errorf("ParseStorageState (-want +got):\n%s", diff)
+	}
+}
