@@ -193,7 +193,10 @@ type Pool struct {
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
 	reaperOn  bool                 // guarded by mu; the idle reaper is running
 	warm      warmSet              // guarded by mu; warm browsers (pool_warm.go)
-	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted or the launcher is not local; set by NewPool, closed by Close
+	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted or the launcher is not local; set once by the first launch (netOnce), closed by Close
+	netOnce   sync.Once            // starts net on the first launch, so an idle pool runs no goroutine
+	netErr    error                // set by netOnce
+	netLocal  bool                 // the launcher is local (the proxy applies); set by NewPool
 }
 
 // NewPool returns a pool configured by cfg. It validates cfg, creates the
@@ -228,17 +231,9 @@ func NewPool(cfg Config) (*Pool, error) {
 	if p.launcher == nil {
 		p.launcher = &LocalLauncher{Executable: eff.Executable, Args: eff.BrowserArgs, Env: eff.BrowserEnv}
 	}
-	if _, local := p.launcher.(*LocalLauncher); local {
-		err = p.startNetPolicy()
-	}
-	if err != nil {
-		cancel()
-		p.cdp.conns.Close()
-		return nil, err
-	}
+	_, p.netLocal = p.launcher.(*LocalLauncher)
 	m, err := openManifest(eff.Root)
 	if err != nil {
-		p.net.close()
 		cancel()
 		p.cdp.conns.Close()
 		return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot open the manifest", Err: err, Hint: "set Config.Root to a writable directory"}

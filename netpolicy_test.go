@@ -104,6 +104,10 @@ func TestTheNetworkPolicyRefusesABlockedHostForEveryKindOfRequestAndAllowsTheRes
 	p := newRealPool(t, browserpool.Config{Network: browserpool.NetworkPolicy{
 		Block: []string{"blocked.test", "*.wild.test", "127.0.0.2"},
 	}})
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	browserpool.SetNetLookup(p, func(host string) ([]netip.Addr, error) {
 		switch host {
 		case "blocked.test", "allowed.test", "a.wild.test", "wild.test":
@@ -111,10 +115,6 @@ func TestTheNetworkPolicyRefusesABlockedHostForEveryKindOfRequestAndAllowsTheRes
 		}
 		return nil, fmt.Errorf("no such host %s", host)
 	})
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tab, err := s.OpenTab(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -214,6 +214,10 @@ func TestTheNetworkPolicyDecidesHTTPSTunnelsAndReportsHostsThatDoNotResolve(t *t
 		BrowserArgs: []string{"--ignore-certificate-errors"},
 		Network:     browserpool.NetworkPolicy{Block: []string{"blocked.test"}},
 	})
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	browserpool.SetNetLookup(p, func(host string) ([]netip.Addr, error) {
 		switch host {
 		case "blocked.test", "allowed.test":
@@ -221,10 +225,6 @@ func TestTheNetworkPolicyDecidesHTTPSTunnelsAndReportsHostsThatDoNotResolve(t *t
 		}
 		return nil, fmt.Errorf("no such host %s", host)
 	})
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tab, err := s.OpenTab(ctx, "")
 	if err != nil {
 		t.Fatal(err)

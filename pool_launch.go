@@ -183,6 +183,14 @@ func (p *Pool) emitCreated(s *Session, d time.Duration) {
 // left running and the session dir is removed.
 func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Session, error) {
 	dir := filepath.Join(p.cfg.Root, "sessions", id)
+	p.netOnce.Do(func() {
+		if p.netLocal {
+			p.netErr = p.startNetPolicy()
+		}
+	})
+	if p.netErr != nil {
+		return nil, p.netErr
+	}
 	if err := p.manifest.Reserve(id, dir); err != nil {
 		e := newError("Pool.Open", ErrLaunchFailed, "cannot record the launch in the manifest")
 		e.Session, e.Err = id, err
