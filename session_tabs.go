@@ -1,0 +1,405 @@
+// Room: a session's tabs: listing, opening (the start-up tab reused once),
+// resolving by id with the ownership check (P5), attaching once, the active
+// tab, activating and closing. Session.mu (see session.go) guards the tab
+// table, the order and the active tab; no CDP call is made with it held.
+
+package browserpool
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/target"
+)
+
+// TabInfo describes one tab.
+type TabInfo struct {
+	SessionID string
+	TabID     string // the CDP target id
+	Channel   string
+	URL       string // without its query string and fragment
+	Title     string
+	Active    bool
+}
+
+// Tabs lists the session's page tabs, with which one is active.
+func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
+	const op = "Session.Tabs"
+	end, err := s.begin(op, "")
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	infos, err := s.pageTargets(ctx)
+	if err != nil {
+		return nil, s.wrap(op, "", err)
+	}
+	s.mu.Lock()
+	active := s.activeLocked(infos)
+	s.mu.Unlock()
+	out := make([]TabInfo, 0, len(infos))
+	for _, t := range infos {
+		out = append(out, TabInfo{SessionID: s.id, TabID: string(t.TargetID), Channel: ChannelCDP,
+			URL: redactURL(t.URL), Title: t.Title, Active: string(t.TargetID) == active})
+	}
+	return out, nil
+}
+
+// pageTargets returns the browser's page targets, less those CloseTab has
+// closed.
+func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
+	reply, err := s.quiet.Target.GetTargets(ctx, target.NewGetTargetsArgs()) // not use: tabCount monitors with it
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	listed := make(map[string]bool, len(reply.TargetInfos))
+	out := reply.TargetInfos[:0]
+	for _, t := range reply.TargetInfos {
+		listed[string(t.TargetID)] = true
+		if t.Type == "page" && !s.closing[string(t.TargetID)] {
+			out = append(out, t)
+		}
+	}
+	for id := range s.closing {
+		if !listed[id] {
+			delete(s.closing, id)
+		}
+	}
+	return out, nil
+}
+
+// activeLocked returns the active tab id given the current page targets:
+// the tracked one if it still exists, else the most recently activated one
+// that exists, else the first page target.
+func (s *Session) activeLocked(infos []target.Info) string {
+	exists := func(id string) bool {
+		return slices.ContainsFunc(infos, func(t target.Info) bool { return string(t.TargetID) == id })
+	}
+	if s.active != "" && exists(s.active) {
+		return s.active
+	}
+	for i := len(s.order) - 1; i >= 0; i-- {
+		if exists(s.order[i]) {
+			s.active = s.order[i]
+			return s.active
+		}
+	}
+	if len(infos) > 0 {
+		s.active = string(infos[0].TargetID)
+		return s.active
+	}
+	s.active = ""
+	return ""
+}
+
+// OpenTab opens a new tab, makes it the active tab and, unless url is
+// about:blank or empty, navigates it and waits for the load. Only http,
+// https and about:blank are allowed.
+//
+// The first OpenTab on a session the pool launched uses the browser's
+// start-up tab instead of opening a second one, when that tab is the only
+// one, is still on about:blank and nothing has attached to it yet: Open
+// followed by OpenTab(ctx, url) leaves exactly one tab.
+//
+// OpenTab returns as soon as the tab is attached; the tab's page events
+// are switched on meanwhile, and the first navigation or wait waits for
+// them (no dialog or load event in between is lost). After a failed attach
+// the new target is closed in the background (bounded), so OpenTab returns
+// at the caller's deadline.
+func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
+	const op = "Session.OpenTab"
+	if url == "" {
+		url = "about:blank"
+	}
+	if err := checkOpenURL(op, url); err != nil {
+		err.Session = s.id
+		return nil, err
+	}
+	end, err := s.begin(op, "")
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	id, reused, err := s.startTab(ctx)
+	if err != nil {
+		return nil, s.wrap(op, "", err)
+	}
+	if id == "" {
+		created, err := s.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+		if err != nil {
+			return nil, s.wrap(op, "", err)
+		}
+		id = string(created.TargetID)
+	}
+	t, err := s.attach(ctx, id, !reused)
+	if err != nil {
+		if !reused {
+			s.closeTarget(id)
+		}
+		return nil, s.wrap(op, id, err)
+	}
+	s.setActive(id)
+	if url != "about:blank" {
+		if _, err := t.navigate(ctx, op, url); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+// startTab returns the id of the browser's start-up tab when the first
+// OpenTab may use it (see OpenTab), else "". Only the first OpenTab or
+// attach of a session the pool launched looks.
+func (s *Session) startTab(ctx context.Context) (id string, ok bool, err error) {
+	s.mu.Lock()
+	first := !s.tabsTouched && s.ours
+	s.tabsTouched = true
+	s.mu.Unlock()
+	if !first {
+		return "", false, nil
+	}
+	infos, err := s.pageTargets(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if len(infos) != 1 || infos[0].URL != "about:blank" || infos[0].Attached {
+		return "", false, nil
+	}
+	return string(infos[0].TargetID), true, nil
+}
+
+// closeTarget closes a target we failed to attach, in the background on
+// the pool's context, bounded (2 s), ignoring errors: the caller, whose
+// deadline may be what failed the attach, does not wait for it. It is not
+// a use of the session.
+func (s *Session) closeTarget(id string) {
+	p := s.p
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return // the session's browser is going away with the pool
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
+		defer cancel()
+		s.quiet.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(id)))
+	}()
+}
+
+// Tab returns the tab with the given id, attaching to it on first use; an
+// empty id means the active tab. A tab id that is not one of this
+// session's page targets does not resolve (ErrTabNotInSession when another
+// session of the pool owns it, else ErrTabNotFound).
+func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
+	const op = "Session.Tab"
+	end, err := s.begin(op, id)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	return s.resolveTab(ctx, op, id)
+}
+
+func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
+	if id == "" && !s.ours {
+		e := newError(op, ErrTabRequired, "an attached browser is shared: name the tab")
+		e.Session = s.id
+		e.Hint = "use Session.ForWorkflow(workflow) and name the tab by id or label; AttachedView.Tabs lists them"
+		return nil, e
+	}
+	s.mu.Lock()
+	known := s.tabs[id]
+	if id == "" && s.active != "" {
+		known = s.tabs[s.active]
+	}
+	s.mu.Unlock()
+	if known != nil {
+		// It may still be connecting (another caller's first use).
+		select {
+		case <-known.ready:
+		case <-ctx.Done():
+			return nil, s.wrap(op, known.id, ctx.Err())
+		}
+		if known.readyErr == nil {
+			return known, nil
+		}
+	}
+
+	infos, err := s.pageTargets(ctx)
+	if err != nil {
+		return nil, s.wrap(op, id, err)
+	}
+	if id == "" {
+		s.mu.Lock()
+		id = s.activeLocked(infos)
+		s.mu.Unlock()
+		if id == "" {
+			e := newError(op, ErrTabNotFound, "the session has no open tab")
+			e.Session, e.Hint = s.id, "open a tab with Session.OpenTab first"
+			return nil, e
+		}
+	} else if !slices.ContainsFunc(infos, func(t target.Info) bool { return string(t.TargetID) == id }) {
+		return nil, s.p.notInSession(op, s, id, infos)
+	}
+	t, err := s.attach(ctx, id, false)
+	if err != nil {
+		return nil, s.wrap(op, id, err)
+	}
+	return t, nil
+}
+
+// notInSession builds the error for a tab id that is not among s's tabs.
+func (p *Pool) notInSession(op string, s *Session, id string, infos []target.Info) error {
+	owner := ""
+	p.mu.Lock()
+	for _, other := range p.sessions {
+		if other == s {
+			continue
+		}
+		other.mu.Lock()
+		_, ok := other.tabs[id]
+		other.mu.Unlock()
+		if ok {
+			owner = other.id
+			break
+		}
+	}
+	p.mu.Unlock()
+	ids := make([]string, 0, len(infos))
+	for _, t := range infos {
+		ids = append(ids, string(t.TargetID))
+	}
+	var e *Error
+	if owner != "" {
+		e = newError(op, ErrTabNotInSession, fmt.Sprintf("tab %s belongs to session %s, not to this one", echo(id), owner))
+		e.Hint = fmt.Sprintf("act on it through session %s, or use one of this session's tabs: %s", owner, fmtIDs(ids))
+	} else {
+		e = newError(op, ErrTabNotFound, fmt.Sprintf("no tab %s in this session; its tabs: %s", echo(id), fmtIDs(ids)))
+		e.Hint = "tab ids never carry over between sessions; list this session's tabs and use one of their ids"
+	}
+	e.Session, e.Tab = s.id, id
+	return e
+}
+
+// attach returns the Tab for target id, attaching a flattened session
+// once. Concurrent first uses attach once. fresh says the target was just
+// created on about:blank by us (no dialog can be open on it).
+func (s *Session) attach(ctx context.Context, id string, fresh bool) (*Tab, error) {
+	s.mu.Lock()
+	if t := s.tabs[id]; t != nil {
+		s.mu.Unlock()
+		<-t.ready
+		if t.readyErr != nil {
+			return nil, t.readyErr
+		}
+		return t, nil
+	}
+	t := newTab(s, id, tabDeps{navigationTimeout: s.p.cfg.NavigationTimeout, log: s.p.log, events: s.p.events})
+	if s.ours {
+		t.deps.viewport = s.p.cfg.Viewport // never resize the tabs of a browser we attached to
+	}
+	s.tabs[id] = t
+	s.tabsTouched = true
+	s.mu.Unlock()
+
+	err := t.connect(ctx, fresh)
+	if err != nil {
+		s.mu.Lock()
+		if s.tabs[id] == t {
+			delete(s.tabs, id)
+		}
+		s.mu.Unlock()
+	}
+	t.readyErr = err
+	close(t.ready)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (s *Session) setActive(id string) {
+	s.mu.Lock()
+	s.active = id
+	s.order = append(slices.DeleteFunc(s.order, func(x string) bool { return x == id }), id)
+	s.mu.Unlock()
+}
+
+// forget drops a tab from the tables (closed, crashed or detached).
+func (s *Session) forget(t *Tab) {
+	s.mu.Lock()
+	if s.tabs[t.id] == t {
+		delete(s.tabs, t.id)
+	}
+	s.order = slices.DeleteFunc(s.order, func(x string) bool { return x == t.id })
+	if s.active == t.id {
+		s.active = ""
+		if n := len(s.order); n > 0 {
+			s.active = s.order[n-1]
+		}
+	}
+	s.mu.Unlock()
+}
+
+// ActivateTab makes the tab active (and brings it to the front in a
+// headed browser). The tab must belong to this session.
+func (s *Session) ActivateTab(ctx context.Context, id string) (*Tab, error) {
+	const op = "Session.ActivateTab"
+	end, err := s.begin(op, id)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	if id == "" {
+		e := newError(op, ErrTabNotFound, "no tab id given")
+		e.Session = s.id
+		return nil, e
+	}
+	t, err := s.resolveTab(ctx, op, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.browser.Target.ActivateTarget(ctx, target.NewActivateTargetArgs(target.ID(id))); err != nil {
+		return nil, s.wrap(op, id, err)
+	}
+	s.setActive(id)
+	return t, nil
+}
+
+// CloseTab closes the tab's target. The tab must belong to this session.
+// If it was the active tab, the previously active one becomes active.
+func (s *Session) CloseTab(ctx context.Context, id string) error {
+	const op = "Session.CloseTab"
+	end, err := s.begin(op, id)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if id == "" {
+		e := newError(op, ErrTabNotFound, "no tab id given")
+		e.Session = s.id
+		return e
+	}
+	t, err := s.resolveTab(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	if _, err := s.browser.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(id))); err != nil {
+		return s.wrap(op, id, err)
+	}
+	// Target.closeTarget answers before the target is gone: until the
+	// browser stops listing it, Tabs leaves it out (see closing).
+	s.mu.Lock()
+	s.closing[id] = true
+	s.mu.Unlock()
+	s.forget(t)
+	t.conn.Close()
+	return nil
+}
