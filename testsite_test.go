@@ -162,6 +162,11 @@ type agentEnv struct {
 
 func newAgentEnv(t testing.TB) *agentEnv {
 	t.Helper()
+	// Each test gets its own site, pool and browser and shares nothing, so
+	// the agent-action tests run in parallel (go test's -parallel bound).
+	if tt, ok := t.(*testing.T); ok {
+		tt.Parallel()
+	}
 	requireBrowser(t)
 	st := startSite(t)
 	p := newRealPool(t, browserpool.Config{})
