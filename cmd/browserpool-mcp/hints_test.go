@@ -46,6 +46,7 @@ var libraryClasses = map[string]error{
 	"ErrLeaked": browserpool.ErrLeaked, "ErrFFmpegNotFound": browserpool.ErrFFmpegNotFound,
 	"ErrProfileInUse": browserpool.ErrProfileInUse, "ErrProfileNotFound": browserpool.ErrProfileNotFound,
 	"ErrInvalidStorageState": browserpool.ErrInvalidStorageState, "ErrBlockedByPolicy": browserpool.ErrBlockedByPolicy,
+	"ErrDecode": browserpool.ErrDecode, "ErrNoHistory": browserpool.ErrNoHistory, "ErrFleetFull": browserpool.ErrFleetFull,
 }
 
 func TestEveryLibraryErrorClassIsListed(t *testing.T) {
