@@ -62,7 +62,7 @@ func TestTheReadmeFlowLeavesExactlyOneTab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := sess.OpenTab(ctx, site.URL+"/")
+	tab, err := sess.OpenTab(ctx, site.URL+"/golden.html")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +70,27 @@ func TestTheReadmeFlowLeavesExactlyOneTab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []browserpool.TabInfo{{SessionID: sess.ID(), TabID: tab.ID(), Channel: browserpool.ChannelCDP, URL: site.URL + "/", Title: tabs[0].Title, Active: true}}
+	want := []browserpool.TabInfo{{SessionID: sess.ID(), TabID: tab.ID(), Channel: browserpool.ChannelCDP, URL: site.URL + "/golden.html", Title: tabs[0].Title, Active: true}}
 	if diff := cmp.Diff(want, tabs); diff != "" {
 		t.Errorf("tabs after Pool.Open + Session.OpenTab (-want +got):\n%s", diff)
+	}
+	// The rest of the README's snippet, as written: the page loaded with
+	// status 200, and the screenshot is the default 1280x720 viewport.
+	var title string
+	if err := tab.Evaluate(ctx, "document.title", &title); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "home.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nav, _ := tab.LastNavigation()
+	type seen struct {
+		Status, Width, Height int
+		Title                 string
+	}
+	if diff := cmp.Diff(seen{200, 1280, 720, tabs[0].Title}, seen{nav.Status, shot.Width, shot.Height, title}); diff != "" {
+		t.Errorf("the README's snippet saw (-want +got):\n%s", diff)
 	}
 	// The second OpenTab opens a second tab.
 	if _, err := sess.OpenTab(ctx, "about:blank"); err != nil {
