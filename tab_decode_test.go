@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -17,6 +18,18 @@ func TestEvaluateDecodeErrorsHaveTheirOwnClassAndNameBothTypes(t *testing.T) {
 	p := newFakePool(t, l, browserpool.Config{})
 	ctx := ctxT(t)
 	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	// The fake refuses expressions it does not know; this one is scripted
+	// to answer JavaScript's undefined, as Chromium does for a missing
+	// property.
+	l.Browsers()[0].Handle("Runtime.evaluate", func(c *cdptest.Call) (any, error) {
+		var args struct {
+			Expression string `json:"expression"`
+		}
+		if err := json.Unmarshal(c.Params, &args); err != nil || args.Expression != "undefinedThing" {
+			return nil, cdptest.ErrNotHandled
+		}
+		return map[string]any{"result": map[string]any{"type": "undefined"}}, nil
+	})
 
 	t.Run("a string into an int", func(t *testing.T) {
 		var n int
