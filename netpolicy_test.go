@@ -84,7 +84,10 @@ func hostPage(t *testing.T) *httptest.Server {
 				<img id=img src="http://%[1]s/img.gif">
 				<iframe id=frame src="http://%[1]s/frame"></iframe>
 				<script>
-				window.imgDone = new Promise(r => { img.onload = () => r("loaded"); img.onerror = () => r("error"); });
+				window.imgDone = new Promise(r => {
+					img.onload = () => r("loaded"); img.onerror = () => r("error");
+					if (img.complete) r(img.naturalWidth ? "loaded" : "error"); // settled before this script ran
+				});
 				window.fetchDone = fetch("http://%[1]s/api").then(r => r.ok ? r.text() : "status " + r.status, e => "rejected");
 				</script>`, h)
 		default:

@@ -32,7 +32,7 @@ type NetworkRequest struct {
 	Type     string        // the resource type: "Document", "Script", "Image", "Fetch", "XHR", "Stylesheet", ...
 	Status   int           // the HTTP status; zero without a response (failed, or in flight)
 	MIMEType string        // the response's MIME type, if any
-	Failure  string        // the browser's error text for a failed request, e.g. net::ERR_CONNECTION_REFUSED
+	Failure  string        // the browser's error text for a failed request, e.g. net::ERR_NAME_NOT_RESOLVED; through the network-policy proxy (Config.Network) an origin that refuses the connection shows as net::ERR_EMPTY_RESPONSE
 	Duration time.Duration // from sending to the end of loading (or the failure); zero while in flight
 	Done     bool          // finished, failed or redirected: no more changes to come
 }
