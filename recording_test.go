@@ -188,6 +188,8 @@ func TestRecordingWritesAFrameAndAnEventPerActionAReplayPageAndAVideo(t *testing
 		if err != nil {
 			t.Fatal(err)
 		}
+	} else if os.Getenv("BROWSERPOOL_REQUIRE_BROWSER") == "1" {
+		t.Errorf("BROWSERPOOL_REQUIRE_BROWSER=1 and no ffmpeg/ffprobe (%v %v): install the Debian package ffmpeg (make test does)", ffErr, probeErr)
 	} else {
 		t.Logf("no video check: %v %v (install the Debian package ffmpeg)", ffErr, probeErr)
 	}
