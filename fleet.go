@@ -50,8 +50,8 @@ type fleetCleanups struct {
 // start runs f in the background, tracked.
 func (c *fleetCleanups) start(f func()) { c.wg.Go(f) }
 
-// waitCleanups waits for every background cleanup (Pool.Close calls it).
-func (c *fleetCleanups) waitCleanups() { c.wg.Wait() }
+// wait waits for every background cleanup.
+func (c *fleetCleanups) wait() { c.wg.Wait() }
 
 // fleetFullError is the capacity error of the fleet at endpoint; load says
 // how full it is ("" when unknown), cause is what the fleet answered.

@@ -263,5 +263,6 @@ func (l *Browserless) load(ctx context.Context) string {
 	return fmt.Sprintf("%d running, %d queued, max %d", p.Pressure.Running, p.Pressure.Queued, p.Pressure.MaxConcurrent)
 }
 
-// waitCleanups waits for the background cleanups (Pool.Close calls it).
-func (l *Browserless) waitCleanups() { l.bg.waitCleanups() }
+// WaitCleanups implements CleanupWaiter: it waits for the background
+// ends of lease requests given up on (Pool.Close calls it).
+func (l *Browserless) WaitCleanups() { l.bg.wait() }

@@ -269,5 +269,6 @@ func (g *SeleniumGrid) load(ctx context.Context) string {
 	return fmt.Sprintf("%d of %d slots in use, %d queued", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
 }
 
-// waitCleanups waits for the background cleanups (Pool.Close calls it).
-func (g *SeleniumGrid) waitCleanups() { g.bg.waitCleanups() }
+// WaitCleanups implements CleanupWaiter: it waits for the background
+// DELETEs of sessions whose request was given up on (Pool.Close calls it).
+func (g *SeleniumGrid) WaitCleanups() { g.bg.wait() }

@@ -93,6 +93,16 @@ type LaunchedBrowser interface {
 	Stop(ctx context.Context) error
 }
 
+// CleanupWaiter is implemented by a Launcher that finishes work in the
+// background after a launch was given up on (for example a fleet lease
+// granted after its caller left, which must still be ended). Pool.Close
+// calls WaitCleanups after every session has closed, so nothing a launch
+// started outlives the pool. WaitCleanups must return once that work is
+// done, bounded by the launcher's own timeouts.
+type CleanupWaiter interface {
+	WaitCleanups()
+}
+
 // Transport carries whole CDP messages, one JSON object each. ReadMessage is
 // called from one goroutine; WriteMessage from one goroutine at a time;
 // Close must unblock a ReadMessage in progress.

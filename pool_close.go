@@ -135,8 +135,8 @@ func (p *Pool) Close() error {
 	wg.Wait()
 	p.cancel() // ends launches under way and the reaper
 	p.wg.Wait()
-	if fl, ok := p.launcher.(interface{ waitCleanups() }); ok {
-		fl.waitCleanups() // a fleet's leases given up on, ended (bounded)
+	if w, ok := p.launcher.(CleanupWaiter); ok {
+		w.WaitCleanups() // e.g. a fleet's leases given up on, ended (bounded)
 	}
 	p.net.close()       // the network policy's proxy: no browser uses it any more
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
