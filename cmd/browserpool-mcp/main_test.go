@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"os/signal"
 	"regexp"
 	"strings"
@@ -80,20 +79,9 @@ func newRoot(t testing.TB) string {
 	return dir
 }
 
-// requireBrowser skips a real-browser test when no browser is installed,
-// unless BROWSERPOOL_REQUIRE_BROWSER=1, when it fails instead.
-func requireBrowser(t testing.TB) {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if _, err := exec.LookPath(name); err == nil {
-			return
-		}
-	}
-	if os.Getenv("BROWSERPOOL_REQUIRE_BROWSER") == "1" {
-		t.Fatal("no Chromium found and BROWSERPOOL_REQUIRE_BROWSER=1: install the Debian package chromium (make test does)")
-	}
-	t.Skip("no Chromium found; set BROWSERPOOL_REQUIRE_BROWSER=1 to make this a failure")
-}
+// requireBrowser skips or fails a real-browser test without a browser
+// (see leakcheck.RequireBrowser).
+func requireBrowser(t testing.TB) { t.Helper(); leakcheck.RequireBrowser(t) }
 
 // newServer returns a server over a fresh root, closed at cleanup.
 func newServer(t testing.TB, cfg Config) *Server {

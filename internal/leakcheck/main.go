@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -75,4 +76,24 @@ func Main(m *testing.M, opts MainOptions) {
 		os.RemoveAll(r)
 	}
 	os.Exit(code)
+}
+
+// RequireEnv set to "1" makes a missing browser fail real-browser tests
+// instead of skipping them (make test and CI set it).
+const RequireEnv = "BROWSERPOOL_REQUIRE_BROWSER"
+
+// RequireBrowser skips a real-browser test when no Chromium-family browser
+// is on PATH, unless RequireEnv is "1", when it fails instead. Every
+// package's real-browser tests call it (directly or through a helper).
+func RequireBrowser(tb testing.TB) {
+	tb.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if _, err := exec.LookPath(name); err == nil {
+			return
+		}
+	}
+	if os.Getenv(RequireEnv) == "1" {
+		tb.Fatal("no Chromium found and " + RequireEnv + "=1: install the Debian package chromium (make test does)")
+	}
+	tb.Skip("no Chromium found; set " + RequireEnv + "=1 to make this a failure")
 }
