@@ -243,12 +243,17 @@ func TestTabsAreListedOpenedActivatedAndClosed(t *testing.T) {
 	base := serve(t, map[string]string{
 		"/a": `<title>Page A</title>a`,
 		"/b": `<title>Page B</title>b`,
+		"/c": `no title here`,
 	})
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
 	blank := mustTab(t, ctx, s)
 	ta, err := s.OpenTab(ctx, base+"/a?token=secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := s.OpenTab(ctx, base+"/c?token=secret")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,9 +274,11 @@ func TestTabsAreListedOpenedActivatedAndClosed(t *testing.T) {
 		{SessionID: s.ID(), TabID: blank.ID(), Channel: "cdp", URL: "about:blank", Title: "about:blank"},
 		{SessionID: s.ID(), TabID: ta.ID(), Channel: "cdp", URL: base + "/a", Title: "Page A"},
 		{SessionID: s.ID(), TabID: tb.ID(), Channel: "cdp", URL: base + "/b", Title: "Page B", Active: true},
+		// A page without a title is listed under its URL, query string removed.
+		{SessionID: s.ID(), TabID: tc.ID(), Channel: "cdp", URL: base + "/c", Title: base + "/c"},
 	}
 	if diff := cmp.Diff(want, list()); diff != "" {
-		t.Errorf("tabs after opening A then B (-want +got):\n%s", diff)
+		t.Errorf("tabs after opening A, C then B (-want +got):\n%s", diff)
 	}
 	if _, err := s.ActivateTab(ctx, ta.ID()); err != nil {
 		t.Fatal(err)
@@ -289,7 +296,7 @@ func TestTabsAreListedOpenedActivatedAndClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The previously active tab (B) becomes active again.
-	want = []browserpool.TabInfo{want[0], want[2]}
+	want = []browserpool.TabInfo{want[0], want[2], want[3]}
 	want[1].Active = true
 	if diff := cmp.Diff(want, list()); diff != "" {
 		t.Errorf("tabs after closing A (-want +got):\n%s", diff)

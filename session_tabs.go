@@ -20,8 +20,13 @@ type TabInfo struct {
 	TabID     string // the CDP target id
 	Channel   string
 	URL       string // without its query string and fragment
-	Title     string
-	Active    bool
+	// Title is the page's title. A page without one (a fresh about:blank
+	// tab, a page with no <title>) gets its URL as above instead, as a
+	// browser's tab strip shows it: Chromium itself reports either "" or the
+	// raw URL for such a tab depending on timing, and a listing must neither
+	// change between calls nor leak the query string through the title.
+	Title  string
+	Active bool
 }
 
 // Tabs lists the session's page tabs, with which one is active.
@@ -41,8 +46,15 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 	s.mu.Unlock()
 	out := make([]TabInfo, 0, len(infos))
 	for _, t := range infos {
+		u := redactURL(t.URL)
+		title := t.Title
+		if title == "" || title == t.URL || "http://"+title == t.URL || "https://"+title == t.URL {
+			// No title of its own: Chromium's stand-in is the raw URL,
+			// query string and all, which the listing must not leak.
+			title = u
+		}
 		out = append(out, TabInfo{SessionID: s.id, TabID: string(t.TargetID), Channel: ChannelCDP,
-			URL: redactURL(t.URL), Title: t.Title, Active: string(t.TargetID) == active})
+			URL: u, Title: title, Active: string(t.TargetID) == active})
 	}
 	return out, nil
 }
