@@ -263,7 +263,7 @@ func (o *attachOp) leftError(op string, ctx context.Context) error {
 		return e
 	}
 	if tg := o.tg.Load(); tg != nil {
-		e := waitError(tg, op, ctx)
+		e := waitError(tg, op, ctx, false)
 		e.Session = id
 		return e
 	}

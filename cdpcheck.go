@@ -1,8 +1,8 @@
 // Room: connectivity checks of browsers the pool did not launch, and the
 // words that explain their failures. No locks: the patient handshakes and
 // their table live in internal/devtools (a Pool owns one table; the plain
-// CheckCDP uses the process-wide one), whose doc says why there is at most
-// one handshake per browser in flight.
+// CheckCDP makes one for its call and closes it), whose doc says why there is
+// at most one handshake per browser in flight.
 
 package browserpool
 
@@ -92,24 +92,42 @@ type CDPInfo struct {
 // Chrome refuses HTTP and websocket requests whose Host header is a name
 // other than localhost.
 //
-// The check opens the browser's websocket, as Pool.Attach will. If the
-// browser holds the handshake (Chrome's "Allow remote debugging?" prompt),
-// CheckCDP returns an ErrCDPPromptPending error when ctx ends, and the
-// handshake goes on: a later CheckCDP or Pool.Attach joins it, and once the
-// user allows it the connection is kept for Pool.Attach, so checking never
-// raises a second prompt. ctx bounds the wait; CDPCheckTimeout bounds it when
-// ctx has no earlier deadline.
-//
-// CheckCDP belongs to no Pool, so its handshakes run in a process-wide
-// table: each ends within CDPPromptPatience, and a connection the user
-// allowed is closed after CDPParkTimeout unless a Pool.Attach (of any pool)
-// claims it. Everything a Pool starts ends with Pool.Close.
+// The check opens the browser's websocket, as Pool.Attach will. CheckCDP
+// belongs to no Pool and leaves nothing running: it closes its connection
+// before it returns. If the browser holds the handshake (Chrome's "Allow
+// remote debugging?" prompt), it returns an ErrCDPPromptPending error when
+// ctx ends and withdraws its connection, so a later Pool.Attach asks the
+// user again. To check a browser and then attach to it with one prompt, use
+// Pool.CheckCDP, whose pending or allowed connection the same Pool's Attach
+// reuses. ctx bounds the wait; CDPCheckTimeout bounds it when ctx has no
+// earlier deadline.
 //
 // Errors are *Error values of class ErrCDPRefused, ErrCDPUnreachable,
 // ErrCDPNotDevTools, ErrCDPTimeout, ErrCDPPromptPending, ErrCDPRejected, or
 // ErrInvalidURL for an endpoint of no accepted form.
 func CheckCDP(ctx context.Context, endpoint string) (CDPInfo, error) {
-	return cdpProbe{conns: devtools.Shared(CDPPromptPatience, CDPParkTimeout)}.check(ctx, endpoint)
+	conns := devtools.NewTable(CDPPromptPatience, CDPParkTimeout)
+	defer conns.Close()
+	return cdpProbe{conns: conns, oneShot: true}.check(ctx, "CheckCDP", endpoint)
+}
+
+// CheckCDP is the package's CheckCDP run by the pool: the same check and
+// errors, but the connection it opens belongs to the pool. If the browser
+// holds the handshake behind Chrome's "Allow remote debugging?" prompt, the
+// handshake goes on after ctx ends (for at most CDPPromptPatience): checking
+// again, and the pool's Attach and AttachFor, join it instead of raising a
+// second prompt, and once the user allows it the connection is kept (for
+// CDPParkTimeout) for the Attach that follows. Pool.Close ends it all.
+// A closed pool gives ErrPoolClosed.
+func (p *Pool) CheckCDP(ctx context.Context, endpoint string) (CDPInfo, error) {
+	const op = "Pool.CheckCDP"
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return CDPInfo{}, newError(op, ErrPoolClosed, "")
+	}
+	return p.cdp.check(ctx, op, endpoint)
 }
 
 // cdpProbe resolves and probes DevTools endpoints. A Pool owns one (its
@@ -118,10 +136,12 @@ func CheckCDP(ctx context.Context, endpoint string) (CDPInfo, error) {
 type cdpProbe struct {
 	lookup devtools.Lookup // nil means the system resolver
 	conns  *devtools.Table
+	// oneShot: conns ends when the check returns (the plain CheckCDP), so
+	// a pending handshake is withdrawn rather than kept for a retry.
+	oneShot bool
 }
 
-func (pr cdpProbe) check(ctx context.Context, endpoint string) (CDPInfo, error) {
-	const op = "CheckCDP"
+func (pr cdpProbe) check(ctx context.Context, op, endpoint string) (CDPInfo, error) {
 	ep, perr := parseCDPEndpoint(op, endpoint)
 	if perr != nil {
 		return CDPInfo{}, perr
@@ -138,7 +158,7 @@ func (pr cdpProbe) check(ctx context.Context, endpoint string) (CDPInfo, error) 
 	select {
 	case <-h.Done():
 	case <-ctx.Done():
-		return info, waitError(tg, op, ctx)
+		return info, waitError(tg, op, ctx, pr.oneShot)
 	}
 	if h.Err != nil {
 		return info, dialError(tg, op, h.Err)
@@ -304,7 +324,7 @@ func isTimeout(err error) bool {
 
 // waitError is the error for a caller whose ctx ended while the browser's
 // websocket handshake was still under way.
-func waitError(tg *devtools.Target, op string, ctx context.Context) *Error {
+func waitError(tg *devtools.Target, op string, ctx context.Context, withdrawn bool) *Error {
 	if ctx.Err() == context.Canceled {
 		return ctxError(op, ctx)
 	}
@@ -317,6 +337,9 @@ func waitError(tg *devtools.Target, op string, ctx context.Context) *Error {
 	}
 	e := newError(op, ErrCDPPromptPending, detail)
 	e.Hint = "ask the user to click Allow in Chrome's \"Allow remote debugging?\" dialog (bring Chrome to the front if it is hidden), then check again or call Pool.Attach: the connection waiting on the dialog is kept and reused, so a retry never raises a second prompt"
+	if withdrawn {
+		e.Hint = "ask the user to allow remote debugging, then call Pool.Attach: this check belongs to no pool and withdrew its connection, so Chrome asks again; check with Pool.CheckCDP instead to keep the connection waiting on the dialog for the pool's Attach, so the user is asked once"
+	}
 	return e
 }
 

@@ -4,20 +4,19 @@ import (
 	"context"
 	"net"
 	"net/netip"
-
-	"github.com/browserpool/browserpool/internal/devtools"
 )
 
-// CheckCDPWithHosts is CheckCDP with host names resolved from hosts only (a
-// name missing from it is not found), so tests can reach a fake DevTools
-// server under a name such as host.docker.internal. It exists only in tests.
-func CheckCDPWithHosts(ctx context.Context, endpoint string, hosts map[string]string) (CDPInfo, error) {
+// CheckCDPWithHosts is Pool.CheckCDP with host names resolved from hosts
+// only (a name missing from it is not found), so tests can reach a fake
+// DevTools server under a name such as host.docker.internal. It exists only
+// in tests.
+func (p *Pool) CheckCDPWithHosts(ctx context.Context, endpoint string, hosts map[string]string) (CDPInfo, error) {
 	pr := cdpProbe{lookup: func(_ context.Context, _, host string) ([]netip.Addr, error) {
 		ip, ok := hosts[host]
 		if !ok {
 			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 		}
 		return []netip.Addr{netip.MustParseAddr(ip)}, nil
-	}, conns: devtools.Shared(CDPPromptPatience, CDPParkTimeout)}
-	return pr.check(ctx, endpoint)
+	}, conns: p.cdp.conns}
+	return pr.check(ctx, "Pool.CheckCDP", endpoint)
 }

@@ -186,12 +186,13 @@ func TestCheckCDPRejectsEndpointsOfNoAcceptedForm(t *testing.T) {
 func TestCheckCDPReachesAHostNameAtItsIPBecauseChromeRefusesNamedHostHeaders(t *testing.T) {
 	fake := newFakeDevTools(t, false)
 	hosts := map[string]string{"host.docker.internal": "127.0.0.1"}
+	p := newCheckPool(t)
 	for _, endpoint := range []string{
 		"host.docker.internal:" + strconv.Itoa(fake.port),
 		"http://host.docker.internal:" + strconv.Itoa(fake.port),
 		"ws://host.docker.internal:" + strconv.Itoa(fake.port) + fake.wsPath,
 	} {
-		info, err := browserpool.CheckCDPWithHosts(ctxT(t), endpoint, hosts)
+		info, err := p.CheckCDPWithHosts(ctxT(t), endpoint, hosts)
 		if err != nil {
 			t.Fatalf("CheckCDP(%q): %v", endpoint, err)
 		}
@@ -210,24 +211,41 @@ func TestCheckCDPReachesAHostNameAtItsIPBecauseChromeRefusesNamedHostHeaders(t *
 		}
 	}
 	if n := fake.upgrades.Load(); n != 1 {
-		t.Errorf("the browser saw %d websocket connections for three checks, want 1 (the first is kept and reused)", n)
+		t.Errorf("the browser saw %d websocket connections for three checks by one pool, want 1 (the first is kept and reused)", n)
 	}
 }
 
 func TestCheckCDPOnAnUnknownHostSaysWhereDockerHostsLive(t *testing.T) {
-	_, err := browserpool.CheckCDPWithHosts(ctxT(t), "host.docker.internal:9222", nil)
+	_, err := newCheckPool(t).CheckCDPWithHosts(ctxT(t), "host.docker.internal:9222", nil)
 	if !errors.Is(err, browserpool.ErrCDPUnreachable) {
 		t.Fatalf("CheckCDP error = %v, want ErrCDPUnreachable", err)
 	}
 	cdpGolden(t, "unreachable", err.Error())
 }
 
-func TestCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *testing.T) {
+// newCheckPool is a pool for checks of fake DevTools endpoints: it launches
+// nothing.
+func newCheckPool(t *testing.T) *browserpool.Pool {
+	t.Helper()
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestPoolCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *testing.T) {
 	fake := newFakeDevTools(t, true)
 	endpoint := "127.0.0.1:" + strconv.Itoa(fake.port)
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
 
 	// Chrome holds the handshake while it asks the user.
-	_, err := browserpool.CheckCDP(ctxWithin(t, 300*time.Millisecond), endpoint)
+	_, err = p.CheckCDP(ctxWithin(t, 300*time.Millisecond), endpoint)
 	if !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("CheckCDP while the prompt is up: error = %v, want ErrCDPPromptPending", err)
 	}
@@ -235,14 +253,9 @@ func TestCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *testing.
 	waitFor(t, "the handshake to reach the browser", func() bool { return fake.upgrades.Load() == 1 })
 
 	// Checking again and attaching join the handshake under way.
-	if _, err := browserpool.CheckCDP(ctxWithin(t, 100*time.Millisecond), "http://localhost:"+strconv.Itoa(fake.port)); !errors.Is(err, browserpool.ErrCDPPromptPending) {
+	if _, err := p.CheckCDP(ctxWithin(t, 100*time.Millisecond), "http://localhost:"+strconv.Itoa(fake.port)); !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("second CheckCDP: error = %v, want ErrCDPPromptPending", err)
 	}
-	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
 	_, err = p.Attach(ctxWithin(t, 300*time.Millisecond), endpoint)
 	if !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("Attach while the prompt is up: error = %v, want ErrCDPPromptPending", err)
@@ -261,7 +274,7 @@ func TestCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *testing.
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("attached session info (-want +got):\n%s", diff)
 	}
-	ci, err := browserpool.CheckCDP(ctxT(t), endpoint)
+	ci, err := p.CheckCDP(ctxT(t), endpoint)
 	if err != nil || ci.Browser != fakeProduct {
 		t.Errorf("CheckCDP after Allow = %+v, %v; want %s", ci, err, fakeProduct)
 	}
@@ -272,6 +285,35 @@ func TestCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *testing.
 		t.Fatal(err)
 	}
 	waitFor(t, "the browser to see the disconnect", func() bool { return fake.open.Load() == 0 })
+
+	// A closed pool checks nothing.
+	p.Close()
+	if _, err := p.CheckCDP(ctxT(t), endpoint); !errors.Is(err, browserpool.ErrPoolClosed) {
+		t.Errorf("CheckCDP on a closed pool: error = %v, want ErrPoolClosed", err)
+	}
+}
+
+func TestPlainCheckCDPLeavesNothingBehindAndSaysItsConnectionWasWithdrawn(t *testing.T) {
+	fake := newFakeDevTools(t, true)
+	endpoint := "127.0.0.1:" + strconv.Itoa(fake.port)
+	_, err := browserpool.CheckCDP(ctxWithin(t, 300*time.Millisecond), endpoint)
+	if !errors.Is(err, browserpool.ErrCDPPromptPending) {
+		t.Fatalf("CheckCDP while the prompt is up: error = %v, want ErrCDPPromptPending", err)
+	}
+	cdpGolden(t, "prompt-pending-plain", withoutPort(err.Error(), fake.port))
+	if n := fake.upgrades.Load(); n != 1 {
+		t.Errorf("the browser saw %d websocket connections, want 1", n)
+	}
+	// The check belongs to no pool: its connection is gone when it returns.
+	waitFor(t, "the browser to see the check's connection close", func() bool { return fake.open.Load() == 0 })
+
+	// Allowed, the check answers and again keeps nothing open.
+	close(fake.allow)
+	ci, err := browserpool.CheckCDP(ctxT(t), endpoint)
+	if err != nil || ci.Browser != fakeProduct {
+		t.Fatalf("CheckCDP after Allow = %+v, %v; want %s", ci, err, fakeProduct)
+	}
+	waitFor(t, "the browser to see the check's connection close", func() bool { return fake.open.Load() == 0 })
 }
 
 const (

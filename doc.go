@@ -181,10 +181,12 @@
 //
 // # Attaching to the user's browser
 //
-// [CheckCDP] tells, in words a user can act on, whether a Chrome started
-// with --remote-debugging-port answers (refused, not DevTools, timeout, or
-// the "Allow remote debugging?" prompt still pending — never raising a
-// second prompt). [Pool.Attach] connects to it: all workflows share one
+// [Pool.CheckCDP] tells, in words a user can act on, whether a Chrome
+// started with --remote-debugging-port answers (refused, not DevTools,
+// timeout, or the "Allow remote debugging?" prompt still pending); the
+// connection waiting on that prompt is kept for the same pool's Attach, so
+// the user is asked once. The plain [CheckCDP] needs no pool and leaves
+// nothing running. [Pool.Attach] connects to it: all workflows share one
 // session per port (shared-cdp-<port>), closing it only disconnects, and
 // the user's browser and tabs are never closed. Through
 // [Session.ForWorkflow] each workflow names the tab of every page action

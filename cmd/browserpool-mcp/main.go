@@ -27,7 +27,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/browserpool/browserpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -146,9 +145,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer s.Close()
 	if o.cfg.CDPEndpoint != "" {
 		// Say at once, in the log, whether the user's browser answers; the
-		// tools return the same advice when it does not.
+		// tools return the same advice when it does not. The pool's check
+		// keeps a connection waiting on Chrome's Allow prompt for the
+		// tools' attach, so the user is asked once.
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if _, err := browserpool.CheckCDP(cctx, o.cfg.CDPEndpoint); err != nil {
+		if _, err := s.pool.CheckCDP(cctx, o.cfg.CDPEndpoint); err != nil {
 			o.cfg.Logger.Warn("the browser at -cdp-endpoint does not answer yet", "err", err)
 		}
 		cancel()

@@ -343,7 +343,7 @@ func await(t *testing.T, h *devtools.Handshake) {
 	}
 }
 
-func TestEveryLookupJoinsTheOneHandshakeTheUserIsAskedAbout(t *testing.T) {
+func TestEveryLookupInOneTableJoinsTheOneHandshakeTheUserIsAskedAbout(t *testing.T) {
 	f := newFakeBrowser(t, true)
 	a := devtools.NewTable(time.Minute, time.Minute)
 	defer a.Close()
@@ -351,11 +351,18 @@ func TestEveryLookupJoinsTheOneHandshakeTheUserIsAskedAbout(t *testing.T) {
 	defer b.Close()
 	h := a.ForCheck(f.url)
 	waitUntil(t, "the handshake reaches the browser", func() bool { return f.upgrades.Load() == 1 })
-	for name, got := range map[string]*devtools.Handshake{"check again": a.ForCheck(f.url), "attach": a.ForAttach(f.url), "attach from another table": b.ForAttach(f.url)} {
+	for name, got := range map[string]*devtools.Handshake{"check again": a.ForCheck(f.url), "attach": a.ForAttach(f.url)} {
 		if got != h {
 			t.Errorf("%s: a new handshake, want the one under way", name)
 		}
 	}
+	// Tables share nothing: another owner's table makes its own connection
+	// (there is no process-wide table to find the first one in).
+	if other := b.ForAttach(f.url); other == h {
+		t.Error("attach from another table joined the first table's handshake, want its own")
+	}
+	waitUntil(t, "the other table's handshake reaches the browser", func() bool { return f.upgrades.Load() == 2 })
+	b.Close()
 	close(f.allow)
 	await(t, h)
 	if h.Err != nil || h.Version.Product != "Chrome/144.0.0.0" {
@@ -370,8 +377,8 @@ func TestEveryLookupJoinsTheOneHandshakeTheUserIsAskedAbout(t *testing.T) {
 	if got := a.ForCheck(f.url); got != h {
 		t.Error("a check after the claim opened a new connection, want the one in use")
 	}
-	if n := f.upgrades.Load(); n != 1 {
-		t.Errorf("the browser saw %d websocket handshakes, want 1", n)
+	if n := f.upgrades.Load(); n != 2 {
+		t.Errorf("the browser saw %d websocket handshakes, want 2 (one per table)", n)
 	}
 	h.Release()
 	h.Conn.Close()

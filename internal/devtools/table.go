@@ -1,7 +1,8 @@
 // Room: the patient handshakes. Table.mu guards one table's handshakes under
-// way, its parked connections and its connections in use; registry.mu
-// guards the set of open tables. Neither is held across a dial, a CDP call
-// or a close, and registry.mu is never taken with a Table.mu held.
+// way, its parked connections and its connections in use; it is never held
+// across a dial, a CDP call or a close. There is no process-wide table: each
+// owner (a browserpool.Pool, or one plain CheckCDP call) has its own, and
+// the one-handshake-per-browser rule below holds within a table.
 //
 // Chrome 144+ may ask its user "Allow remote debugging?" for every new
 // websocket connection, and holds the handshake until the user answers. A
@@ -11,8 +12,8 @@
 // handshake timeout of its own (bounded by the table's patience), every
 // check and attach for that browser joins it, and a connection the user
 // allowed is kept (parked, for the table's park time) for the attach that
-// follows instead of being closed and opened again. A lookup searches every
-// open table, so a Pool joins a handshake another table started.
+// follows instead of being closed and opened again. A lookup searches its
+// own table only: two owners of two tables each make their own connection.
 
 package devtools
 
@@ -30,13 +31,6 @@ var ErrPatienceOver = errors.New("websocket handshake: patience ran out")
 
 // ErrClosed ends the handshakes of a table that was closed.
 var ErrClosed = errors.New("devtools: the connection table was closed")
-
-// registry is the set of open tables, so a lookup finds a handshake
-// wherever it runs. It holds no goroutine: each table owns its own.
-var registry = struct {
-	mu     sync.Mutex
-	tables map[*Table]struct{} // guarded by mu
-}{tables: map[*Table]struct{}{}}
 
 // Table runs patient handshakes to browsers and keeps their connections:
 // under way, parked for a later claim, and claimed (in use). Every goroutine
@@ -60,9 +54,6 @@ func NewTable(patience, park time.Duration) *Table {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ct := &Table{patience: patience, park: park, ctx: ctx, cancel: cancel,
 		pending: map[string]*Handshake{}, inUse: map[string]*Handshake{}}
-	registry.mu.Lock()
-	registry.tables[ct] = struct{}{}
-	registry.mu.Unlock()
 	return ct
 }
 
@@ -103,31 +94,13 @@ func (h *Handshake) alive() bool {
 }
 
 // ForCheck returns the handshake a connectivity check reports on: a
-// connection in use, else one under way or parked (in any open table), else
-// a new handshake in this table.
+// connection in use, else one under way or parked, else a new handshake.
 func (ct *Table) ForCheck(url string) *Handshake { return ct.find(url, true) }
 
-// ForAttach returns the handshake under way or parked for url (in any open
-// table), or a new one in this table.
+// ForAttach returns the handshake under way or parked for url, or a new one.
 func (ct *Table) ForAttach(url string) *Handshake { return ct.find(url, false) }
 
 func (ct *Table) find(url string, inUse bool) *Handshake {
-	registry.mu.Lock()
-	others := make([]*Table, 0, len(registry.tables))
-	for t := range registry.tables {
-		if t != ct {
-			others = append(others, t)
-		}
-	}
-	registry.mu.Unlock()
-	if h := ct.lookup(url, inUse); h != nil {
-		return h
-	}
-	for _, t := range others {
-		if h := t.lookup(url, inUse); h != nil {
-			return h
-		}
-	}
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	if h := ct.lookupLocked(url, inUse); h != nil {
@@ -143,12 +116,6 @@ func (ct *Table) find(url string, inUse bool) *Handshake {
 	ct.wg.Add(1)
 	go ct.run(h)
 	return h
-}
-
-func (ct *Table) lookup(url string, inUse bool) *Handshake {
-	ct.mu.Lock()
-	defer ct.mu.Unlock()
-	return ct.lookupLocked(url, inUse)
 }
 
 func (ct *Table) lookupLocked(url string, inUse bool) *Handshake {
@@ -260,9 +227,6 @@ func (ct *Table) expire(h *Handshake) {
 // started. Connections already claimed belong to their owners and stay
 // open. It is idempotent.
 func (ct *Table) Close() {
-	registry.mu.Lock()
-	delete(registry.tables, ct)
-	registry.mu.Unlock()
 	ct.mu.Lock()
 	ct.closed = true
 	var parked []*Conn
@@ -287,22 +251,4 @@ func (ct *Table) Close() {
 	for _, c := range parked {
 		c.Close()
 	}
-}
-
-// shared is the process-wide table of connectivity checks that no Pool owns
-// (browserpool.CheckCDP as a plain function). See Shared.
-var shared struct {
-	once  sync.Once
-	table *Table
-}
-
-// Shared returns the process-wide table for checks no Pool owns, made on
-// first use with the given patience and park time (later arguments are
-// ignored). It is never closed: each of its handshakes ends within its
-// patience and each parked connection after its park time, so nothing it
-// starts outlives those bounds. A Pool's own table finds its handshakes
-// (see ForAttach), so a check followed by an attach raises one prompt.
-func Shared(patience, park time.Duration) *Table {
-	shared.once.Do(func() { shared.table = NewTable(patience, park) })
-	return shared.table
 }
