@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -305,7 +306,9 @@ func TestTrackerWithEightPlusOneRealBrowsers(t *testing.T) {
 	var ev evictions
 	p := newRealPool(t, browserpool.Config{})
 	tr := newTracker(t, p, browserpool.TrackerConfig{Evicted: ev.hook})
-	ctx := ctxT(t)
+	// Nine launches one after another: on a loaded 2-core machine each can
+	// take seconds, so the test's deadline is longer than ctxT's.
+	ctx := ctxWithin(t, 4*time.Minute)
 	var first *browserpool.Session
 	for i := range 8 {
 		s, err := tr.Open(ctx, fmt.Sprintf("w%d", i), "main")
