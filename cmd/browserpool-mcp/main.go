@@ -7,13 +7,15 @@
 //
 // Each MCP client session gets browsers of its own, which no other client
 // can see; they close when the client disconnects or stays idle. With
-// -cdp-endpoint the tools drive the user's running Chrome instead.
+// -cdp-endpoint the tools drive the user's running Chrome instead; with
+// -browserless or -selenium-grid every browser is leased from that fleet.
 //
 // Logs go to stderr only: on stdio, stdout is the protocol.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browserpool/browserpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -67,6 +70,10 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cfg.Pool.Root, "root", "", "directory for profiles and the manifest (default: the user's cache dir)")
 	fs.StringVar(&o.cfg.Pool.OutputDir, "output-dir", "", "directory for screenshots and downloads, one subdirectory per session (default: <root>/output)")
 	fs.StringVar(&o.cfg.Pool.Executable, "browser", "", "browser executable (default: search PATH for chromium, google-chrome, ...)")
+	browserless := fs.String("browserless", "", "lease each browser from the browserless v2 server at this URL (e.g. ws://127.0.0.1:3000) instead of launching it here; its token comes from -fleet-token-file or $"+FleetTokenEnv)
+	grid := fs.String("selenium-grid", "", "lease each browser from the Selenium Grid 4 at this URL (e.g. http://127.0.0.1:4444) instead of launching it here")
+	gridCaps := fs.String("grid-capabilities", "", "the Grid session's alwaysMatch capabilities as a JSON object (default: headless chrome); give goog:chromeOptions.binary when the node's browser is not where chromedriver looks")
+	fleetTokenFile := fs.String("fleet-token-file", "", "file holding the browserless token (else $"+FleetTokenEnv+")")
 	fs.DurationVar(&o.cfg.Pool.IdleTimeout, "idle-timeout", 0, "close a browser after this long without a tool call (default 10m)")
 	fs.IntVar(&o.cfg.PerClient, "max-sessions-per-client", 0, "browser sessions one client may hold (default 1)")
 	fs.IntVar(&o.cfg.Global, "max-sessions", 0, "browser sessions over all clients; at the limit the least recently used idle one closes (default 8)")
@@ -97,10 +104,62 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	} else {
 		o.token = os.Getenv(TokenEnv)
 	}
+	if err := o.fleet(*browserless, *grid, *gridCaps, *fleetTokenFile); err != nil {
+		return nil, err
+	}
 	if o.http != "" && o.token == "" && !loopback(o.http) {
 		return nil, fmt.Errorf("-http %s is not a loopback address: give a bearer token with -token-file or $%s, or bind 127.0.0.1", o.http, TokenEnv)
 	}
 	return o, nil
+}
+
+// FleetTokenEnv names the environment variable holding the browserless
+// token when -fleet-token-file is not given.
+const FleetTokenEnv = "BROWSERPOOL_FLEET_TOKEN"
+
+// fleet sets the pool's launcher from the fleet flags: at most one fleet,
+// and not with flags that only a local or attached browser takes.
+func (o *options) fleet(browserless, grid, gridCaps, tokenFile string) error {
+	if browserless == "" && grid == "" {
+		if gridCaps != "" || tokenFile != "" {
+			return errors.New("-grid-capabilities and -fleet-token-file need -selenium-grid or -browserless")
+		}
+		return nil
+	}
+	switch {
+	case browserless != "" && grid != "":
+		return errors.New("give -browserless or -selenium-grid, not both: one server leases every browser")
+	case o.cfg.CDPEndpoint != "":
+		return errors.New("-cdp-endpoint attaches to the user's browser; it cannot be combined with a fleet flag")
+	case o.cfg.Pool.Executable != "":
+		return errors.New("-browser names a local executable; a fleet flag leases browsers from a server instead: give one or the other")
+	}
+	if browserless != "" {
+		if gridCaps != "" {
+			return errors.New("-grid-capabilities is for -selenium-grid")
+		}
+		token := os.Getenv(FleetTokenEnv)
+		if tokenFile != "" {
+			b, err := os.ReadFile(tokenFile)
+			if err != nil {
+				return fmt.Errorf("-fleet-token-file: %w", err)
+			}
+			token = strings.TrimSpace(string(b))
+		}
+		o.cfg.Pool.Launcher = &browserpool.Browserless{URL: browserless, Token: token}
+		return nil
+	}
+	if tokenFile != "" {
+		return errors.New("-fleet-token-file is for -browserless; give the Grid's credentials in its URL")
+	}
+	l := &browserpool.SeleniumGrid{URL: grid}
+	if gridCaps != "" {
+		if err := json.Unmarshal([]byte(gridCaps), &l.Capabilities); err != nil || l.Capabilities == nil {
+			return fmt.Errorf("-grid-capabilities: want a JSON object such as {\"browserName\":\"chrome\"}: %v", err)
+		}
+	}
+	o.cfg.Pool.Launcher = l
+	return nil
 }
 
 // loopback reports whether addr (host:port) binds loopback interfaces only.

@@ -102,7 +102,11 @@ func (s *Server) addSessionTools() {
 			if err != nil {
 				list = "  (tabs unavailable: " + describe(err) + ")"
 			}
-			fmt.Fprintf(&b, "Session %q (id %s):\n%s\n", names[i], se.ID(), list)
+			where := ""
+			if in := se.Info(); in.Fleet != "" {
+				where = fmt.Sprintf(", leased from the %s fleet at %s", in.Fleet, in.Endpoint)
+			}
+			fmt.Fprintf(&b, "Session %q (id %s%s):\n%s\n", names[i], se.ID(), where, list)
 		}
 		return text("%s", strings.TrimSpace(b.String())), nil
 	})
