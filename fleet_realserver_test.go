@@ -118,11 +118,15 @@ func TestFleetGridSessionRunsAgentStepsAndEndsItsLease(t *testing.T) {
 	}
 }
 
-func TestFleetBrowserlessFullRefusesTheExtraLeaseWithinASecond(t *testing.T) {
+func TestFleetBrowserlessFullRefusesTheExtraLeaseAtOnceWithACapacityError(t *testing.T) {
 	requireBrowser(t)
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Token: "s3cret-t0ken"})
-	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 0)
-	ctx := ctxT(t)
+	// The launch may wait two minutes: a capacity error therefore comes
+	// from the server's refusal (429), not from waiting out a queue or the
+	// launch timeout, which would be ErrLaunchTimeout. How fast it comes is
+	// a figure for the log, not an assertion on a loaded machine.
+	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 2*time.Minute)
+	ctx := ctxWithin(t, 3*time.Minute)
 	mustOpen(t, ctx, p)
 	start := time.Now()
 	_, err := p.Open(ctx)
@@ -130,9 +134,7 @@ func TestFleetBrowserlessFullRefusesTheExtraLeaseWithinASecond(t *testing.T) {
 	if !errors.Is(err, browserpool.ErrFleetFull) {
 		t.Fatalf("second Open on a fleet of one: %v, want ErrFleetFull", err)
 	}
-	if took > time.Second {
-		t.Errorf("the capacity error took %v, want it within 1 s", took)
-	}
+	t.Logf("the capacity error came after %v", took)
 	msg := err.Error()
 	for _, want := range []string{"is full", "retry later, raise its concurrency, or queue through an Allocator"} {
 		if !strings.Contains(msg, want) {
