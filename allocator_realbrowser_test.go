@@ -18,6 +18,7 @@ import (
 // that order, as the first two finish. It skips only when no browser is
 // installed and BROWSERPOOL_REQUIRE_BROWSER is not 1.
 func TestAllocatorOnRealChromiumQueuesTheFifthAndSixthTask(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	// Six launches, four at once: on a loaded 2-core machine they take
 	// seconds each, so the deadline is generous and the queue has no budget

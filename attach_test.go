@@ -148,6 +148,7 @@ var attachPages = map[string]string{
 }
 
 func TestAttachFromTwoWorkflowsSharesOneSessionAndEachGetsItsOwnLabeledTab(t *testing.T) {
+	t.Parallel()
 	base := serve(t, attachPages)
 	chrome := startUserChrome(t, base+"/user")
 	p := newAttachPool(t)
@@ -251,6 +252,7 @@ func TestAttachFromTwoWorkflowsSharesOneSessionAndEachGetsItsOwnLabeledTab(t *te
 }
 
 func TestAttachedActionsOnOnePortNeverInterleave(t *testing.T) {
+	t.Parallel()
 	base := serve(t, attachPages)
 	chrome := startUserChrome(t, base+"/user")
 	p := newAttachPool(t)
@@ -313,6 +315,7 @@ func TestAttachedActionsOnOnePortNeverInterleave(t *testing.T) {
 }
 
 func TestAttachedActionsOnDifferentPortsAreIndependent(t *testing.T) {
+	t.Parallel()
 	base := serve(t, attachPages)
 	a := startUserChrome(t, base+"/user")
 	b := startUserChrome(t, base+"/user")
@@ -364,6 +367,7 @@ func TestAttachedActionsOnDifferentPortsAreIndependent(t *testing.T) {
 }
 
 func TestAPageActionOnAnAttachedBrowserWithoutATabIsAnErrorCarryingTheSelectedTabHint(t *testing.T) {
+	t.Parallel()
 	base := serve(t, attachPages)
 	chrome := startUserChrome(t, base+"/user")
 	p := newAttachPool(t)
@@ -432,6 +436,7 @@ func TestAPageActionOnAnAttachedBrowserWithoutATabIsAnErrorCarryingTheSelectedTa
 }
 
 func TestClosingTheAttachedSessionLeavesTheBrowserAndUserTabsAlive(t *testing.T) {
+	t.Parallel()
 	base := serve(t, attachPages)
 	chrome := startUserChrome(t, base+"/user")
 	p := newAttachPool(t)
@@ -492,6 +497,7 @@ func TestClosingTheAttachedSessionLeavesTheBrowserAndUserTabsAlive(t *testing.T)
 }
 
 func TestCheckCDPAcceptsEveryEndpointFormOfARealChrome(t *testing.T) {
+	t.Parallel()
 	base := serve(t, attachPages)
 	chrome := startUserChrome(t, base+"/user")
 	port := strconv.Itoa(chrome.port)
@@ -524,6 +530,7 @@ func TestCheckCDPAcceptsEveryEndpointFormOfARealChrome(t *testing.T) {
 }
 
 func TestAnAttachedBrowserThatQuitsEndsItsSessionWithTheReason(t *testing.T) {
+	t.Parallel()
 	base := serve(t, attachPages)
 	chrome := startUserChrome(t, base+"/user")
 	var closed closes

@@ -49,6 +49,7 @@ func TestNewPoolRejectsBrowserEnvThePoolOwnsOrThatIsNotKeyValue(t *testing.T) {
 }
 
 func TestBrowserEnvReachesTheLocalBrowserProcess(t *testing.T) {
+	t.Parallel()
 	marker := fmt.Sprintf("BROWSERPOOL_TEST_ENV_MARKER_%d", os.Getpid())
 	p := newRealPool(t, browserpool.Config{BrowserEnv: []string{"TZ=Asia/Tokyo", "BP_ENV_TEST=" + marker}})
 	ctx := ctxT(t)

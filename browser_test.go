@@ -68,6 +68,7 @@ func (c *closes) reasons(id string) []browserpool.CloseReason {
 }
 
 func TestSessionResolutionWithZeroOneAndThreeLiveSessions(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 
@@ -111,6 +112,7 @@ func TestSessionResolutionWithZeroOneAndThreeLiveSessions(t *testing.T) {
 }
 
 func TestEverySessionHasItsOwnProcessGroupProfileAndPort(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	a := mustOpen(t, ctx, p)
@@ -147,6 +149,7 @@ func TestEverySessionHasItsOwnProcessGroupProfileAndPort(t *testing.T) {
 }
 
 func TestNewInstanceWithATabIDIsRefusedAndLaunchesNothing(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
@@ -169,6 +172,7 @@ func TestNewInstanceWithATabIDIsRefusedAndLaunchesNothing(t *testing.T) {
 }
 
 func TestATabOfSessionADoesNotResolveOnSessionB(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	a := mustOpen(t, ctx, p)
@@ -204,6 +208,7 @@ func TestATabOfSessionADoesNotResolveOnSessionB(t *testing.T) {
 }
 
 func TestRefusedURLsSayWhatIsAllowed(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
@@ -240,6 +245,7 @@ func TestRefusedURLsSayWhatIsAllowed(t *testing.T) {
 }
 
 func TestTabsAreListedOpenedActivatedAndClosed(t *testing.T) {
+	t.Parallel()
 	base := serve(t, map[string]string{
 		"/a": `<title>Page A</title>a`,
 		"/b": `<title>Page B</title>b`,
@@ -317,6 +323,7 @@ func cmpStr(a, b string) int {
 }
 
 func TestCloseRemovesProfileDirAndProcessGroup(t *testing.T) {
+	t.Parallel()
 	var c closes
 	p := newRealPool(t, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 	ctx := ctxT(t)
@@ -346,6 +353,7 @@ func TestCloseRemovesProfileDirAndProcessGroup(t *testing.T) {
 }
 
 func TestAKilledBrowserIsDetectedAndReclaimed(t *testing.T) {
+	t.Parallel()
 	var c closes
 	p := newRealPool(t, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 	ctx := ctxT(t)
@@ -383,6 +391,7 @@ func TestAKilledBrowserIsDetectedAndReclaimed(t *testing.T) {
 }
 
 func TestACallerCancellingDuringLaunchLeavesNoHalfStartedBrowser(t *testing.T) {
+	t.Parallel()
 	var c closes
 	p := newRealPool(t, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
@@ -408,6 +417,7 @@ func TestACallerCancellingDuringLaunchLeavesNoHalfStartedBrowser(t *testing.T) {
 }
 
 func TestNavigationFailureCarriesTheBrowsersErrorText(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
@@ -428,6 +438,7 @@ func TestNavigationFailureCarriesTheBrowsersErrorText(t *testing.T) {
 }
 
 func TestEvaluateReturnsValuesAndTypedExceptions(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	tab, err := p.ResolveTab(ctx, browserpool.Ref{})
@@ -449,6 +460,7 @@ func TestEvaluateReturnsValuesAndTypedExceptions(t *testing.T) {
 }
 
 func TestScreenshotNamesAreConfinedToTheOutputDir(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	tab, err := p.ResolveTab(ctx, browserpool.Ref{})

@@ -40,6 +40,7 @@ func TestASecondOnLaunchAddsToTheFirstRatherThanReplacingIt(t *testing.T) {
 // A 404 is not success in disguise: Navigate reports the main resource's
 // HTTP status, and where redirects led (issue 20 item 2).
 func TestNavigateReportsTheHTTPStatusAndTheURLAfterRedirects(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -129,6 +130,7 @@ func TestHugeInputsAreCutShortInErrors(t *testing.T) {
 
 // Open never hands out a browser that has already exited (issue 13 item 7).
 func TestOpenDoesNotReturnABrowserThatAlreadyExited(t *testing.T) {
+	t.Parallel()
 	l := cdptest.NewLauncher(t, cdptest.WithoutLeakCheck())
 	l.OnLaunch(func(b *cdptest.Browser) { b.Exit(3) })
 	p := newFakePool(t, l, browserpool.Config{})

@@ -95,6 +95,7 @@ func driveFleetSession(t *testing.T, p *browserpool.Pool, page string) {
 }
 
 func TestFleetBrowserlessSessionRunsAgentStepsAndEndsItsLease(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	page := startFleetPage(t)
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 2, Token: "s3cret-t0ken"})
@@ -107,6 +108,7 @@ func TestFleetBrowserlessSessionRunsAgentStepsAndEndsItsLease(t *testing.T) {
 }
 
 func TestFleetGridSessionRunsAgentStepsAndEndsItsLease(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	page := startFleetPage(t)
 	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1})
@@ -119,6 +121,7 @@ func TestFleetGridSessionRunsAgentStepsAndEndsItsLease(t *testing.T) {
 }
 
 func TestFleetBrowserlessFullRefusesTheExtraLeaseAtOnceWithACapacityError(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Token: "s3cret-t0ken"})
 	// The launch may wait two minutes: a capacity error therefore comes
@@ -151,6 +154,7 @@ func TestFleetBrowserlessFullRefusesTheExtraLeaseAtOnceWithACapacityError(t *tes
 // a loaded machine, where chromedriver took 9 s, hence 20 s here) is the
 // capacity error.
 func TestFleetGridQueueTimeoutIsACapacityError(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1, RequestTimeout: 20 * time.Second})
 	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities()}, time.Minute)
@@ -180,6 +184,7 @@ func TestFleetGridQueueTimeoutIsACapacityError(t *testing.T) {
 // TestFleetBrowserlessWaiterThatLeftCostsNoLease: a lease queued on a full
 // server whose launch gives up is closed as soon as the server grants it.
 func TestFleetBrowserlessWaiterThatLeftCostsNoLease(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Queued: 1, Token: "s3cret-t0ken"})
 	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 500*time.Millisecond)
@@ -214,6 +219,7 @@ func TestFleetBrowserlessWaiterThatLeftCostsNoLease(t *testing.T) {
 // TestFleetGridWaiterThatLeftCostsNoLease: Grid creates a session for a
 // POST /session cut short; the launcher deletes it.
 func TestFleetGridWaiterThatLeftCostsNoLease(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1, RequestTimeout: 30 * time.Second})
 	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities()}, 500*time.Millisecond)
@@ -237,6 +243,7 @@ func TestFleetGridWaiterThatLeftCostsNoLease(t *testing.T) {
 // TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled: a browserless lease dies
 // with its TCP connection, so a SIGKILLed host leaves nothing running.
 func TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Token: "s3cret-t0ken"})
 	dir := newRoot(t)
@@ -284,6 +291,7 @@ func TestFleetHostHelper(t *testing.T) {
 // capped at the fleet's size queues the extra task in the allocator (no 429)
 // and hands it the slot its predecessor frees.
 func TestFleetAllocatorQueuesOnAFullFleetUntilASlotFrees(t *testing.T) {
+	t.Parallel()
 	requireBrowser(t)
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Token: "s3cret-t0ken"})
 	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, time.Minute)

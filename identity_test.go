@@ -24,6 +24,7 @@ func newRegistry(t testing.TB, p *browserpool.Pool) *browserpool.Registry {
 }
 
 func TestAParentAndASharingChildActInOneBrowserEachInItsOwnTab(t *testing.T) {
+	t.Parallel()
 	base := serve(t, map[string]string{"/parent": "<title>parent</title>", "/child": "<title>child</title>"})
 	var c closes
 	p := newRealPool(t, browserpool.Config{Hooks: browserpool.Hooks{SessionClosed: c.hook}})
@@ -87,6 +88,7 @@ func TestAParentAndASharingChildActInOneBrowserEachInItsOwnTab(t *testing.T) {
 }
 
 func TestAnIsolatedChildGetsItsOwnBrowserAndKeepsItsToolSession(t *testing.T) {
+	t.Parallel()
 	p := newRealPool(t, browserpool.Config{})
 	r := newRegistry(t, p)
 	ctx := ctxT(t)
@@ -109,6 +111,7 @@ func TestAnIsolatedChildGetsItsOwnBrowserAndKeepsItsToolSession(t *testing.T) {
 }
 
 func TestABuilderAttachesByGroupKeyToTheBrowserARunPublished(t *testing.T) {
+	t.Parallel()
 	base := serve(t, map[string]string{"/step": "<title>step 3 result</title>"})
 	p := newRealPool(t, browserpool.Config{})
 	r := newRegistry(t, p)

@@ -30,10 +30,10 @@ const RecordingDirName = record.DefaultDirName
 // RecordingOptions.Quality is zero.
 const DefaultRecordingQuality = 60
 
-// frameTimeout bounds taking one frame: a page that cannot paint (a dialog
+// DefaultFrameTimeout bounds taking one frame: a page that cannot paint (a dialog
 // opening meanwhile) costs the event its frame, never the action its
 // answer.
-const frameTimeout = 2 * time.Second
+const DefaultFrameTimeout = 2 * time.Second
 
 // RecordingOptions configures a recording (Session.StartRecording, and
 // Config.Recording for every session of a pool). The zero value records
@@ -54,6 +54,11 @@ type RecordingOptions struct {
 	// FFmpeg is the ffmpeg executable ExportVideo runs. Zero means "ffmpeg"
 	// looked up in PATH (Debian package ffmpeg).
 	FFmpeg string
+	// FrameTimeout bounds taking one frame after an action; a frame not
+	// taken in time is left out (the event is kept). Zero means
+	// DefaultFrameTimeout. Raise it on a loaded machine, where a fresh
+	// tab's first paint can take seconds; negative is invalid.
+	FrameTimeout time.Duration
 }
 
 // Recording is a session's recording: after every state-changing action of
@@ -88,9 +93,10 @@ type RecordingOptions struct {
 // the replay page: one self-contained file, stepped with the arrow keys.
 // Recording is safe for concurrent use.
 type Recording struct {
-	s       *Session
-	rec     *record.Recorder
-	quality int
+	s            *Session
+	rec          *record.Recorder
+	quality      int
+	frameTimeout time.Duration
 
 	stopOnce sync.Once
 	stopErr  error // set once by stopOnce
@@ -125,6 +131,12 @@ func (s *Session) StartRecording(ctx context.Context, opts RecordingOptions) (*R
 		return nil, err
 	}
 	defer end()
+	if opts.FrameTimeout < 0 {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("RecordingOptions.FrameTimeout %v is negative", opts.FrameTimeout))
+		e.Session = s.id
+		e.Hint = "give a positive FrameTimeout, or zero for the default of 2 s"
+		return nil, e
+	}
 	if opts.Quality < 0 || opts.Quality > 100 {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("RecordingOptions.Quality %d is not between 1 and 100", opts.Quality))
 		e.Session = s.id
@@ -140,9 +152,12 @@ func (s *Session) StartRecording(ctx context.Context, opts RecordingOptions) (*R
 	if err != nil {
 		return nil, s.recordErr(op, err)
 	}
-	r := &Recording{s: s, rec: rec, quality: opts.Quality}
+	r := &Recording{s: s, rec: rec, quality: opts.Quality, frameTimeout: opts.FrameTimeout}
 	if r.quality == 0 {
 		r.quality = DefaultRecordingQuality
+	}
+	if r.frameTimeout == 0 {
+		r.frameTimeout = DefaultFrameTimeout
 	}
 	if !s.rec.CompareAndSwap(nil, r) {
 		rec.Close()
@@ -266,7 +281,7 @@ func (t *Tab) recordHook(e TraceEntry) {
 // add takes the frame and the page's URL and title, both at once, and
 // writes the event. A frame that cannot be taken is left out.
 func (r *Recording) add(t *Tab, e TraceEntry) {
-	ctx, cancel := context.WithTimeout(context.Background(), frameTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), r.frameTimeout)
 	defer cancel()
 	var frame []byte
 	var url, title string

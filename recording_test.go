@@ -82,7 +82,9 @@ func TestRecordingWritesAFrameAndAnEventPerActionAReplayPageAndAVideo(t *testing
 	s := mustOpen(t, ctx, p)
 	tab := mustTab(t, ctx, s)
 
-	rec, err := s.StartRecording(ctx, browserpool.RecordingOptions{FFmpeg: ff})
+	// A loaded machine can take seconds for a fresh tab's first paint: the
+	// frames asserted below must not depend on the default 2 s bound.
+	rec, err := s.StartRecording(ctx, browserpool.RecordingOptions{FFmpeg: ff, FrameTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,6 +301,9 @@ func TestRecordingMapsItsErrorsToThePackageClasses(t *testing.T) {
 	if _, err := s.StartRecording(ctx, browserpool.RecordingOptions{DirName: "../out"}); !errors.Is(err, browserpool.ErrPathEscapes) {
 		t.Errorf("DirName ../out: %v; want ErrPathEscapes", err)
 	}
+	if _, err := s.StartRecording(ctx, browserpool.RecordingOptions{FrameTimeout: -time.Second}); !errors.Is(err, browserpool.ErrInvalidArgument) {
+		t.Errorf("FrameTimeout -1s: %v; want ErrInvalidArgument", err)
+	}
 	rec, err := s.StartRecording(ctx, browserpool.RecordingOptions{FFmpeg: filepath.Join(t.TempDir(), "no-ffmpeg")})
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +331,7 @@ func TestRecordingMapsItsErrorsToThePackageClasses(t *testing.T) {
 
 func TestConfigRecordingRecordsEverySessionFromItsStart(t *testing.T) {
 	requireBrowser(t)
-	p := newRealPool(t, browserpool.Config{Recording: &browserpool.RecordingOptions{DirName: "rec"}})
+	p := newRealPool(t, browserpool.Config{Recording: &browserpool.RecordingOptions{DirName: "rec", FrameTimeout: time.Minute}})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
 	rec := s.Recording()

@@ -64,6 +64,10 @@ type Config struct {
 	Trace io.Writer
 	// Logger receives log lines. Nil means silent.
 	Logger *slog.Logger
+	// RecordingFrameTimeout bounds taking one frame of a recording after
+	// an action (browser_start_recording); a frame not taken in time is
+	// left out. Zero means browserpool.DefaultFrameTimeout.
+	RecordingFrameTimeout time.Duration
 }
 
 // Server serves the pool's browsers as MCP tools. Each MCP client session

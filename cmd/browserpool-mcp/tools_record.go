@@ -49,7 +49,7 @@ func (s *Server) addRecordingTools() {
 		if r := se.Recording(); r != nil {
 			return text("Session %q is already recording into %s; call browser_stop_recording to finish.", name, r.Dir()), nil
 		}
-		r, err := se.StartRecording(ctx, browserpool.RecordingOptions{MaxFrames: in.MaxFrames, DirName: recordingDir(se)})
+		r, err := se.StartRecording(ctx, browserpool.RecordingOptions{MaxFrames: in.MaxFrames, DirName: recordingDir(se), FrameTimeout: s.cfg.RecordingFrameTimeout})
 		if err != nil {
 			return nil, err
 		}

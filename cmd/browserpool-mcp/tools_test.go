@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/browserpool/browserpool"
 	"github.com/google/go-cmp/cmp"
@@ -198,7 +199,9 @@ func (b *lockedBuffer) String() string {
 func TestRecordingToolsRecordTwoActionsAndSayWhereTheFilesAre(t *testing.T) {
 	requireBrowser(t)
 	site := newSite(t)
-	s := newServer(t, Config{})
+	// The frames counted below must not depend on a paint within the
+	// default 2 s on a loaded machine.
+	s := newServer(t, Config{RecordingFrameTimeout: time.Minute})
 	cs := connect(t, s)
 	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL})
 	snap := ok(t, cs, "browser_snapshot", nil)
