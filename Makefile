@@ -46,11 +46,12 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-# Independent real-browser tests call t.Parallel: they wait on browsers and
-# servers more than on the CPU, so four run at once even on two cores.
+# Independent real-browser tests call t.Parallel (go test runs GOMAXPROCS of
+# them at once: two on a 2-core machine, where more only trades time for
+# launch timeouts).
 test: browser ffmpeg fleet fmt vet
-	$(GO) test -race -count=1 -parallel 4 -timeout 30m ./...
-	cd cmd/browserpool-mcp && $(GO) vet ./... && $(GO) test -race -count=1 -parallel 4 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
+	cd cmd/browserpool-mcp && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
 
 # The MCP server (its own module): bin/browserpool-mcp.
 mcp:

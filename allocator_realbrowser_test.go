@@ -25,7 +25,7 @@ func TestAllocatorOnRealChromiumQueuesTheFifthAndSixthTask(t *testing.T) {
 	// of its own (ctx bounds the waits): what is tested is the order.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	p, err := browserpool.NewPool(browserpool.Config{Root: t.TempDir()})
+	p, err := browserpool.NewPool(browserpool.Config{Root: t.TempDir(), LaunchTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

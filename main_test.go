@@ -44,6 +44,11 @@ func newRealPool(t testing.TB, cfg browserpool.Config) *browserpool.Pool {
 	if cfg.Root == "" {
 		cfg.Root = newRoot(t)
 	}
+	if cfg.LaunchTimeout == 0 {
+		// A ceiling for a loaded 2-core machine, where a cold start can
+		// take tens of seconds; tests of the timeout itself set their own.
+		cfg.LaunchTimeout = 2 * time.Minute
+	}
 	p, err := browserpool.NewPool(cfg)
 	if err != nil {
 		t.Fatal(err)
