@@ -37,9 +37,14 @@ func startFleetPage(t testing.TB) string {
 	return srv.URL
 }
 
-// newFleetPool returns a pool on launcher, closed at cleanup.
+// newFleetPool returns a pool on launcher, closed at cleanup. A zero
+// launchTimeout is a 2-minute ceiling: on a loaded 2-core machine a Grid
+// node's chromedriver start alone has taken over 30 s.
 func newFleetPool(t testing.TB, l browserpool.Launcher, launchTimeout time.Duration) *browserpool.Pool {
 	t.Helper()
+	if launchTimeout == 0 {
+		launchTimeout = 2 * time.Minute
+	}
 	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: l, LaunchTimeout: launchTimeout})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +194,7 @@ func TestFleetBrowserlessWaiterThatLeftCostsNoLease(t *testing.T) {
 	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Queued: 1, Token: "s3cret-t0ken"})
 	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 500*time.Millisecond)
 	ctx := ctxT(t)
-	// The first lease gets the default LaunchTimeout through a pool of its own.
+	// The first lease gets the long launch timeout through a pool of its own.
 	p1 := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 0)
 	first := mustOpen(t, ctx, p1)
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
@@ -224,7 +229,7 @@ func TestFleetGridWaiterThatLeftCostsNoLease(t *testing.T) {
 	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1, RequestTimeout: 30 * time.Second})
 	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities()}, 500*time.Millisecond)
 	ctx := ctxT(t)
-	// The first session gets the pool's default LaunchTimeout through a pool of its own.
+	// The first session gets the long launch timeout through a pool of its own.
 	p1 := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities()}, 0)
 	first := mustOpen(t, ctx, p1)
 	if _, err := p.Open(ctx); !errors.Is(err, browserpool.ErrTimeout) {
