@@ -50,6 +50,7 @@ type SweepEvent struct {
 	Skipped     int // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs
 	DirsRemoved int // profile dirs removed
 	Err         error
+	LeasesEnded int // remote leases of hosts that are gone, ended through the pool's LeaseEnder
 }
 
 // Hooks are optional functions the pool calls on events. A nil func is not
