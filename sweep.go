@@ -54,7 +54,7 @@ type sweeper struct {
 	boot     string
 	self     int
 	exes     []string        // browser executable base names
-	kept     map[string]bool // sessions of live owners: never touched
+	kept     map[string]bool // sessions of live owners and remote leases: never touched
 	dropped  map[string]manifest.Entry
 	remote   []manifest.Entry // remote leases of owners that are gone
 	ev       SweepEvent
