@@ -163,6 +163,7 @@ type Stats struct {
 	OrphansSkipped           uint64 // things the sweep left alone: live owners' entries, processes not proven ours, paths that are not session dirs
 	OrphanDirsRemoved        uint64 // profile dirs removed by the sweep
 	WarmClaims               uint64 // opens served by a warm browser (Config.Warm)
+	OrphanLeasesEnded        uint64 // remote leases of hosts that are gone, ended by the sweep (see LeaseEnder)
 }
 
 // Pool is a set of isolated browser sessions. Each session is its own

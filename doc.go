@@ -125,6 +125,22 @@
 // finishes has its session reclaimed; a close that fails is counted as
 // leaked and retried.
 //
+// # Fleets
+//
+// When one machine is not enough, put a remote fleet in [Config.Launcher]:
+// [Browserless] leases one fresh browser per websocket from a browserless v2
+// server, [SeleniumGrid] one W3C session (driven over its se:cdp websocket)
+// from a Selenium Grid 4. One Pool is one fleet, and its sessions behave
+// like local ones; [SessionInfo] Fleet and Endpoint (also in the
+// [Tracker.Handler] view) say where each lives, its URL without credentials
+// or token. A full fleet is an [ErrFleetFull] error, which an [Allocator]
+// queues on. Every lease is recorded in the manifest as soon as the fleet
+// grants it (fleet kind, endpoint, Grid session id; never a token), so after
+// a host crash the next [NewPool] on the same Root ends the orphaned Grid
+// session through its launcher ([LeaseEnder]); a browserless lease ends
+// with its socket. [DialWebSocket] is the transport to write a launcher for
+// another fleet.
+//
 // # Identities
 //
 // An [Identity] separates who calls (the tool session, which routes tool

@@ -191,19 +191,24 @@ const (
 	FleetSeleniumGrid = "selenium-grid"
 )
 
-// fleetKind returns the fleet kind of b, "" for a browser not leased.
+// fleetKind returns the fleet kind of b, "" for a browser not leased. A
+// third-party launcher's browser says it through Info().Fleet.
 func fleetKind(b LaunchedBrowser) string {
 	if lb, ok := b.(*leasedBrowser); ok {
 		return lb.kind
 	}
-	return ""
+	return b.Info().Fleet
 }
 
 // fleetEndpointOf returns the redacted fleet endpoint of b, "" for a
-// browser not leased.
+// browser not leased. A third-party launcher's endpoint is redacted here
+// again, in case it kept credentials or a query.
 func fleetEndpointOf(b LaunchedBrowser) string {
 	if lb, ok := b.(*leasedBrowser); ok {
 		return lb.endpoint
+	}
+	if e := b.Info().Endpoint; e != "" {
+		return fleetEndpoint(e)
 	}
 	return ""
 }
@@ -215,6 +220,7 @@ type leasedBrowser struct {
 	t        *WebSocketTransport
 	version  string
 	endpoint string // fleet endpoint, credentials and query removed
+	leaseID  string // the fleet's id of the lease (Grid session id); "" for browserless
 	// release ends the lease on the fleet after the socket is closed (Grid:
 	// DELETE /session/{id}); nil when closing the socket is enough.
 	release  func(ctx context.Context) error
@@ -224,7 +230,13 @@ type leasedBrowser struct {
 
 func (b *leasedBrowser) Transport() Transport    { return b.t }
 func (b *leasedBrowser) Exited() <-chan struct{} { return b.t.Exited() }
-func (b *leasedBrowser) Info() SpawnInfo         { return SpawnInfo{Version: b.version} }
+func (b *leasedBrowser) Info() SpawnInfo         { return b.spawnInfo(b.version) }
+
+// spawnInfo is what the manifest records of the lease: where it lives and
+// its id on the fleet, never a credential.
+func (b *leasedBrowser) spawnInfo(version string) SpawnInfo {
+	return SpawnInfo{Version: version, Fleet: b.kind, Endpoint: b.endpoint, LeaseID: b.leaseID}
+}
 
 // ExitErr says why the lease ended, or nil while it runs or after Stop.
 func (b *leasedBrowser) ExitErr() error {

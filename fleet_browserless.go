@@ -33,6 +33,11 @@ import (
 // once, so a waiter that left never keeps a lease. Pool.Close waits for that
 // cleanup.
 //
+// Each lease is recorded in the pool's manifest (the URL without
+// credentials or token; browserless has no lease id) while it runs; it ends
+// when its socket closes, so a host that dies takes its leases with it and
+// the next pool's sweep only drops the entries (see LeaseEnder).
+//
 // Set it up before use and do not copy it afterwards; it is safe for
 // concurrent use by several pools.
 type Browserless struct {
@@ -107,6 +112,14 @@ func (l *Browserless) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrow
 		// waits for that, so a slot handed on at once is really free.
 		b.release = func(ctx context.Context) error { return l.waitReleased(ctx, spec.SessionID) }
 	}
+	// The lease exists from the handshake on: record it (no lease id: it
+	// ends with this socket) before waiting for the browser to answer.
+	if spec.OnSpawn != nil {
+		if err := spec.OnSpawn(b.spawnInfo("")); err != nil {
+			d.t.Close()
+			return nil, err
+		}
+	}
 	if b.version, err = probeVersion(ctx, d.t); err != nil {
 		d.t.Close()
 		if ctx.Err() != nil {
@@ -114,13 +127,28 @@ func (l *Browserless) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrow
 		}
 		return nil, fleetLaunchError(spec.SessionID, endpoint, "the leased browser did not answer CDP", "", err)
 	}
-	if spec.OnSpawn != nil {
-		if err := spec.OnSpawn(SpawnInfo{}); err != nil {
-			d.t.Close()
-			return nil, err
-		}
-	}
 	return b, nil
+}
+
+// LeaseFleet implements LeaseEnder: the server's leases are recorded as
+// FleetBrowserless at URL without credentials or query (no token).
+func (l *Browserless) LeaseFleet() (kind, endpoint string) {
+	return FleetBrowserless, fleetEndpoint(l.URL)
+}
+
+// EndLease implements LeaseEnder. A browserless lease is one websocket: the
+// server closes its browser and frees the slot when the socket closes, and
+// a host that died (even by SIGKILL) had its sockets closed by the kernel.
+// So a lease of this server whose host is gone has already ended: EndLease
+// sends nothing and reports ended (the sweep drops the manifest entry). A
+// host that hangs without dying keeps its lease, but then its owner is
+// alive and the sweep does not ask.
+func (l *Browserless) EndLease(ctx context.Context, info SpawnInfo) (bool, error) {
+	kind, endpoint := l.LeaseFleet()
+	if info.Fleet != kind || info.Endpoint != endpoint {
+		return false, fmt.Errorf("the lease is on %s %s, not on this server (%s)", info.Fleet, info.Endpoint, endpoint)
+	}
+	return true, nil
 }
 
 // leaseURL is the websocket URL of one lease, token included.

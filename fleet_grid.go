@@ -33,6 +33,12 @@ import (
 // Pool.Close waits for that cleanup. A close whose DELETE fails is retried
 // by the pool like any close that left something behind.
 //
+// Each session is recorded in the pool's manifest (its Grid session id and
+// the URL without credentials) as soon as POST /session returns: if the
+// host dies, even by SIGKILL, the sweep of the next NewPool on the same Root
+// with a SeleniumGrid of the same URL deletes it (see LeaseEnder), instead
+// of leaving it on the Grid until its session-timeout.
+//
 // Grid ends sessions without traffic after its session-timeout (default
 // 300 s): keep it above the pool's IdleTimeout.
 //
@@ -125,23 +131,49 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 		}
 		return nil, err
 	}
+	b := &leasedBrowser{kind: FleetSeleniumGrid, endpoint: endpoint, leaseID: c.s.id, release: release}
+	// The session exists on the Grid from now on and outlives this process
+	// if it dies: record it before anything else can fail or block.
+	if spec.OnSpawn != nil {
+		if err := spec.OnSpawn(b.spawnInfo("")); err != nil {
+			return fail(err)
+		}
+	}
 	t, err := DialWebSocket(ctx, c.s.cdp, DialOptions{Header: g.Header})
 	if err != nil {
 		return fail(fleetLaunchError(spec.SessionID, endpoint, "cannot open the session's se:cdp websocket at "+fleetEndpoint(c.s.cdp),
 			"check that the address Grid gives in se:cdp is reachable from this machine (Grid's --host / [server] host)", err))
 	}
-	b := &leasedBrowser{kind: FleetSeleniumGrid, t: t, endpoint: endpoint, release: release}
+	b.t = t
 	if b.version, err = probeVersion(ctx, t); err != nil {
 		t.Close()
 		return fail(fleetLaunchError(spec.SessionID, endpoint, "the leased browser did not answer CDP", "", err))
 	}
-	if spec.OnSpawn != nil {
-		if err := spec.OnSpawn(SpawnInfo{}); err != nil {
-			t.Close()
-			return fail(err)
-		}
-	}
 	return b, nil
+}
+
+// LeaseFleet implements LeaseEnder: the Grid's sessions are recorded as
+// FleetSeleniumGrid at URL without credentials or query.
+func (g *SeleniumGrid) LeaseFleet() (kind, endpoint string) {
+	return FleetSeleniumGrid, fleetEndpoint(g.URL)
+}
+
+// EndLease implements LeaseEnder: it deletes the Grid session info.LeaseID
+// (DELETE {URL}/session/{id}, with Header, bounded by ctx and 10 s). A Grid
+// that no longer knows the session (404, "invalid session id") counts as
+// ended. The sweep at NewPool calls it for sessions of a host that died.
+func (g *SeleniumGrid) EndLease(ctx context.Context, info SpawnInfo) (bool, error) {
+	kind, endpoint := g.LeaseFleet()
+	if info.Fleet != kind || info.Endpoint != endpoint {
+		return false, fmt.Errorf("the lease is on %s %s, not on this Grid (%s)", info.Fleet, info.Endpoint, endpoint)
+	}
+	if info.LeaseID == "" {
+		return false, errors.New("no Grid session id was recorded for the lease")
+	}
+	if err := g.deleteSession(ctx, info.LeaseID); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // gridError is a WebDriver error reply.

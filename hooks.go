@@ -47,9 +47,10 @@ type LaunchFailedEvent struct {
 type SweepEvent struct {
 	Time        time.Time
 	Swept       int // orphan browser processes or process groups killed
-	Skipped     int // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs
+	Skipped     int // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs, remote leases not ended
 	DirsRemoved int // profile dirs removed
 	Err         error
+	LeasesEnded int // remote leases of hosts that are gone, ended through the pool's LeaseEnder
 }
 
 // Hooks are optional functions the pool calls on events. A nil func is not

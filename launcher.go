@@ -27,9 +27,11 @@ import (
 type Launcher interface {
 	// Launch starts one browser for spec and returns it once it accepts
 	// CDP messages. It must call spec.OnSpawn (when set) as soon as the
-	// process exists and before waiting for it to become ready; if OnSpawn
-	// fails, it must stop the browser and return that error. On any error
-	// nothing may be left running.
+	// process exists (for a remote lease: as soon as the fleet granted it,
+	// with SpawnInfo.Fleet, Endpoint and LeaseID filled) and before waiting
+	// for it to become ready; if OnSpawn fails, it must stop the browser
+	// (end the lease) and return that error. On any error nothing may be
+	// left running.
 	Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrowser, error)
 }
 
@@ -55,8 +57,11 @@ type LaunchSpec struct {
 	OnSpawn func(SpawnInfo) error
 }
 
-// SpawnInfo identifies a launched browser process. Remote and in-memory
-// browsers leave the process fields zero.
+// SpawnInfo identifies a launched browser: a local process, or a lease from
+// a remote fleet. Remote and in-memory browsers leave the process fields
+// zero; local and in-memory ones leave the lease fields empty. The pool
+// records it in its manifest (<Root>/manifest.json) through
+// LaunchSpec.OnSpawn, so a later pool can sweep what a crashed host left.
 type SpawnInfo struct {
 	PID       int    // the browser's pid (the real binary, after any wrapper's exec)
 	PGID      int    // its process group
@@ -65,6 +70,48 @@ type SpawnInfo struct {
 	Dir       string // the session dir
 	Port      int    // DevTools port on 127.0.0.1 (0 until ready)
 	Version   string // browser product, e.g. "HeadlessChrome/156.0.0.0" (after ready)
+
+	// Fleet is the kind of fleet a remote lease comes from (FleetBrowserless,
+	// FleetSeleniumGrid, or a third-party launcher's own name); "" for a
+	// browser that is not a lease. SessionInfo.Fleet shows it.
+	Fleet string
+	// Endpoint is the fleet's URL as scheme://host/path: no credentials,
+	// query (no token) or fragment, because it is written to the manifest
+	// and shown in SessionInfo.Endpoint. The sweep matches it against
+	// LeaseEnder.LeaseFleet.
+	Endpoint string
+	// LeaseID is the fleet's own id of the lease, by which it can be ended
+	// after its host died (Selenium Grid: the WebDriver session id, ended
+	// with DELETE /session/{id}). "" when the fleet has no such id: a
+	// browserless lease is one websocket, and it ends when that socket
+	// does, which a host's crash (even SIGKILL) closes.
+	LeaseID string
+}
+
+// LeaseEnder is implemented by a Launcher whose browsers are remote leases
+// that can outlive the process holding them (a Selenium Grid session stays
+// on the Grid until it is deleted or idles out, even after its host was
+// SIGKILLed). The built-in fleet launchers (*SeleniumGrid, *Browserless)
+// implement it.
+//
+// The pool records every lease in its manifest when the launcher calls
+// LaunchSpec.OnSpawn with SpawnInfo.Fleet, Endpoint and LeaseID. The sweep
+// at NewPool never touches a local process or dir for such an entry; for
+// an entry whose owner is gone it calls EndLease of the pool's own launcher
+// when LeaseFleet equals the entry's Fleet and Endpoint, and drops the entry
+// once EndLease says ended (counted in Stats.OrphanLeasesEnded). An entry
+// it cannot end (another fleet, a launcher without LeaseEnder, an error)
+// stays in the manifest for a later pool on that fleet, and is counted in
+// Stats.OrphansSkipped and logged.
+type LeaseEnder interface {
+	// LeaseFleet returns the Fleet and Endpoint this launcher gives its
+	// leases' SpawnInfo: the leases it can end.
+	LeaseFleet() (kind, endpoint string)
+	// EndLease ends the lease info describes (only Fleet, Endpoint and
+	// LeaseID are set), bounded by ctx. ended reports that the lease is
+	// gone, now or already before (a fleet that no longer knows it); with
+	// ended false the entry is kept and err says why.
+	EndLease(ctx context.Context, info SpawnInfo) (ended bool, err error)
 }
 
 // LaunchedBrowser is a browser a Launcher started, as the pool drives it.

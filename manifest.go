@@ -12,8 +12,16 @@ import (
 // the entries the pool adds.
 func openManifest(root string) (*manifest.File, error) { return manifest.Open(root) }
 
-// entryFor is the manifest entry of session id's spawn.
+// entryFor is the manifest entry of session id's spawn: a local process, or
+// a remote lease (its fleet, endpoint without credentials, and lease id).
 func entryFor(id string, info SpawnInfo) manifest.Entry {
 	return manifest.Entry{Session: id, PID: info.PID, PGID: info.PGID, StartTime: info.StartTime,
-		BootID: info.BootID, Dir: info.Dir, Port: info.Port}
+		BootID: info.BootID, Dir: info.Dir, Port: info.Port,
+		Fleet: info.Fleet, Endpoint: info.Endpoint, LeaseID: info.LeaseID}
+}
+
+// leaseOf is the SpawnInfo a LeaseEnder gets for a remote entry: where the
+// lease lives and its id, nothing local.
+func leaseOf(e manifest.Entry) SpawnInfo {
+	return SpawnInfo{Fleet: e.Fleet, Endpoint: e.Endpoint, LeaseID: e.LeaseID}
 }

@@ -54,8 +54,9 @@ type sweeper struct {
 	boot     string
 	self     int
 	exes     []string        // browser executable base names
-	kept     map[string]bool // sessions of live owners: never touched
+	kept     map[string]bool // sessions of live owners and remote leases: never touched
 	dropped  map[string]manifest.Entry
+	remote   []manifest.Entry // remote leases of owners that are gone
 	ev       SweepEvent
 }
 
@@ -88,6 +89,13 @@ type sweeper struct {
 // symlink) directly under <Root>/sessions named by a valid session id, with
 // <Root>/sessions itself inside the root. Anything else an entry names is
 // refused and counted as skipped.
+//
+// An entry of a remote lease (Fleet set) names no local process or dir the
+// sweep may touch: its session is kept out of the process and dir sweep.
+// When its owner is gone, the pool's launcher ends the lease if it is a
+// LeaseEnder of the same fleet and endpoint, and the entry is dropped;
+// otherwise (another fleet, no LeaseEnder, the end failed or ran out of
+// time) the entry stays for a later pool and is counted as skipped.
 func (p *Pool) sweep() {
 	sw := &sweeper{p: p, sessions: filepath.Join(p.cfg.Root, "sessions"), self: os.Getpid(),
 		kept: map[string]bool{}, dropped: map[string]manifest.Entry{}}
@@ -110,6 +118,11 @@ func (p *Pool) sweep() {
 			sw.ev.Skipped++
 			continue
 		}
+		if e.Remote() {
+			sw.kept[e.Session] = true // nothing local is its own
+			sw.remote = append(sw.remote, e)
+			continue
+		}
 		sw.dropped[e.Session] = e
 	}
 
@@ -119,15 +132,17 @@ func (p *Pool) sweep() {
 	for id := range sw.dropped {
 		p.manifest.Remove(id)
 	}
+	sw.endLeases()
 
 	ev := sw.ev
 	p.mu.Lock()
 	p.stats.OrphansSwept += uint64(ev.Swept)
 	p.stats.OrphansSkipped += uint64(ev.Skipped)
 	p.stats.OrphanDirsRemoved += uint64(ev.DirsRemoved)
+	p.stats.OrphanLeasesEnded += uint64(ev.LeasesEnded)
 	p.mu.Unlock()
-	if ev.Swept+ev.Skipped+ev.DirsRemoved > 0 || ev.Err != nil {
-		p.log.Info("browserpool: swept leftovers of earlier runs", "swept", ev.Swept, "skipped", ev.Skipped, "dirs_removed", ev.DirsRemoved)
+	if ev.Swept+ev.Skipped+ev.DirsRemoved+ev.LeasesEnded > 0 || ev.Err != nil {
+		p.log.Info("browserpool: swept leftovers of earlier runs", "swept", ev.Swept, "skipped", ev.Skipped, "dirs_removed", ev.DirsRemoved, "leases_ended", ev.LeasesEnded)
 	}
 	p.events.emit(p.hook(func(h Hooks) {
 		if h.OrphansSwept != nil {

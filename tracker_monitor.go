@@ -31,6 +31,11 @@ type TrackedSession struct {
 	Processes int           `json:"processes"`
 	State     string        `json:"state"`             // opening, live, closing, closed
 	Holders   []string      `json:"holders,omitempty"` // identities holding it (Tracker.OpenFor)
+	// Fleet and Endpoint say where a leased browser lives (SessionInfo.Fleet
+	// and Endpoint: the fleet kind and its URL without credentials or
+	// token); both are empty for a local browser.
+	Fleet    string `json:"fleet,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // Sessions returns a snapshot of every tracked session, ordered by workflow
@@ -67,6 +72,7 @@ func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
 		if s := e.s; s != nil {
 			info := s.Info()
 			ts.SessionID, ts.PID, ts.InFlight, ts.State = s.ID(), info.PID, info.InFlight, string(info.State)
+			ts.Fleet, ts.Endpoint = info.Fleet, info.Endpoint
 			ts.Idle = now.Sub(info.LastUsed)
 			if info.State == StateLive {
 				tctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -256,6 +256,11 @@ func TestTheMonitorHandlerServesSessionsAndClosesOnPOST(t *testing.T) {
 	if snap.Sessions[0].Tabs != 1 || snap.Limits.PerWorkflow != 2 || snap.Limits.Global != 8 {
 		t.Errorf("snapshot: %+v", snap)
 	}
+	for _, s := range snap.Sessions {
+		if s.Fleet != "" || s.Endpoint != "" {
+			t.Errorf("session %s of a local launcher shows fleet %q at %q, want both empty", s.Name, s.Fleet, s.Endpoint)
+		}
+	}
 	resp, err := http.PostForm(srv.URL+"/admin/close", url.Values{"workflow": {"w1"}, "name": {"news"}})
 	if err != nil {
 		t.Fatal(err)

@@ -13,9 +13,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -38,7 +40,10 @@ const (
 	Ready    = "ready"    // the browser answered; its port is known
 )
 
-// Entry is one recorded spawn.
+// Entry is one recorded spawn: a local browser process (PID and the
+// process fields set) or a lease from a remote fleet (Fleet set; no process
+// fields). The fleet fields are omitted when empty, so a file written
+// before they existed reads the same.
 type Entry struct {
 	Session    string    `json:"session"`
 	State      string    `json:"state"` // Reserved, Spawned, Ready
@@ -52,6 +57,36 @@ type Entry struct {
 	OwnerStart uint64    `json:"owner_start"`
 	OwnerBoot  string    `json:"owner_boot,omitempty"`
 	Created    time.Time `json:"created"`
+	// Fleet is the kind of fleet of a remote lease ("browserless",
+	// "selenium-grid", a third-party launcher's name); "" for a local
+	// browser. The sweep never touches a process or dir for a remote entry.
+	Fleet string `json:"fleet,omitempty"`
+	// Endpoint is the fleet's URL, scheme://host/path only: Add and Update
+	// drop credentials, query and fragment (a token is never written).
+	Endpoint string `json:"endpoint,omitempty"`
+	// LeaseID is the fleet's id of the lease (a Grid session id); "" when
+	// the fleet has none (a browserless lease ends with its socket).
+	LeaseID string `json:"lease_id,omitempty"`
+}
+
+// Remote reports whether e records a lease from a remote fleet rather than
+// a local process.
+func (e Entry) Remote() bool { return e.Fleet != "" }
+
+// RedactEndpoint returns raw as scheme://host/path, without credentials,
+// query or fragment; what it cannot parse is cut before any '?' and after
+// any '@'.
+func RedactEndpoint(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		s, _, _ := strings.Cut(raw, "?")
+		s, _, _ = strings.Cut(s, "#")
+		if i := strings.LastIndex(s, "@"); i >= 0 {
+			s = s[i+1:]
+		}
+		return s
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
 
 type fileFormat struct {
@@ -111,7 +146,8 @@ func (m *File) Reserve(id, dir string) error {
 }
 
 // Add records the spawn of e.Session (state Spawned), keeping the owner and
-// created time of its reservation.
+// created time of its reservation. For a remote lease (e.Fleet set) it
+// records Fleet, the redacted Endpoint and LeaseID.
 func (m *File) Add(e Entry) error { return m.set(e, Spawned) }
 
 // Update records that e.Session is ready (state Ready; its port is known).
@@ -134,6 +170,9 @@ func (m *File) set(e Entry, state string) error {
 		}
 		if e.Port != 0 {
 			base.Port = e.Port
+		}
+		if e.Fleet != "" {
+			base.Fleet, base.Endpoint, base.LeaseID = e.Fleet, RedactEndpoint(e.Endpoint), e.LeaseID
 		}
 		if i >= 0 {
 			es[i] = base
