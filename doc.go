@@ -47,8 +47,9 @@
 // deny downloads (it writes nothing on its machine) and WaitDownload
 // streams the download's response body into the local dir (Fetch and IO);
 // Upload sends the files' bytes into the page as File objects, at most
-// [MaxRemoteUploadBytes] per call. What cannot travel (a blob: download, a
-// bigger upload) is an [ErrFileTransfer] error, never a missing file.
+// [MaxRemoteUploadBytes] per call. What cannot travel (a blob: URL the page
+// revoked at once, a bigger upload) is an [ErrFileTransfer] error, never a
+// missing file.
 //
 // # Warm sessions
 //

@@ -32,8 +32,19 @@ const filesPage = `<!doctype html><title>Files</title>
 <a href="/attachment">Report</a>
 <a href="/raw.bin" download="raw.bin">Raw bytes</a>
 <a href="/big">Big file</a>
+<a href="/broken">Broken file</a>
+<button onclick="save(false)">Export blob</button>
+<button onclick="save(true)">Export revoked blob</button>
 <label>Pick files <input type="file" id="pick" multiple></label>
 <script>
+function save(revoke) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob(['made in the page\n', new Uint8Array([0, 255, 1])], {type: 'application/octet-stream'}));
+  a.download = 'export.bin';
+  document.body.append(a);
+  a.click();
+  if (revoke) URL.revokeObjectURL(a.href); // in the click's task: gone before any download event
+}
 window.__events = [];
 const pick = document.getElementById('pick');
 pick.addEventListener('input', () => window.__events.push('input'));
@@ -67,6 +78,12 @@ func startFilesSite(t testing.TB) string {
 		case "/big":
 			w.Header().Set("Content-Type", "application/octet-stream")
 			w.Header().Set("Content-Disposition", `attachment; filename="big.dat"`)
+		case "/broken": // cut short: 5 of the 1000 bytes announced (how many the browser got before the cut varies)
+			w.Header().Set("Content-Disposition", `attachment; filename="broken.bin"`)
+			w.Header().Set("Content-Length", "1000")
+			w.Write([]byte("short"))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
 		default:
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Write([]byte(filesPage))
@@ -132,6 +149,25 @@ func moveFilesThroughFleet(t *testing.T, p *browserpool.Pool, site string) {
 			t.Errorf("download %s: the local file's %d bytes differ from the %d served", c.link, len(got), len(filesBodies[c.path]))
 		}
 	}
+	// A blob the page made: read back from the page.
+	exported := []byte("made in the page\n\x00\xff\x01")
+	dl, err := tab.WaitDownload(ctx, func(ctx context.Context) error { return tab.Click(ctx, snap.Find("button", "Export blob")) })
+	if err != nil {
+		t.Fatalf("blob download: %v", err)
+	}
+	if got, err := os.ReadFile(dl.Path); err != nil || !bytes.Equal(got, exported) || dl.Bytes != int64(len(exported)) || dl.Path != filepath.Join(dir, "export.bin") {
+		t.Errorf("blob download %+v holds %q, %v; want export.bin holding %q", dl, got, err, exported)
+	}
+	// What cannot travel is a typed error, never a missing file; the tab
+	// stays usable (the upload below).
+	_, err = tab.WaitDownload(ctx, func(ctx context.Context) error { return tab.Click(ctx, snap.Find("button", "Export revoked blob")) })
+	if !errors.Is(err, browserpool.ErrFileTransfer) || strings.Contains(err.Error(), "missing") {
+		t.Errorf("download of a revoked blob: %v, want ErrFileTransfer", err)
+	}
+	_, err = tab.WaitDownload(ctx, func(ctx context.Context) error { return tab.Click(ctx, snap.Find("link", "Broken file")) })
+	if !errors.Is(err, browserpool.ErrDownloadFailed) || !strings.Contains(err.Error(), "of 1000 bytes") {
+		t.Errorf("download cut short: %v, want ErrDownloadFailed saying so", err)
+	}
 	// Only the placed files remain: no stream file is left behind.
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -141,7 +177,7 @@ func moveFilesThroughFleet(t *testing.T, p *browserpool.Pool, site string) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if diff := cmp.Diff([]string{"big.dat", "raw.bin", "report.csv"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"big.dat", "export.bin", "raw.bin", "report.csv"}, names); diff != "" {
 		t.Errorf("DownloadDir holds (-want +got):\n%s", diff)
 	}
 
@@ -343,18 +379,19 @@ func TestFakeFleetDownloadThatCannotBeStreamedIsErrFileTransferNotAMissingFile(t
 	if diff := cmp.Diff([]string{"deny"}, behaviors); diff != "" {
 		t.Errorf("download behaviours set on the remote browser (-want +got):\n%s", diff)
 	}
-	// A blob: download: no document response carried it.
+	// A download no paused document response carried (as from a frame in
+	// another process): its bytes are nowhere to be had.
 	_, err := tab.WaitDownload(ctx, func(ctx context.Context) error {
 		b.Emit("", "Browser.downloadWillBegin", map[string]any{
-			"frameId": tab.ID(), "guid": "g-1", "url": "blob:https://files.test/0b1e", "suggestedFilename": "made.txt",
+			"frameId": tab.ID(), "guid": "g-1", "url": "https://files.test/report.csv", "suggestedFilename": "report.csv",
 		})
 		return nil
 	})
 	if !errors.Is(err, browserpool.ErrFileTransfer) {
-		t.Fatalf("a blob: download on a remote browser: %v, want ErrFileTransfer", err)
+		t.Fatalf("a download nothing carried on a remote browser: %v, want ErrFileTransfer", err)
 	}
-	if msg := err.Error(); strings.Contains(msg, "missing") || !strings.Contains(msg, "blob:") {
-		t.Errorf("error %q: want it to name the blob: URL and not call the file missing", msg)
+	if msg := err.Error(); strings.Contains(msg, "missing") || !strings.Contains(msg, "https://files.test/report.csv") {
+		t.Errorf("error %q: want it to name the URL and not call the file missing", msg)
 	}
 	if _, err := os.Lstat(s.DownloadDir()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the failed download left %s: %v", s.DownloadDir(), err)

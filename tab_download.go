@@ -100,8 +100,9 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 // document responses are paused and their bodies streamed over CDP into
 // DownloadDir, and the browser (told to deny downloads, so it writes
 // nothing on its machine) names the download. A download the tab's own
-// document requests did not carry (a blob: or data: URL, one from an
-// out-of-process frame) cannot be brought over: that is an ErrFileTransfer
+// document requests did not carry is read back from the page (a blob: URL)
+// or its URL (data:); what cannot be brought over (a blob the page revoked
+// at once, a download from an out-of-process frame) is an ErrFileTransfer
 // error. See tab_remotefiles.go for the details.
 func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context) error) (dl Download, err error) {
 	const op = "Tab.WaitDownload"
@@ -134,6 +135,13 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 		}
 		return t.s.wrap(op, t.id, ctx.Err())
 	}
+	// A stream ends with ctx, or when the connection or tab goes away.
+	recvErr := func(what string, err error) error {
+		if ctx.Err() != nil {
+			return timeout(what)
+		}
+		return t.s.wrap(op, t.id, err)
+	}
 	if t.s.remote() {
 		return t.waitRemoteDownload(ctx, op, trigger, timeout)
 	}
@@ -160,7 +168,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 		case <-begins.Ready():
 			ev, err := begins.Recv()
 			if err != nil {
-				return Download{}, timeout("no download started")
+				return Download{}, recvErr("no download started", err)
 			}
 			if x.ownsFrame(ctx, ev.FrameID) {
 				guid = ev.GUID
@@ -175,7 +183,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 		case <-progress.Ready():
 			ev, err := progress.Recv()
 			if err != nil {
-				return dl, timeout("the download did not complete")
+				return dl, recvErr("the download did not complete", err)
 			}
 			if ev.GUID != guid {
 				continue

@@ -27,10 +27,11 @@
 //     application/octet-stream) is handed back with an empty body: it costs
 //     one trip over the wire, and has no size limit. Any other response is
 //     handed back whole, so it is limited to MaxRemotePassBytes. A body
-//     shorter than its Content-Length is ErrDownloadFailed. A download that
-//     no paused response carried (a blob: URL, one started in an
-//     out-of-process frame) is ErrFileTransfer; a data: URL is decoded from
-//     the URL itself.
+//     shorter than its Content-Length is ErrDownloadFailed. A data: URL is
+//     decoded from the URL itself; a blob: URL is fetched again in the tab's
+//     main frame and read back in chunks (a blob the page revoked at once
+//     is gone: ErrFileTransfer). A download that nothing carried (one
+//     started in an out-of-process frame) is ErrFileTransfer.
 //   - Uploads. The files are read here (the same path checks as for a local
 //     browser), sent in base64 chunks of 512 KiB with Runtime.callFunctionOn
 //     into an array in the page, and set on the input as File objects through
@@ -43,6 +44,7 @@ package browserpool
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,8 +66,9 @@ import (
 
 // ErrFileTransfer: a file could not be moved between this machine and a
 // remote browser (a fleet lease): an upload over MaxRemoteUploadBytes, or a
-// download the remote browser started where its bytes cannot be streamed
-// (a blob: URL, an out-of-process frame). Returned by Tab.Upload and
+// download the remote browser started whose bytes cannot be streamed (a
+// blob: URL the page revoked at once, a download from an out-of-process
+// frame). Returned by Tab.Upload and
 // Tab.WaitDownload on remote sessions.
 var ErrFileTransfer = errors.New("file transfer with the remote browser failed")
 
@@ -170,6 +173,12 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 	} else {
 		trigC = nil
 	}
+	recvErr := func(err error) error {
+		if ctx.Err() != nil {
+			return timeout("no download started")
+		}
+		return s.wrap(op, t.id, err)
+	}
 	for {
 		select {
 		case err := <-trigC:
@@ -180,7 +189,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 		case <-paused.Ready():
 			ev, err := paused.Recv()
 			if err != nil {
-				return Download{}, timeout("no download started")
+				return Download{}, recvErr(err)
 			}
 			b, err := t.streamResponse(ctx, op, ev)
 			if err != nil {
@@ -196,7 +205,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 		case <-begins.Ready():
 			ev, err := begins.Recv()
 			if err != nil {
-				return Download{}, timeout("no download started")
+				return Download{}, recvErr(err)
 			}
 			if !t.ext().ownsFrame(ctx, ev.FrameID) {
 				continue
@@ -211,9 +220,15 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 				}
 				ok = true
 			}
+			if !ok && strings.HasPrefix(ev.URL, "blob:") {
+				if b, err = t.readBlob(ctx, op, ev.URL); err != nil {
+					return dl, err
+				}
+				ok = true
+			}
 			if !ok {
 				return dl, s.fileTransferError(op, t.id,
-					fmt.Sprintf("the remote browser started a download of %s that no document request of the tab carried (a blob: URL, or a frame in another process): its bytes cannot be brought to this machine", echo(dl.URL)),
+					fmt.Sprintf("the remote browser started a download of %s that no document request of the tab carried (a frame in another process, say): its bytes cannot be brought to this machine", echo(dl.URL)),
 					"have the page link to the file over http(s) in the tab itself, or run this task on a local browser")
 			}
 			delete(bodies, key)
@@ -380,6 +395,88 @@ func (t *Tab) readBody(ctx context.Context, id fetch.RequestID, w io.Writer, lim
 			return n, nil
 		}
 	}
+}
+
+// blobSlice returns bytes [off, off+n) of the Blob this as base64.
+const blobSlice = `async function(off, n) {
+  const u = new Uint8Array(await this.slice(off, off + n).arrayBuffer());
+  let s = '';
+  for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode.apply(null, u.subarray(i, i + 8192));
+  return btoa(s);
+}`
+
+// readBlob copies the Blob a blob: URL names, fetched in the tab's main
+// frame (where the page made it), into a hidden file of DownloadDir, in
+// chunks. A URL the page has revoked already is an ErrFileTransfer error.
+func (t *Tab) readBlob(ctx context.Context, op, u string) (streamed, error) {
+	x := t.ext()
+	f := x.refs.top
+	group := x.newGroup()
+	defer releaseGroup(ctx, f, group)
+	gone := func(why string) error {
+		return t.s.fileTransferError(op, t.id,
+			fmt.Sprintf("the page started a download of %s, and the remote browser could not read that blob back (%s): the page probably revoked the URL at once", echo(redact.Scrub(u)), why),
+			"a page that revokes its blob: URLs at once cannot be downloaded from a remote browser; run this task on a local browser")
+	}
+	q, _ := json.Marshal(u)
+	var reply struct {
+		Result    remoteValue      `json:"result"`
+		Exception *json.RawMessage `json:"exceptionDetails"`
+	}
+	if err := rpcc.Invoke(ctx, "Runtime.evaluate", struct {
+		Expr  string `json:"expression"`
+		Group string `json:"objectGroup"`
+		Await bool   `json:"awaitPromise"`
+	}{"fetch(" + string(q) + ").then(r => r.blob())", group, true}, &reply, f.conn); err != nil {
+		return streamed{}, t.s.wrap(op, t.id, err)
+	}
+	if reply.Exception != nil || reply.Result.ObjectID == "" {
+		return streamed{}, gone("fetching it failed")
+	}
+	blob := reply.Result.ObjectID
+	sz, err := x.callFn(ctx, op, f, blob, `function() { return this.size; }`, nil, true)
+	if err != nil {
+		return streamed{}, err
+	}
+	size, err := strconv.ParseInt(string(sz.Value), 10, 64)
+	if err != nil {
+		return streamed{}, gone("no size")
+	}
+	dir := t.s.DownloadDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return streamed{}, t.s.artifactErr(op, "downloads", err)
+	}
+	out, err := os.CreateTemp(dir, ".stream-*")
+	if err != nil {
+		return streamed{}, t.s.artifactErr(op, "downloads", err)
+	}
+	fail := func(e error) (streamed, error) {
+		out.Close()
+		os.Remove(out.Name())
+		return streamed{}, e
+	}
+	for off := int64(0); off < size; off += remoteChunk {
+		r, err := x.callFn(ctx, op, f, blob, blobSlice, []any{off, remoteChunk}, true)
+		if err != nil {
+			return fail(err)
+		}
+		var b64 string
+		if err := json.Unmarshal(r.Value, &b64); err != nil {
+			return fail(gone("an unreadable chunk"))
+		}
+		b, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return fail(gone("an unreadable chunk"))
+		}
+		if _, err := out.Write(b); err != nil {
+			return fail(t.s.artifactErr(op, "downloads", err))
+		}
+	}
+	if err := out.Close(); err != nil {
+		os.Remove(out.Name())
+		return streamed{}, t.s.artifactErr(op, "downloads", err)
+	}
+	return streamed{path: out.Name(), n: size}, nil
 }
 
 // saveDataURL writes the bytes of a data: URL into a hidden file of
