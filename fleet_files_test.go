@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -417,5 +419,90 @@ func TestFakeFleetDataURLDownloadIsDecodedIntoTheLocalDir(t *testing.T) {
 	}
 	if got, err := os.ReadFile(dl.Path); err != nil || string(got) != "hello data" {
 		t.Errorf("file content %q, %v; want \"hello data\"", got, err)
+	}
+}
+
+// TestFakeFleetUploadSendsTheFilesBytesInChunksNotTheirPaths: on a remote
+// browser Upload never hands the browser a path; the page gets the bytes,
+// in chunks, and the files' names and types.
+func TestFakeFleetUploadSendsTheFilesBytesInChunksNotTheirPaths(t *testing.T) {
+	f, _, tab := openFakeRemote(t)
+	ctx := ctxT(t)
+	b := f.browser(t)
+	type meta struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	}
+	var (
+		mu     sync.Mutex
+		got    = map[int][]byte{}
+		chunks int
+		metas  []meta
+	)
+	js := browserpool.RemoteUploadJS
+	b.Handle("Runtime.callFunctionOn", func(c *cdptest.Call) (any, error) {
+		var p struct {
+			Fn   string `json:"functionDeclaration"`
+			Args []struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"arguments"`
+		}
+		if err := json.Unmarshal(c.Params, &p); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch p.Fn {
+		case js.Parts:
+			return map[string]any{"result": map[string]any{"type": "object", "objectId": "parts-1"}}, nil
+		case js.Push:
+			var i int
+			var b64 string
+			if err := json.Unmarshal(p.Args[1].Value, &i); err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(p.Args[2].Value, &b64); err != nil {
+				return nil, err
+			}
+			raw, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				return nil, err
+			}
+			got[i] = append(got[i], raw...)
+			chunks++
+			return map[string]any{"result": map[string]any{"type": "boolean", "value": true}}, nil
+		case js.Set:
+			if err := json.Unmarshal(p.Args[1].Value, &metas); err != nil {
+				return nil, err
+			}
+			return map[string]any{"result": map[string]any{"type": "number", "value": len(metas)}}, nil
+		}
+		return nil, fmt.Errorf("unexpected function %.40q", p.Fn)
+	})
+	snap, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte{1, 2, 3, 0, 0xff}, 300_000) // 1.5 MB: 3 chunks of 512 KiB
+	path := filepath.Join(dir, "data.json")
+	if err := os.WriteFile(path, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Upload(ctx, snap.Find("button", "Pick files"), path); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !bytes.Equal(got[0], big) || chunks != 3 {
+		t.Errorf("the page got %d bytes in %d chunks, want the file's %d in 3", len(got[0]), chunks, len(big))
+	}
+	if diff := cmp.Diff([]meta{{Name: "data.json", Type: "application/json"}}, metas); diff != "" {
+		t.Errorf("files set on the input (-want +got):\n%s", diff)
+	}
+	for _, c := range b.Calls() {
+		if c.Method == "DOM.setFileInputFiles" || strings.Contains(string(c.Params), dir) {
+			t.Errorf("a local path reached the remote browser: %s %s", c.Method, c.Params)
+		}
 	}
 }
