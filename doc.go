@@ -40,6 +40,17 @@
 // session's output dir or, with NoFile, only in memory (Screenshot.Data).
 // A name already taken is an error unless Overwrite is set.
 //
+// Files work the same on a remote browser (a [Browserless] or
+// [SeleniumGrid] lease) as on a local one: [Tab.WaitDownload] delivers the
+// file into the local [Session.DownloadDir] and [Tab.Upload] takes local
+// paths. On a remote browser both travel over CDP: the browser is told to
+// deny downloads (it writes nothing on its machine) and WaitDownload
+// streams the download's response body into the local dir (Fetch and IO);
+// Upload sends the files' bytes into the page as File objects, at most
+// [MaxRemoteUploadBytes] per call. What cannot travel (a blob: URL the page
+// revoked at once, a bigger upload) is an [ErrFileTransfer] error, never a
+// missing file.
+//
 // # Warm sessions
 //
 // A cold browser start takes half a second or more. With [Config.Warm] set,

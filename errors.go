@@ -207,7 +207,8 @@ var hints = map[error]string{
 	ErrLeaked:          "nothing to do for this task: the allocator retries the close and reports it in Stats().Leaked; check the computer if the count keeps growing",
 
 	// Remote fleets (fleet.go).
-	ErrFleetFull: "the fleet is full: retry later, raise its concurrency, or queue through an Allocator",
+	ErrFleetFull:    "the fleet is full: retry later, raise its concurrency, or queue through an Allocator",
+	ErrFileTransfer: "the file cannot travel between this machine and the remote browser this way: follow the detail, or run this task on a local browser",
 
 	// Profiles and storage (profile.go, storage.go).
 	ErrProfileInUse:        "close the session named above first (its profile is released when it closes), or open another profile name",

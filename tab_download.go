@@ -1,5 +1,6 @@
 // Room: downloads. sessDownloads.mu (Session.downloads) guards whether a
-// session's download behaviour is set. Waits read event streams they open
+// session's download behaviour is set and which tabs stream a remote
+// download (tab_remotefiles.go). Waits read event streams they open
 // themselves; no lock is held during a CDP call or file I/O.
 
 package browserpool
@@ -52,11 +53,15 @@ func (s *Session) DownloadDir() string { return filepath.Join(s.output, "downloa
 type sessDownloads struct {
 	mu  sync.Mutex
 	set bool // guarded by mu; Browser.setDownloadBehavior succeeded
+	// streaming holds the tabs running a remote WaitDownload (one at a
+	// time per tab: it owns the tab's Fetch domain); guarded by mu.
+	streaming map[string]bool
 }
 
 // ensureDownloads routes the session's downloads into DownloadDir, once.
 // It does not create the directory: the browser makes it when the first
-// download begins.
+// download begins. A remote browser (a fleet lease) is told to deny
+// downloads, with their events on: WaitDownload takes their bytes over CDP.
 func (s *Session) ensureDownloads(ctx context.Context) error {
 	d := &s.downloads
 	d.mu.Lock()
@@ -65,9 +70,14 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 	if set {
 		return nil
 	}
-	dir := s.DownloadDir()
-	if err := s.browser.Browser.SetDownloadBehavior(ctx, browser.NewSetDownloadBehaviorArgs("allowAndName").
-		SetDownloadPath(dir).SetEventsEnabled(true)); err != nil {
+	args := browser.NewSetDownloadBehaviorArgs("allowAndName").SetDownloadPath(s.DownloadDir())
+	if s.remote() {
+		// A path here would name a directory on the browser's machine: a
+		// remote browser writes nothing, and WaitDownload streams the bytes
+		// over CDP instead (tab_remotefiles.go).
+		args = browser.NewSetDownloadBehaviorArgs("deny")
+	}
+	if err := s.browser.Browser.SetDownloadBehavior(ctx, args.SetEventsEnabled(true)); err != nil {
 		return s.wrap("Tab.WaitDownload", "", err)
 	}
 	d.mu.Lock()
@@ -84,6 +94,16 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 // extension); it never overwrites a file. A cancelled or failed download
 // is an ErrDownloadFailed error. Bounded by ctx and
 // DefaultDownloadTimeout.
+//
+// On a remote browser (a Browserless or SeleniumGrid session) the file
+// still lands in the local DownloadDir: while WaitDownload runs, the tab's
+// document responses are paused and their bodies streamed over CDP into
+// DownloadDir, and the browser (told to deny downloads, so it writes
+// nothing on its machine) names the download. A download the tab's own
+// document requests did not carry is read back from the page (a blob: URL)
+// or its URL (data:); what cannot be brought over (a blob the page revoked
+// at once, a download from an out-of-process frame) is an ErrFileTransfer
+// error. See tab_remotefiles.go for the details.
 func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context) error) (dl Download, err error) {
 	const op = "Tab.WaitDownload"
 	end, err := t.begin(op)
@@ -106,6 +126,25 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	if err := t.s.ensureDownloads(ctx); err != nil { // if it failed at launch
 		return Download{}, err
 	}
+	timeout := func(what string) error {
+		if caller.Err() == nil && ctx.Err() != nil {
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, DefaultDownloadTimeout))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "check that the action starts a download; pass a context with a longer deadline for big files"
+			return e
+		}
+		return t.s.wrap(op, t.id, ctx.Err())
+	}
+	// A stream ends with ctx, or when the connection or tab goes away.
+	recvErr := func(what string, err error) error {
+		if ctx.Err() != nil {
+			return timeout(what)
+		}
+		return t.s.wrap(op, t.id, err)
+	}
+	if t.s.remote() {
+		return t.waitRemoteDownload(ctx, op, trigger, timeout)
+	}
 	b := t.s.browser.Browser
 	begins, err := b.DownloadWillBegin(ctx)
 	if err != nil {
@@ -122,15 +161,6 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			return Download{}, err
 		}
 	}
-	timeout := func(what string) error {
-		if caller.Err() == nil && ctx.Err() != nil {
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, DefaultDownloadTimeout))
-			e.Session, e.Tab = t.s.id, t.id
-			e.Hint = "check that the action starts a download; pass a context with a longer deadline for big files"
-			return e
-		}
-		return t.s.wrap(op, t.id, ctx.Err())
-	}
 	// The download this tab started.
 	var guid string
 	for guid == "" {
@@ -138,7 +168,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 		case <-begins.Ready():
 			ev, err := begins.Recv()
 			if err != nil {
-				return Download{}, timeout("no download started")
+				return Download{}, recvErr("no download started", err)
 			}
 			if x.ownsFrame(ctx, ev.FrameID) {
 				guid = ev.GUID
@@ -153,7 +183,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 		case <-progress.Ready():
 			ev, err := progress.Recv()
 			if err != nil {
-				return dl, timeout("the download did not complete")
+				return dl, recvErr("the download did not complete", err)
 			}
 			if ev.GUID != guid {
 				continue
@@ -225,6 +255,14 @@ func (s *Session) placeDownload(op, guid, suggested string) (string, int64, erro
 		e.Session, e.Err = s.id, err
 		return "", 0, e
 	}
+	return s.placeFile(op, src, fi.Size(), suggested)
+}
+
+// placeFile moves src (a file of n bytes inside DownloadDir) to a safe,
+// unique name based on suggested, inside DownloadDir, without ever
+// overwriting a file.
+func (s *Session) placeFile(op, src string, n int64, suggested string) (string, int64, error) {
+	dir := s.DownloadDir()
 	name := safeFileName(suggested)
 	ext := filepath.Ext(name)
 	base := strings.TrimSuffix(name, ext)
@@ -247,7 +285,7 @@ func (s *Session) placeDownload(op, guid, suggested string) (string, int64, erro
 			return "", 0, s.artifactErr(op, cand, err)
 		}
 		os.Remove(src)
-		return dst, fi.Size(), nil
+		return dst, n, nil
 	}
 	return "", 0, s.artifactErr(op, name, errors.New("no free name"))
 }

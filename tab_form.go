@@ -126,8 +126,15 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 
 // Upload sets the files of the file input a ref names, as if the user
 // chose them, and fires its input and change events. Paths must be
-// absolute and name existing regular files; several files need an input
-// with the multiple attribute.
+// absolute and name existing regular files on this machine; several files
+// need an input with the multiple attribute.
+//
+// On a local browser the browser reads the files itself
+// (DOM.setFileInputFiles). On a remote browser (a Browserless or
+// SeleniumGrid session) their bytes are sent over CDP and set on the input
+// as File objects with the same names, sizes, types (from the extension)
+// and modification times; the total is limited to MaxRemoteUploadBytes,
+// and more is an ErrFileTransfer error before anything is sent.
 func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 	const op = "Tab.Upload"
 	names := make([]string, len(paths))
@@ -158,6 +165,11 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 				return bad(fmt.Sprintf("%q is not a regular file", p), "pass files, not directories")
 			}
 		}
+		if t.s.remote() {
+			if err := t.s.checkRemoteUpload(op, t.id, paths); err != nil {
+				return err
+			}
+		}
 		var err error
 		tg, err = t.ext().resolve(ctx, op, ref)
 		return err
@@ -184,6 +196,12 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			return x.badTarget(op, ref, tg, "not a file input", "take a snapshot and use the ref of the file input (often a button labelled Choose File or Browse)")
 		case len(paths) > 1 && !multiple:
 			return x.badTarget(op, ref, tg, "a file input that takes one file", "pass one path")
+		}
+		if t.s.remote() {
+			if err := x.uploadRemote(ctx, op, tg, paths); err != nil {
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
+			}
+			return nil
 		}
 		if err := tg.f.client.DOM.SetFileInputFiles(ctx, dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node)); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))

@@ -127,9 +127,10 @@ var classHints = map[error]string{
 	browserpool.ErrInvalidStorageState: "give the JSON a storage-state export wrote: {\"cookies\": [...], \"origins\": [{\"origin\", \"localStorage\": [...]}]}",
 	browserpool.ErrBlockedByPolicy:     "the server's network policy forbids this host; do not retry it, use an allowed site or ask the user",
 
-	browserpool.ErrDecode:    "the value the page returned does not fit what was asked for; call browser_evaluate again returning a plain JSON value (a string, number, boolean, array or object)",
-	browserpool.ErrNoHistory: "there is no page to go to in that direction; call browser_navigate with the URL instead, or browser_page_info to see where the tab is",
-	browserpool.ErrFleetFull: "the browser fleet the server leases from is full: wait and call browser_session_open again, or close a session you no longer need with browser_session_close",
+	browserpool.ErrDecode:       "the value the page returned does not fit what was asked for; call browser_evaluate again returning a plain JSON value (a string, number, boolean, array or object)",
+	browserpool.ErrNoHistory:    "there is no page to go to in that direction; call browser_navigate with the URL instead, or browser_page_info to see where the tab is",
+	browserpool.ErrFleetFull:    "the browser fleet the server leases from is full: wait and call browser_session_open again, or close a session you no longer need with browser_session_close",
+	browserpool.ErrFileTransfer: "the file cannot travel between the server and its remote browser this way: for browser_file_upload send smaller files, for browser_download use a link the page serves over http(s); retrying the same call will not help",
 }
 
 // goToTool maps the library's Go names to the tools that do the same. Longer

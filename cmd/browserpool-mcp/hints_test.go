@@ -47,6 +47,7 @@ var libraryClasses = map[string]error{
 	"ErrProfileInUse": browserpool.ErrProfileInUse, "ErrProfileNotFound": browserpool.ErrProfileNotFound,
 	"ErrInvalidStorageState": browserpool.ErrInvalidStorageState, "ErrBlockedByPolicy": browserpool.ErrBlockedByPolicy,
 	"ErrDecode": browserpool.ErrDecode, "ErrNoHistory": browserpool.ErrNoHistory, "ErrFleetFull": browserpool.ErrFleetFull,
+	"ErrFileTransfer": browserpool.ErrFileTransfer,
 }
 
 func TestEveryLibraryErrorClassIsListed(t *testing.T) {
