@@ -297,65 +297,6 @@ func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
 	return v.Status, redactURL(v.URL)
 }
 
-// Evaluate runs a JavaScript expression in the page, awaits it if it is a
-// promise, and decodes its value (JSON) into out unless out is nil. A
-// thrown exception is an ErrJavaScript error carrying the message and line.
-// A value that does not fit out (a string into an *int, undefined into a
-// *struct) is an ErrDecode error naming both types; undefined and null
-// leave a pointer, interface, map or slice target nil.
-func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
-	const op = "Tab.Evaluate"
-	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
-		if err != nil {
-			return x.fail(op, ctx, "", err)
-		}
-		if ex := reply.ExceptionDetails; ex != nil {
-			return t.jsError(op, ex)
-		}
-		r := reply.Result
-		var unser string
-		if r.UnserializableValue != nil {
-			unser = string(*r.UnserializableValue)
-		}
-		if e := decodeJS(op, r.Value, unser, jsTypeOf(r.Type, r.Subtype), out); e != nil {
-			e.Session, e.Tab = t.s.id, t.id
-			return e
-		}
-		return nil
-	})
-}
-
-// ErrJavaScript: evaluated JavaScript threw. The *JSError is reachable with
-// errors.As.
-var ErrJavaScript = errors.New("JavaScript threw an exception")
-
-// JSError is the exception a page's JavaScript threw.
-type JSError struct {
-	Message string // the exception's text, e.g. "ReferenceError: x is not defined"
-	Line    int    // 1-based line in the evaluated source
-	Column  int    // 1-based column
-}
-
-// Error shows the exception's message with its line and column.
-func (e *JSError) Error() string {
-	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
-}
-
-func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
-	msg := ex.Text
-	if ex.Exception != nil && ex.Exception.Description != nil {
-		msg = strings.SplitN(*ex.Exception.Description, "\n", 2)[0]
-	} else if ex.Exception != nil && ex.Exception.Value != nil {
-		msg = ex.Text + " " + string(ex.Exception.Value)
-	}
-	e := newError(op, ErrJavaScript, "")
-	e.Session, e.Tab = t.s.id, t.id
-	e.Err = &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
-	e.Hint = "fix the expression; the page is unchanged unless the code ran partly"
-	return e
-}
-
 // tabExt is the per-tab state of the agent actions: refs, dialogs, input,
 // trace. Each part has its own lock (see its type). Tab.connect makes it.
 type tabExt struct {
