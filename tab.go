@@ -168,7 +168,7 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 			t.lifecycle.bump() // wakes a status read waiting for the commit
 		}
 		t.x.onToolEvent(method, params)
-	case "Network.responseReceived":
+	case "Network.responseReceived", "Page.navigatedWithinDocument":
 		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params) // the network log reads it too
 	default:

@@ -220,6 +220,7 @@ type docWatch struct {
 	mu   sync.Mutex
 	docs [docWatchLimit]loadedDoc // guarded by mu; a ring
 	next int                      // guarded by mu; the ring's next slot
+	cur  string                   // guarded by mu; the loader of the last committed document
 }
 
 // get returns what is known of loaderID's document (zero if nothing).
@@ -247,10 +248,12 @@ func (w *docWatch) updateLocked(loaderID string, f func(*loadedDoc)) {
 	w.next = (w.next + 1) % docWatchLimit
 }
 
-// noteDoc reads the main frame's Page.frameNavigated and its document
-// requests' Network.responseReceived (the status of the final response,
-// after redirects); it reports whether the event committed a document. On
-// the mux's reader goroutine.
+// noteDoc reads the main frame's Page.frameNavigated (a document
+// committed, at this URL), Page.navigatedWithinDocument (the current
+// document shows another URL) and its document requests'
+// Network.responseReceived (the status of the final response, after
+// redirects); it reports whether the event committed a document. On the
+// mux's reader goroutine.
 func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 	switch method {
 	case "Page.frameNavigated":
@@ -268,8 +271,25 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 		url := redact.URL(ev.Frame.URL)
 		t.docs.mu.Lock()
 		t.docs.updateLocked(ev.Frame.LoaderID, func(d *loadedDoc) { d.committed, d.url = true, url })
+		t.docs.cur = ev.Frame.LoaderID
 		t.docs.mu.Unlock()
 		return true
+	case "Page.navigatedWithinDocument":
+		// history.pushState/replaceState or a fragment: the current
+		// document now shows another URL.
+		var ev struct {
+			FrameID string `json:"frameId"`
+			URL     string `json:"url"`
+		}
+		if json.Unmarshal(params, &ev) != nil || ev.FrameID != t.id {
+			return false
+		}
+		url := redact.URL(ev.URL)
+		t.docs.mu.Lock()
+		if t.docs.cur != "" {
+			t.docs.updateLocked(t.docs.cur, func(d *loadedDoc) { d.url = url })
+		}
+		t.docs.mu.Unlock()
 	case "Network.responseReceived":
 		if !bytes.Contains(params, []byte(`"Document"`)) {
 			return false // not a document's response: skip the decode

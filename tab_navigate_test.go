@@ -33,6 +33,8 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 		case "/framed":
 			w.WriteHeader(http.StatusTeapot) // a subframe's status is not the page's
 			fmt.Fprint(w, "framed")
+		case "/replace":
+			fmt.Fprint(w, `<title>r</title><script>history.replaceState(null, "", "/replaced?session=s3cr3t")</script>`)
 		case "/broken":
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprint(w, "<title>oops</title>the site's own error page")
@@ -63,6 +65,7 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 		{"/missing", got{404, srv.URL + "/missing", false}},
 		{"/r1", got{200, srv.URL + "/ok", false}},
 		{"/broken", got{500, srv.URL + "/broken", false}},
+		{"/replace", got{200, srv.URL + "/replaced", false}}, // the URL the page shows once loaded
 	}
 	run := func(mode string) {
 		for _, tc := range cases {

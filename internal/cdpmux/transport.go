@@ -77,7 +77,7 @@ func (p *PipeTransport) ReadMessage() ([]byte, error) {
 // its start) straight into its own slice, sized by the last big message
 // and doubled as needed, then keeps what followed it in the buffer.
 func (p *PipeTransport) readBig() ([]byte, error) {
-	msg := make([]byte, p.end, max(2*len(p.buf), p.bigHint+p.bigHint/4))
+	msg := make([]byte, p.end, max(2*len(p.buf), p.bigHint+p.bigHint/8))
 	copy(msg, p.buf[:p.end])
 	p.off, p.end = 0, 0
 	scan := len(msg)
