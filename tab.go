@@ -10,7 +10,6 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/page"
-	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 	"golang.org/x/sync/errgroup"
 
@@ -56,6 +54,9 @@ type Tab struct {
 
 	navMu   sync.Mutex
 	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
+
+	docs            docWatch     // the main frame's latest documents (tab_navigate.go); locks itself
+	statusFallbacks atomic.Int64 // navigations whose status was read after their load event (tests)
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session
@@ -162,6 +163,14 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 		t.x.dialogOpened(params)
 	case "":
 		t.x.ended()
+	case "Page.frameNavigated":
+		if t.noteDoc(method, params) {
+			t.lifecycle.bump() // wakes a status read waiting for the commit
+		}
+		t.x.onToolEvent(method, params)
+	case "Network.responseReceived", "Page.navigatedWithinDocument":
+		t.noteDoc(method, params)
+		t.x.onToolEvent(method, params) // the network log reads it too
 	default:
 		t.x.onToolEvent(method, params) // console, network log, drag (tab_console.go)
 	}
@@ -184,176 +193,6 @@ func (t *Tab) begin(op string) (func(), error) {
 	default:
 	}
 	return end, nil
-}
-
-// NavigateResult reports a finished navigation.
-type NavigateResult struct {
-	SessionID string
-	TabID     string
-	Channel   string
-	URL       string // the URL asked for, without query string and fragment
-	LoaderID  string // empty for a same-document navigation
-	// Status is the HTTP status of the main resource as loaded (after any
-	// redirects): 200, 404, 500, ... An HTTP error status is not an error
-	// of Navigate (the page loaded; it may be the site's error page), so
-	// check it. 0 means unknown: a same-document navigation, or a page the
-	// browser reports no status for.
-	Status int
-	// FinalURL is the URL the tab shows once the page loaded, after
-	// redirects, without query string and fragment (like URL).
-	FinalURL string
-}
-
-// Navigate loads an http or https URL and waits for its load event (bounded
-// by ctx and Config.NavigationTimeout). A page the browser cannot load is an
-// ErrNavigation error carrying the browser's error text, e.g.
-// net::ERR_NAME_NOT_RESOLVED. A page the server answers with an HTTP error
-// status (404, 500, ...) loads: Navigate returns nil and the result's
-// Status says what the server answered; FinalURL is where redirects led.
-func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, err error) {
-	const op = "Tab.Navigate"
-	if err := checkNavigateURL(op, rawURL); err != nil {
-		err.Session, err.Tab = t.s.id, t.id
-		return NavigateResult{}, err
-	}
-	end, err := t.begin(op)
-	if err != nil {
-		return NavigateResult{}, err
-	}
-	defer end()
-	defer t.x.record("navigate", redact.Scrub(rawURL), time.Now(), &err)
-	res, err := t.navigate(ctx, op, rawURL)
-	return res, err
-}
-
-// LastNavigation returns the result of the tab's last navigation that
-// finished loading (by Tab.Navigate, or by Session.OpenTab when it was given
-// a URL), and false if none has.
-func (t *Tab) LastNavigation() (NavigateResult, bool) {
-	t.navMu.Lock()
-	defer t.navMu.Unlock()
-	return t.lastNav, t.lastNav.TabID != ""
-}
-
-func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
-	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
-	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
-	defer cancel()
-	if err := t.pageEvents(ctx); err != nil {
-		return res, t.s.wrap(op, t.id, err)
-	}
-	start := time.Now()
-	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
-	if err != nil {
-		return res, t.s.wrap(op, t.id, err)
-	}
-	if e := t.blockedNavigation(ctx, op, start, rawURL, reply.ErrorText != nil && *reply.ErrorText != ""); e != nil {
-		return res, e // the network policy refused it (netproxy.go)
-	}
-	if reply.ErrorText != nil && *reply.ErrorText != "" {
-		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))
-		e.Session, e.Tab = t.s.id, t.id
-		return res, e
-	}
-	if reply.LoaderID == nil || *reply.LoaderID == "" {
-		return res, nil // same-document navigation: nothing to load
-	}
-	res.LoaderID = string(*reply.LoaderID)
-	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", echo(res.URL), t.deps.navigationTimeout))
-			e.Session, e.Tab = t.s.id, t.id
-			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
-			return res, e
-		}
-		return res, t.s.wrap(op, t.id, err)
-	}
-	res.Status, res.FinalURL = t.loadedStatus(ctx)
-	t.navMu.Lock()
-	t.lastNav = res
-	t.navMu.Unlock()
-	return res, nil
-}
-
-// loadedStatusJS reads the main resource's HTTP status (the Navigation
-// Timing entry's responseStatus, Chromium 109+) and the document's URL.
-const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigation")[0]; return {status: (n && n.responseStatus) || 0, url: location.href}; })()`
-
-// loadedStatus returns the HTTP status and the redacted URL of the document
-// just loaded, or 0 and "" if the page does not say (one round trip; a
-// failure here does not fail the navigation).
-func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true))
-	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 {
-		return 0, ""
-	}
-	var v struct {
-		Status int    `json:"status"`
-		URL    string `json:"url"`
-	}
-	if json.Unmarshal(reply.Result.Value, &v) != nil {
-		return 0, ""
-	}
-	return v.Status, redactURL(v.URL)
-}
-
-// Evaluate runs a JavaScript expression in the page, awaits it if it is a
-// promise, and decodes its value (JSON) into out unless out is nil. A
-// thrown exception is an ErrJavaScript error carrying the message and line.
-// A value that does not fit out (a string into an *int, undefined into a
-// *struct) is an ErrDecode error naming both types; undefined and null
-// leave a pointer, interface, map or slice target nil.
-func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
-	const op = "Tab.Evaluate"
-	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
-		if err != nil {
-			return x.fail(op, ctx, "", err)
-		}
-		if ex := reply.ExceptionDetails; ex != nil {
-			return t.jsError(op, ex)
-		}
-		r := reply.Result
-		var unser string
-		if r.UnserializableValue != nil {
-			unser = string(*r.UnserializableValue)
-		}
-		if e := decodeJS(op, r.Value, unser, jsTypeOf(r.Type, r.Subtype), out); e != nil {
-			e.Session, e.Tab = t.s.id, t.id
-			return e
-		}
-		return nil
-	})
-}
-
-// ErrJavaScript: evaluated JavaScript threw. The *JSError is reachable with
-// errors.As.
-var ErrJavaScript = errors.New("JavaScript threw an exception")
-
-// JSError is the exception a page's JavaScript threw.
-type JSError struct {
-	Message string // the exception's text, e.g. "ReferenceError: x is not defined"
-	Line    int    // 1-based line in the evaluated source
-	Column  int    // 1-based column
-}
-
-// Error shows the exception's message with its line and column.
-func (e *JSError) Error() string {
-	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
-}
-
-func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
-	msg := ex.Text
-	if ex.Exception != nil && ex.Exception.Description != nil {
-		msg = strings.SplitN(*ex.Exception.Description, "\n", 2)[0]
-	} else if ex.Exception != nil && ex.Exception.Value != nil {
-		msg = ex.Text + " " + string(ex.Exception.Value)
-	}
-	e := newError(op, ErrJavaScript, "")
-	e.Session, e.Tab = t.s.id, t.id
-	e.Err = &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
-	e.Hint = "fix the expression; the page is unchanged unless the code ran partly"
-	return e
 }
 
 // tabExt is the per-tab state of the agent actions: refs, dialogs, input,
@@ -481,6 +320,15 @@ func (w *lifecycleWatch) note(params json.RawMessage) {
 		w.pending = slices.Delete(w.pending, 0, 1)
 	}
 	w.pending = append(w.pending, ev)
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// bump wakes the waiters without an event (for one that waits on state
+// of its own, such as the tab's docWatch).
+func (w *lifecycleWatch) bump() {
+	w.mu.Lock()
 	close(w.changed)
 	w.changed = make(chan struct{})
 	w.mu.Unlock()

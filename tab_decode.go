@@ -40,8 +40,8 @@ func decodeJS(op string, raw json.RawMessage, unserializable, jsType string, out
 	if unserializable == "-0" {
 		raw = json.RawMessage("-0")
 	}
-	goType := fmt.Sprintf("%T", out)
 	if len(raw) == 0 {
+		goType := fmt.Sprintf("%T", out)
 		elem := rv.Elem()
 		switch {
 		case unserializable != "":
@@ -57,6 +57,7 @@ func decodeJS(op string, raw json.RawMessage, unserializable, jsType string, out
 		return e
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
+		goType := fmt.Sprintf("%T", out)
 		e := newError(op, ErrDecode, fmt.Sprintf("cannot decode a JavaScript %s into %s", jsType, goType))
 		e.Err = err
 		e.Hint = fmt.Sprintf("the expression returns a JavaScript %s: pass %s (or *any) to receive it, or convert the value in the expression to fit %s", jsType, goFor(jsType), goType)

@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,7 +37,9 @@ import (
 
 // Transport carries whole CDP messages (one JSON object each) to and from a
 // browser. The mux calls ReadMessage from one goroutine and WriteMessage from
-// one goroutine at a time. Close must unblock a ReadMessage in progress.
+// one goroutine at a time. WriteMessage may use b's spare capacity but
+// must not keep b after it returns: the mux reuses the buffer. Close must
+// unblock a ReadMessage in progress.
 type Transport interface {
 	ReadMessage() ([]byte, error)
 	WriteMessage([]byte) error
@@ -133,6 +134,12 @@ type Mux struct {
 	wmu    sync.Mutex // serializes t.WriteMessage
 	nextID atomic.Uint64
 
+	// replies holds the reply channels of direct calls (Call) whose reply
+	// came; a channel whose call was abandoned may still receive one and
+	// is not put back. Per mux, not global: a channel made in a synctest
+	// bubble must stay in it.
+	replies sync.Pool
+
 	dropped, unroutable, malformed atomic.Uint64
 
 	// Use: calls of counted sessions (all but quiet) in flight, and when
@@ -157,7 +164,8 @@ type Mux struct {
 type route struct {
 	s       *session
 	localID uint64
-	attach  bool // a Target.attachToTarget: its reply registers a session
+	attach  bool          // a Target.attachToTarget: its reply registers a session
+	reply   chan *message // a direct call (Mux.Call): its reply goes here, not to s's conn
 }
 
 // New starts a mux on t and returns it with the browser's own session dialed
@@ -477,6 +485,10 @@ func (m *Mux) dispatchReply(msg *message) {
 		m.unroutable.Add(1)
 		return
 	}
+	if r.reply != nil {
+		r.reply <- msg // capacity 1, one reply per id: never blocks
+		return
+	}
 	msg.ID = r.localID
 	r.s.deliver(msg, true)
 }
@@ -513,73 +525,4 @@ func (m *Mux) unregisterLocked(sessionID string) []*session {
 		}
 	}
 	return []*session{s}
-}
-
-// send writes one request of session s.
-func (m *Mux) send(s *session, req *rpcc.Request) error {
-	gid := m.nextID.Add(1)
-	buf := make([]byte, 0, 128)
-	buf = append(buf, `{"id":`...)
-	buf = strconv.AppendUint(buf, gid, 10)
-	if s.id != "" {
-		buf = append(buf, `,"sessionId":`...)
-		buf = appendJSONString(buf, s.id)
-	}
-	buf = append(buf, `,"method":`...)
-	buf = appendJSONString(buf, req.Method)
-	if req.Args != nil {
-		params, err := json.Marshal(req.Args)
-		if err != nil {
-			return fmt.Errorf("cdpmux: encoding %s params: %w", req.Method, err)
-		}
-		buf = append(buf, `,"params":`...)
-		buf = append(buf, params...)
-	}
-	buf = append(buf, '}')
-
-	m.mu.Lock()
-	if m.closed {
-		err := m.err
-		m.mu.Unlock()
-		return errors.Join(ErrNotSent, err)
-	}
-	if m.sessions[s.id] != s && s != m.quiet {
-		m.mu.Unlock()
-		return errors.Join(ErrNotSent, s.endErr())
-	}
-	m.pending[gid] = route{s: s, localID: req.ID, attach: req.Method == "Target.attachToTarget"}
-	if s.counted {
-		m.inflight.Add(1)
-		m.lastUse.Store(time.Now().UnixNano())
-	}
-	m.mu.Unlock()
-
-	m.wmu.Lock()
-	err := m.t.WriteMessage(buf)
-	m.wmu.Unlock()
-	if err != nil {
-		// A message transport that fails a write is dead (a broken pipe;
-		// gorilla/websocket after any write error), and the message was
-		// never processed: end the mux now rather than when the reader
-		// notices, so this and every later call report ErrConnClosed.
-		// The reader then sees the transport closed and enriches the
-		// cause (Options.Cause) without holding this caller up.
-		m.fail(fmt.Errorf("cdpmux: writing %s: %w", req.Method, err))
-		return errors.Join(ErrNotSent, m.Err())
-	}
-	return nil
-}
-
-// appendJSONString appends s as a JSON string. Method names and session ids
-// are plain ASCII; anything else goes through encoding/json.
-func appendJSONString(buf []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			b, _ := json.Marshal(s)
-			return append(buf, b...)
-		}
-	}
-	buf = append(buf, '"')
-	buf = append(buf, s...)
-	return append(buf, '"')
 }

@@ -18,6 +18,7 @@ type session struct {
 	m      *Mux
 	id     string
 	notify chan struct{} // capacity 1: "the queue changed"
+	done   chan struct{} // closed when the session ends (end), after err is set
 
 	counted bool // calls count in Mux.Use (all but the quiet session); set at creation
 
@@ -33,7 +34,7 @@ type session struct {
 }
 
 func newSession(m *Mux, id, targetID string) *session {
-	return &session{m: m, id: id, targetID: targetID, counted: true, notify: make(chan struct{}, 1)}
+	return &session{m: m, id: id, targetID: targetID, counted: true, notify: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 func (s *session) deliver(msg *message, reply bool) {
@@ -69,6 +70,7 @@ func (s *session) end(err error) {
 	first := s.err == nil
 	if first {
 		s.err = err
+		close(s.done)
 	}
 	s.mu.Unlock()
 	s.wake()

@@ -4,7 +4,7 @@
 package cdpmux
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -18,29 +18,104 @@ import (
 // PipeTransport speaks --remote-debugging-pipe framing: each message is one
 // JSON object followed by a NUL byte. The browser reads from fd 3 (our w) and
 // writes to fd 4 (our r).
+//
+// A message is copied once, into the slice ReadMessage returns (which the
+// mux hands on without another copy): a small one from the read buffer, a
+// big one (an AX tree, a screenshot) read straight from the pipe into a
+// slice sized by the last big message, so a 2 MB reply costs one or two
+// allocations, not one per 64 KiB.
 type PipeTransport struct {
-	r  *bufio.Reader
+	r  io.Reader
 	rc io.Closer
 	w  io.WriteCloser
+
+	// Used by the reader goroutine only.
+	buf      []byte // read buffer: buf[off:end] is read and not yet returned
+	off, end int
+	bigHint  int // the size of the last message that outgrew buf
 
 	once sync.Once
 }
 
+// pipeBuf is the read buffer's size; a message that does not fit is read
+// into its own slice.
+const pipeBuf = 1 << 16
+
 // NewPipeTransport returns a transport reading from r and writing to w.
 func NewPipeTransport(r io.ReadCloser, w io.WriteCloser) *PipeTransport {
-	return &PipeTransport{r: bufio.NewReaderSize(r, 1<<16), rc: r, w: w}
+	return &PipeTransport{r: r, rc: r, w: w, buf: make([]byte, pipeBuf)}
 }
 
 // ReadMessage returns the next message without its NUL terminator.
 func (p *PipeTransport) ReadMessage() ([]byte, error) {
-	b, err := p.r.ReadBytes(0)
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || (err == io.EOF && len(b) > 0) {
-			return nil, io.ErrUnexpectedEOF
+	scan := p.off // buf[off:scan] holds no NUL
+	for {
+		if i := bytes.IndexByte(p.buf[scan:p.end], 0); i >= 0 {
+			n := scan + i
+			msg := make([]byte, n-p.off)
+			copy(msg, p.buf[p.off:n])
+			p.off = n + 1
+			return msg, nil
 		}
-		return nil, err
+		scan = p.end
+		if p.off > 0 { // make room at the end
+			p.end = copy(p.buf, p.buf[p.off:p.end])
+			p.off, scan = 0, p.end
+		}
+		if p.end == len(p.buf) {
+			return p.readBig()
+		}
+		n, err := p.r.Read(p.buf[p.end:])
+		p.end += n
+		if err != nil && n == 0 {
+			return nil, p.readErr(err, p.end > p.off)
+		}
 	}
-	return b[:len(b)-1], nil
+}
+
+// readBig reads a message that outgrew the read buffer (which is full of
+// its start) straight into its own slice, sized by the last big message
+// and doubled as needed, then keeps what followed it in the buffer.
+func (p *PipeTransport) readBig() ([]byte, error) {
+	msg := make([]byte, p.end, max(2*len(p.buf), p.bigHint+p.bigHint/8))
+	copy(msg, p.buf[:p.end])
+	p.off, p.end = 0, 0
+	scan := len(msg)
+	for {
+		if len(msg) == cap(msg) {
+			grown := make([]byte, len(msg), 2*cap(msg))
+			copy(grown, msg)
+			msg = grown
+		}
+		n, err := p.r.Read(msg[len(msg):cap(msg)])
+		msg = msg[:len(msg)+n]
+		if i := bytes.IndexByte(msg[scan:], 0); i >= 0 {
+			end := scan + i
+			rest := msg[end+1:]
+			if len(rest) > len(p.buf) {
+				p.buf = make([]byte, len(rest))
+			}
+			p.end = copy(p.buf, rest)
+			p.bigHint = end
+			if cap(msg) > 2*end { // the hint was far off: do not keep the excess alive
+				return bytes.Clone(msg[:end]), nil
+			}
+			return msg[:end:end], nil
+		}
+		scan = len(msg)
+		if err != nil && n == 0 {
+			return nil, p.readErr(err, true)
+		}
+	}
+}
+
+// readErr is the error of a read that failed with err; partial says a
+// message had begun (its end is lost: io.ErrUnexpectedEOF).
+func (p *PipeTransport) readErr(err error, partial bool) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || (err == io.EOF && partial) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // WriteMessage writes b and its NUL terminator. b is modified in its spare

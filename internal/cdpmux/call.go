@@ -1,0 +1,188 @@
+// Room: the write path (requests from rpcc.Conns and direct calls). Mux.mu
+// is held only to register a call's route; Mux.wmu only around the
+// transport write; a direct caller waits holding no lock.
+
+package cdpmux
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// wbuf is a reusable request buffer with its JSON encoder, so that a
+// request costs no buffer and no encoder of its own: the transport does
+// not keep the bytes (Transport.WriteMessage), so the buffer goes back to
+// wbufs once written.
+type wbuf struct {
+	b   bytes.Buffer
+	enc *json.Encoder
+}
+
+var wbufs = sync.Pool{New: func() any {
+	w := new(wbuf)
+	w.enc = json.NewEncoder(&w.b)
+	return w
+}}
+
+// wbufKeep is the largest buffer put back in wbufs: a 5 MB request (a big
+// file upload) is not kept alive by the pool.
+const wbufKeep = 64 << 10
+
+func getWbuf() *wbuf { return wbufs.Get().(*wbuf) }
+
+func putWbuf(w *wbuf) {
+	if w.b.Cap() > wbufKeep {
+		return
+	}
+	w.b.Reset()
+	wbufs.Put(w)
+}
+
+// head writes a request's id, session id and method.
+func (w *wbuf) head(gid uint64, sessionID, method string) {
+	b := w.b.AvailableBuffer()
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, gid, 10)
+	if sessionID != "" {
+		b = append(b, `,"sessionId":`...)
+		b = appendJSONString(b, sessionID)
+	}
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, method)
+	w.b.Write(b)
+}
+
+// send writes one request of session s (from its rpcc.Conn). The params
+// are encoded by encoding/json straight into the pooled buffer (its
+// Encoder adds a newline after them, which JSON allows there).
+func (m *Mux) send(s *session, req *rpcc.Request) error {
+	w := getWbuf()
+	defer putWbuf(w)
+	gid := m.nextID.Add(1)
+	w.head(gid, s.id, req.Method)
+	if req.Args != nil {
+		w.b.WriteString(`,"params":`)
+		if err := w.enc.Encode(req.Args); err != nil {
+			return fmt.Errorf("cdpmux: encoding %s params: %w", req.Method, err)
+		}
+	}
+	w.b.WriteByte('}')
+	_, err := m.write(s, "", gid, req.Method, w.b.Bytes(), route{s: s, localID: req.ID, attach: req.Method == "Target.attachToTarget"})
+	return err
+}
+
+// write registers r under gid and writes buf. s is the calling session; if
+// nil, the session is looked up by sessionID (a direct call) and returned.
+// A call that provably never reached the browser fails with ErrNotSent.
+func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf []byte, r route) (*session, error) {
+	m.mu.Lock()
+	if m.closed {
+		err := m.err
+		m.mu.Unlock()
+		return nil, errors.Join(ErrNotSent, err)
+	}
+	if s == nil {
+		if s = m.sessions[sessionID]; s == nil {
+			m.mu.Unlock()
+			return nil, errors.Join(ErrNotSent, fmt.Errorf("cdpmux: call on %q: %w", sessionID, ErrUnknownSession))
+		}
+	} else if m.sessions[s.id] != s && s != m.quiet {
+		m.mu.Unlock()
+		return nil, errors.Join(ErrNotSent, s.endErr())
+	}
+	r.s = s
+	m.pending[gid] = r
+	if s.counted {
+		m.inflight.Add(1)
+		m.lastUse.Store(time.Now().UnixNano())
+	}
+	m.mu.Unlock()
+
+	m.wmu.Lock()
+	err := m.t.WriteMessage(buf)
+	m.wmu.Unlock()
+	if err != nil {
+		// A message transport that fails a write is dead (a broken pipe;
+		// gorilla/websocket after any write error), and the message was
+		// never processed: end the mux now rather than when the reader
+		// notices, so this and every later call report ErrConnClosed.
+		// The reader then sees the transport closed and enriches the
+		// cause (Options.Cause) without holding this caller up.
+		m.fail(fmt.Errorf("cdpmux: writing %s: %w", method, err))
+		return nil, errors.Join(ErrNotSent, m.Err())
+	}
+	return s, nil
+}
+
+// Call sends method with params (one JSON object; nil for none) on the
+// attached session sessionID ("" is the browser's own) and returns the
+// reply's result, which aliases the message the transport returned. It is
+// what a call through the session's rpcc.Conn does, counted the same way in
+// Use, with the same errors (*rpcc.ResponseError for an error reply, the
+// session's *EndError once it ended, ErrNotSent joined when the request was
+// never written, ctx.Err() when ctx ends first), without the conn's
+// goroutines: the request is written on the caller's goroutine and the
+// reader hands the reply straight to the caller. An abandoned call (ctx
+// ended) stays in flight until the browser answers, as through rpcc.
+func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w := getWbuf()
+	gid := m.nextID.Add(1)
+	w.head(gid, sessionID, method)
+	if params != nil {
+		w.b.WriteString(`,"params":`)
+		w.b.Write(params)
+	}
+	w.b.WriteByte('}')
+	ch, _ := m.replies.Get().(chan *message)
+	if ch == nil {
+		ch = make(chan *message, 1)
+	}
+	s, err := m.write(nil, sessionID, gid, method, w.b.Bytes(), route{reply: ch})
+	putWbuf(w)
+	if err != nil {
+		m.replies.Put(ch)
+		return nil, err
+	}
+	var msg *message
+	select {
+	case msg = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.done:
+		select {
+		case msg = <-ch: // answered just before the end
+		default:
+			return nil, s.endErr()
+		}
+	}
+	m.replies.Put(ch)
+	if msg.Error != nil {
+		return nil, msg.Error
+	}
+	return msg.Result, nil
+}
+
+// appendJSONString appends s as a JSON string. Method names and session ids
+// are plain ASCII; anything else goes through encoding/json.
+func appendJSONString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			b, _ := json.Marshal(s)
+			return append(buf, b...)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
+}

@@ -1,0 +1,156 @@
+// Room: tests of direct calls (Mux.Call) on the fake browser. No locks.
+
+package cdpmux_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/browserpool/browserpool/cdptest"
+	"github.com/browserpool/browserpool/internal/cdpmux"
+)
+
+// direct starts Runtime.evaluate(expr) as a direct call on p and returns
+// once the browser holds its reply at g (n calls held in all).
+func direct(ctx context.Context, t *testing.T, m *cdpmux.Mux, g *cdptest.Gate, n int, p page, expr string) <-chan error {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := callEval(ctx, m, p, expr)
+		errc <- err
+	}()
+	if err := g.Wait(ctx, n); err != nil {
+		t.Fatalf("waiting for %s to be in flight: %v", expr, err)
+	}
+	return errc
+}
+
+// callEval evaluates expr by a direct call and returns its value's JSON.
+func callEval(ctx context.Context, m *cdpmux.Mux, p page, expr string) (string, error) {
+	params, _ := json.Marshal(map[string]any{"expression": expr})
+	raw, err := m.Call(ctx, p.sessionID, "Runtime.evaluate", params)
+	if err != nil {
+		return "", err
+	}
+	var r struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return "", err
+	}
+	return string(r.Result.Value), nil
+}
+
+func TestADirectCallGetsItsReplyAndCountsAsUseWhileInFlight(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	ctx := t.Context()
+	p1, p2 := openPage(ctx, t, m, "about:blank"), openPage(ctx, t, m, "about:blank")
+	g := b.Hold("Runtime.evaluate")
+	errc := direct(ctx, t, m, g, 1, p1, "40+2")
+	if n, _ := m.Use(); n != 1 {
+		t.Errorf("Use() in flight = %d while the direct call is held, want 1", n)
+	}
+	// A call through the other page's conn is not confused with it.
+	other := inFlight(ctx, t, g, 2, p2, "1+1")
+	g.Release()
+	if err := await(t, errc); err != nil {
+		t.Fatalf("direct call: %v", err)
+	}
+	if err := await(t, other); err != nil {
+		t.Fatalf("conn call: %v", err)
+	}
+	if got, err := callEval(ctx, m, p1, "40+2"); err != nil || got != "42" {
+		t.Errorf("40+2 by a direct call = %q, %v; want 42, nil", got, err)
+	}
+	var v struct {
+		Product string `json:"product"`
+	}
+	if raw, err := m.Call(ctx, "", "Browser.getVersion", nil); err != nil || json.Unmarshal(raw, &v) != nil || v.Product == "" {
+		t.Errorf(`Browser.getVersion on the browser's own session "" = %s, %v; want a product`, raw, err)
+	}
+	if n, _ := m.Use(); n != 0 {
+		t.Errorf("Use() in flight = %d after every call returned, want 0", n)
+	}
+	if diff := cmp.Diff(cdpmux.Stats{}, m.Stats()); diff != "" {
+		t.Errorf("Stats (-want +got):\n%s", diff)
+	}
+}
+
+func TestADirectCallFailsLikeAConnCallWhenItsSessionOrConnectionEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault func(*cdptest.Browser, page)
+		want  error
+	}{
+		{"detach", func(b *cdptest.Browser, p page) { b.DetachTarget(p.targetID) }, cdpmux.ErrDetached},
+		{"crash", func(b *cdptest.Browser, p page) { b.CrashTarget(p.targetID) }, cdpmux.ErrTargetCrashed},
+		{"exit", func(b *cdptest.Browser, p page) { b.Exit(1) }, cdpmux.ErrConnClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			noGoroutineLeftAfter(t)
+			b := cdptest.NewBrowser(t)
+			m := newMux(t, b, cdpmux.Options{})
+			ctx := t.Context()
+			p := openPage(ctx, t, m, "about:blank")
+			g := b.Hold("Runtime.evaluate")
+			errc := direct(ctx, t, m, g, 1, p, "1")
+			tc.fault(b, p)
+			var ee *cdpmux.EndError
+			if err := await(t, errc); !errors.Is(err, tc.want) || !errors.As(err, &ee) {
+				t.Errorf("direct call in flight: %v, want an *EndError that is %v", err, tc.want)
+			}
+			if n, _ := m.Use(); n != 0 {
+				t.Errorf("Use() in flight = %d after the end, want 0", n)
+			}
+			_, err := callEval(ctx, m, p, "1")
+			if !errors.Is(err, cdpmux.ErrNotSent) || !errors.Is(err, cdpmux.ErrUnknownSession) && !errors.Is(err, cdpmux.ErrConnClosed) {
+				t.Errorf("later direct call: %v, want ErrNotSent and the session unknown (or the connection closed)", err)
+			}
+			g.Release()
+		})
+	}
+}
+
+func TestADirectCallReportsErrorRepliesAndCancellation(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	ctx := t.Context()
+	p := openPage(ctx, t, m, "about:blank")
+
+	var re *rpcc.ResponseError
+	if _, err := m.Call(ctx, p.sessionID, "No.suchMethod", nil); !errors.As(err, &re) {
+		t.Errorf("unknown method: %v, want an *rpcc.ResponseError", err)
+	}
+
+	g := b.Hold("Runtime.evaluate")
+	callCtx, cancel := context.WithCancel(ctx)
+	errc := direct(callCtx, t, m, g, 1, p, "1000")
+	cancel()
+	if err := await(t, errc); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled direct call: %v, want context.Canceled", err)
+	}
+	if n, _ := m.Use(); n != 1 {
+		t.Errorf("Use() in flight = %d after its caller left, want 1 until the browser answers", n)
+	}
+	if _, err := m.Call(callCtx, p.sessionID, "Runtime.evaluate", nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("direct call with an ended ctx: %v, want context.Canceled", err)
+	}
+	g.Release() // the late reply reaches the mux after its caller left
+	if got, err := callEval(ctx, m, p, "2+2"); err != nil || got != "4" {
+		t.Errorf("2+2 after the cancelled call = %q, %v; want 4, nil", got, err)
+	}
+	if n, _ := m.Use(); n != 0 {
+		t.Errorf("Use() in flight = %d after the late reply, want 0", n)
+	}
+	if diff := cmp.Diff(cdpmux.Stats{}, m.Stats()); diff != "" {
+		t.Errorf("Stats (-want +got):\n%s", diff)
+	}
+}

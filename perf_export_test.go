@@ -1,0 +1,16 @@
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// StatusReadsAfterLoad returns how many of t's navigations had to ask the
+// page for their HTTP status after the load event (an extra round trip).
+func StatusReadsAfterLoad(t *Tab) int64 { return t.statusFallbacks.Load() }
+
+// MuxCall makes a direct call on t's CDP session (cdpmux.Mux.Call), for
+// benchmarks of the mux alone.
+func MuxCall(ctx context.Context, t *Tab, method string, params []byte) (json.RawMessage, error) {
+	return t.s.mux.Call(ctx, t.sessionID, method, params)
+}

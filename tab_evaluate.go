@@ -1,0 +1,138 @@
+// Room: Tab.Evaluate, the agents' most frequent call, and the JavaScript
+// exceptions it reports. No lock and no state of its own: the call goes
+// straight through the mux (cdpmux.Mux.Call), which does the in-flight
+// accounting, under the tab's act prologue (use, trace, dialog guard).
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mafredri/cdp/protocol/runtime"
+)
+
+// Evaluate runs a JavaScript expression in the page, awaits it if it is a
+// promise, and decodes its value (JSON) into out unless out is nil. A
+// thrown exception is an ErrJavaScript error carrying the message and line.
+// A value that does not fit out (a string into an *int, undefined into a
+// *struct) is an ErrDecode error naming both types; undefined and null
+// leave a pointer, interface, map or slice target nil.
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
+	const op = "Tab.Evaluate"
+	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		// The request is built on the stack for short expressions and sent
+		// on the caller's goroutine; the reply comes straight from the
+		// mux's reader (no rpcc.Conn goroutines on the way).
+		var buf [256]byte
+		raw, err := t.s.mux.Call(ctx, t.sessionID, "Runtime.evaluate", appendEvaluateParams(buf[:0], expr))
+		if err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		var reply evaluateReply
+		if err := json.Unmarshal(raw, &reply); err != nil {
+			return x.fail(op, ctx, "", fmt.Errorf("decoding Runtime.evaluate: %w", err))
+		}
+		if ex := reply.ExceptionDetails; ex != nil {
+			return t.jsError(op, ex)
+		}
+		r := reply.Result
+		if e := decodeJS(op, r.Value, r.UnserializableValue, jsTypeOf(r.Type, r.Subtype), out); e != nil {
+			e.Session, e.Tab = t.s.id, t.id
+			return e
+		}
+		return nil
+	})
+}
+
+// evaluateReply is the part of a Runtime.evaluate reply Evaluate reads.
+type evaluateReply struct {
+	Result struct {
+		Type                string          `json:"type"`
+		Subtype             *string         `json:"subtype"`
+		Value               json.RawMessage `json:"value"`
+		UnserializableValue string          `json:"unserializableValue"`
+	} `json:"result"`
+	ExceptionDetails *runtime.ExceptionDetails `json:"exceptionDetails"`
+}
+
+// appendEvaluateParams appends the Runtime.evaluate params Evaluate sends:
+// the expression, by value, awaited.
+func appendEvaluateParams(buf []byte, expr string) []byte {
+	buf = append(buf, `{"expression":`...)
+	buf = appendJSString(buf, expr)
+	return append(buf, `,"returnByValue":true,"awaitPromise":true}`...)
+}
+
+// appendJSString appends s as a JSON string that decodes to s, escaping
+// what encoding/json escapes (HTML characters included). Plain ASCII is
+// escaped here without allocating; a string with other bytes goes through
+// encoding/json, which also replaces invalid UTF-8 and escapes U+2028 and
+// U+2029.
+func appendJSString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			b, _ := json.Marshal(s)
+			return append(buf, b...)
+		}
+	}
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			buf = append(buf, '\\', c)
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		default:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+// ErrJavaScript: evaluated JavaScript threw. The *JSError is reachable with
+// errors.As.
+var ErrJavaScript = errors.New("JavaScript threw an exception")
+
+// JSError is the exception a page's JavaScript threw.
+type JSError struct {
+	Message string // the exception's text, e.g. "ReferenceError: x is not defined"
+	Line    int    // 1-based line in the evaluated source
+	Column  int    // 1-based column
+}
+
+// Error shows the exception's message with its line and column.
+func (e *JSError) Error() string {
+	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
+}
+
+func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
+	msg := ex.Text
+	if ex.Exception != nil && ex.Exception.Description != nil {
+		msg = strings.SplitN(*ex.Exception.Description, "\n", 2)[0]
+	} else if ex.Exception != nil && ex.Exception.Value != nil {
+		msg = ex.Text + " " + string(ex.Exception.Value)
+	}
+	e := newError(op, ErrJavaScript, "")
+	e.Session, e.Tab = t.s.id, t.id
+	e.Err = &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
+	e.Hint = "fix the expression; the page is unchanged unless the code ran partly"
+	return e
+}

@@ -1,0 +1,313 @@
+// Room: navigation (Tab.Navigate, LastNavigation) and what the tab
+// learns of its main frame's documents from its events (docWatch, which
+// docWatch.mu guards). Tab.navMu guards the last result. Events arrive on
+// the mux's reader through the tab's tap (Tab.onEvent): nothing here blocks
+// it.
+
+package browserpool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/browserpool/browserpool/internal/redact"
+)
+
+// NavigateResult reports a finished navigation.
+type NavigateResult struct {
+	SessionID string
+	TabID     string
+	Channel   string
+	URL       string // the URL asked for, without query string and fragment
+	LoaderID  string // empty for a same-document navigation
+	// Status is the HTTP status of the main resource as loaded (after any
+	// redirects): 200, 404, 500, ... An HTTP error status is not an error
+	// of Navigate (the page loaded; it may be the site's error page), so
+	// check it. 0 means unknown: a same-document navigation, or a page the
+	// browser reports no status for.
+	Status int
+	// FinalURL is the URL the tab shows once the page loaded, after
+	// redirects, without query string and fragment (like URL).
+	FinalURL string
+}
+
+// Navigate loads an http or https URL and waits for its load event (bounded
+// by ctx and Config.NavigationTimeout). A page the browser cannot load is an
+// ErrNavigation error carrying the browser's error text, e.g.
+// net::ERR_NAME_NOT_RESOLVED. A page the server answers with an HTTP error
+// status (404, 500, ...) loads: Navigate returns nil and the result's
+// Status says what the server answered; FinalURL is where redirects led.
+func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, err error) {
+	const op = "Tab.Navigate"
+	if err := checkNavigateURL(op, rawURL); err != nil {
+		err.Session, err.Tab = t.s.id, t.id
+		return NavigateResult{}, err
+	}
+	end, err := t.begin(op)
+	if err != nil {
+		return NavigateResult{}, err
+	}
+	defer end()
+	defer t.x.record("navigate", redact.Scrub(rawURL), time.Now(), &err)
+	res, err := t.navigate(ctx, op, rawURL)
+	return res, err
+}
+
+// LastNavigation returns the result of the tab's last navigation that
+// finished loading (by Tab.Navigate, or by Session.OpenTab when it was given
+// a URL), and false if none has.
+func (t *Tab) LastNavigation() (NavigateResult, bool) {
+	t.navMu.Lock()
+	defer t.navMu.Unlock()
+	return t.lastNav, t.lastNav.TabID != ""
+}
+
+func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
+	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
+	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
+	defer cancel()
+	if err := t.pageEvents(ctx); err != nil {
+		return res, t.s.wrap(op, t.id, err)
+	}
+	x := t.ext()
+	x.net.mu.Lock()
+	netOn := x.net.on // the document's Network.responseReceived will come
+	x.net.mu.Unlock()
+	start := time.Now()
+	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
+	if err != nil {
+		return res, t.s.wrap(op, t.id, err)
+	}
+	if e := t.blockedNavigation(ctx, op, start, rawURL, reply.ErrorText != nil && *reply.ErrorText != ""); e != nil {
+		return res, e // the network policy refused it (netproxy.go)
+	}
+	if reply.ErrorText != nil && *reply.ErrorText != "" {
+		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))
+		e.Session, e.Tab = t.s.id, t.id
+		return res, e
+	}
+	if reply.LoaderID == nil || *reply.LoaderID == "" {
+		return res, nil // same-document navigation: nothing to load
+	}
+	res.LoaderID = string(*reply.LoaderID)
+	var early <-chan loadedDoc
+	if !netOn {
+		// Without the Network domain the status is read in the page: as
+		// soon as the document commits, while the page loads, so that the
+		// read costs no round trip after the load event.
+		ectx, ecancel := context.WithCancel(ctx)
+		defer ecancel()
+		early = t.readStatusAtCommit(ectx, res.LoaderID)
+	}
+	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", echo(res.URL), t.deps.navigationTimeout))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
+			return res, e
+		}
+		return res, t.s.wrap(op, t.id, err)
+	}
+	res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID, early)
+	t.navMu.Lock()
+	t.lastNav = res
+	t.navMu.Unlock()
+	return res, nil
+}
+
+// loaded returns the HTTP status and the redacted URL of the document
+// loaderID loaded: from the events the tab followed (the main frame's
+// Page.frameNavigated gives the URL, Network.responseReceived of its
+// document request the status, when the Network domain is on), else from
+// early (the page's own answer read at commit), else, if neither said, by
+// asking the page now (one round trip; a failure here does not fail the
+// navigation).
+func (t *Tab) loaded(ctx context.Context, loaderID string, early <-chan loadedDoc) (int, string) {
+	d := t.docs.get(loaderID)
+	if d.status != 0 && d.url != "" {
+		return d.status, d.url
+	}
+	if early != nil && d.committed {
+		// Committed before load: the read was sent then and its answer
+		// is here or on its way.
+		select {
+		case e := <-early:
+			if e.status != 0 {
+				d.status = e.status
+			}
+		case <-ctx.Done():
+		}
+	}
+	if d.status != 0 && d.url != "" {
+		return d.status, d.url
+	}
+	t.statusFallbacks.Add(1)
+	status, url := t.loadedStatus(ctx)
+	if d.status != 0 {
+		status = d.status
+	}
+	if d.url != "" {
+		url = d.url
+	}
+	return status, url
+}
+
+// readStatusAtCommit starts reading the document's HTTP status in the page
+// once the main frame commits loaderID (Page.frameNavigated). The channel
+// gets one answer (zero when the read failed) unless ctx ends first.
+func (t *Tab) readStatusAtCommit(ctx context.Context, loaderID string) <-chan loadedDoc {
+	out := make(chan loadedDoc, 1)
+	go func() {
+		for {
+			_, changed := t.lifecycle.has("")
+			if t.docs.get(loaderID).committed {
+				break
+			}
+			if t.lifecycle.next(ctx, changed) != nil {
+				return
+			}
+		}
+		status, _ := t.loadedStatus(ctx)
+		out <- loadedDoc{status: status}
+	}()
+	return out
+}
+
+// loadedStatusJS reads the main resource's HTTP status (the Navigation
+// Timing entry's responseStatus, Chromium 109+) and the document's URL.
+const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigation")[0]; return {status: (n && n.responseStatus) || 0, url: location.href}; })()`
+
+// loadedStatus returns the HTTP status and the redacted URL of the document
+// just loaded, or 0 and "" if the page does not say (one round trip; a
+// failure here does not fail the navigation).
+func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
+	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true))
+	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 {
+		return 0, ""
+	}
+	var v struct {
+		Status int    `json:"status"`
+		URL    string `json:"url"`
+	}
+	if json.Unmarshal(reply.Result.Value, &v) != nil {
+		return 0, ""
+	}
+	return v.Status, redactURL(v.URL)
+}
+
+// loadedDoc is what the tab learned of one main-frame document.
+type loadedDoc struct {
+	loaderID  string
+	committed bool   // its Page.frameNavigated came
+	url       string // redacted, from Page.frameNavigated
+	status    int    // from Network.responseReceived of its document request; 0 if none came
+}
+
+// docWatchLimit bounds the documents a docWatch remembers (the newest
+// ones; a navigation reads its own right after its load event).
+const docWatchLimit = 8
+
+// docWatch remembers the tab's latest main-frame documents.
+type docWatch struct {
+	mu   sync.Mutex
+	docs [docWatchLimit]loadedDoc // guarded by mu; a ring
+	next int                      // guarded by mu; the ring's next slot
+	cur  string                   // guarded by mu; the loader of the last committed document
+}
+
+// get returns what is known of loaderID's document (zero if nothing).
+func (w *docWatch) get(loaderID string) loadedDoc {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, d := range w.docs {
+		if d.loaderID == loaderID {
+			return d
+		}
+	}
+	return loadedDoc{}
+}
+
+// updateLocked applies f to loaderID's document, adding it if new.
+func (w *docWatch) updateLocked(loaderID string, f func(*loadedDoc)) {
+	for i := range w.docs {
+		if w.docs[i].loaderID == loaderID {
+			f(&w.docs[i])
+			return
+		}
+	}
+	w.docs[w.next] = loadedDoc{loaderID: loaderID}
+	f(&w.docs[w.next])
+	w.next = (w.next + 1) % docWatchLimit
+}
+
+// noteDoc reads the main frame's Page.frameNavigated (a document
+// committed, at this URL), Page.navigatedWithinDocument (the current
+// document shows another URL) and its document requests'
+// Network.responseReceived (the status of the final response, after
+// redirects); it reports whether the event committed a document. On the
+// mux's reader goroutine.
+func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
+	switch method {
+	case "Page.frameNavigated":
+		var ev struct {
+			Frame struct {
+				ID       string `json:"id"`
+				ParentID string `json:"parentId"`
+				LoaderID string `json:"loaderId"`
+				URL      string `json:"url"`
+			} `json:"frame"`
+		}
+		if json.Unmarshal(params, &ev) != nil || ev.Frame.ParentID != "" || ev.Frame.LoaderID == "" {
+			return false
+		}
+		url := redact.URL(ev.Frame.URL)
+		t.docs.mu.Lock()
+		t.docs.updateLocked(ev.Frame.LoaderID, func(d *loadedDoc) { d.committed, d.url = true, url })
+		t.docs.cur = ev.Frame.LoaderID
+		t.docs.mu.Unlock()
+		return true
+	case "Page.navigatedWithinDocument":
+		// history.pushState/replaceState or a fragment: the current
+		// document now shows another URL.
+		var ev struct {
+			FrameID string `json:"frameId"`
+			URL     string `json:"url"`
+		}
+		if json.Unmarshal(params, &ev) != nil || ev.FrameID != t.id {
+			return false
+		}
+		url := redact.URL(ev.URL)
+		t.docs.mu.Lock()
+		if t.docs.cur != "" {
+			t.docs.updateLocked(t.docs.cur, func(d *loadedDoc) { d.url = url })
+		}
+		t.docs.mu.Unlock()
+	case "Network.responseReceived":
+		if !bytes.Contains(params, []byte(`"Document"`)) {
+			return false // not a document's response: skip the decode
+		}
+		var ev struct {
+			LoaderID string `json:"loaderId"`
+			FrameID  string `json:"frameId"`
+			Type     string `json:"type"`
+			Response struct {
+				Status int `json:"status"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(params, &ev) != nil || ev.Type != "Document" || ev.FrameID != t.id || ev.LoaderID == "" {
+			return false
+		}
+		t.docs.mu.Lock()
+		t.docs.updateLocked(ev.LoaderID, func(d *loadedDoc) { d.status = ev.Response.Status })
+		t.docs.mu.Unlock()
+	}
+	return false
+}
