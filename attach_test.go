@@ -151,6 +151,11 @@ func TestAttachFromTwoWorkflowsSharesOneSessionAndEachGetsItsOwnLabeledTab(t *te
 	t.Parallel()
 	base := serve(t, attachPages)
 	chrome := startUserChrome(t, base+"/user")
+	// The user's page is loaded before anyone attaches: its title is part
+	// of what the listing below must show.
+	waitFor(t, "the user's page to load", func() bool {
+		return slices.ContainsFunc(chrome.pages(t), func(pg jsonListPage) bool { return pg.URL == base+"/user" && pg.Title == "User tab" })
+	})
 	p := newAttachPool(t)
 	ctx := ctxT(t)
 
