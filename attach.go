@@ -366,7 +366,8 @@ func (b *attachedBrowser) choose(wf, id, label, url, title string) {
 	if label != "" {
 		w.labels[label] = id
 	}
-	w.selected, w.url, w.title = id, redactURL(url), title
+	w.selected, w.url = id, redactURL(url)
+	w.title = tabTitle(title, url, w.url)
 	b.mu.Unlock()
 }
 

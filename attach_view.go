@@ -21,7 +21,7 @@ type AttachedTab struct {
 	ID       string // the CDP target id
 	Label    string // this workflow's label for it, "" if none
 	URL      string // without query string, fragment and credentials
-	Title    string // cut to 100 characters
+	Title    string // cut to 100 characters; the URL for a tab without a title (as TabInfo.Title)
 	Selected bool   // it is this workflow's selected tab
 }
 
@@ -242,7 +242,7 @@ func (v *AttachedView) Tabs(ctx context.Context) ([]AttachedTab, error) {
 	out := make([]AttachedTab, 0, len(infos))
 	for _, t := range infos {
 		id := string(t.TargetID)
-		out = append(out, AttachedTab{ID: id, Label: labelOfLocked(w, id), URL: redactURL(t.URL), Title: cutTitle(t.Title, 100), Selected: id == w.selected})
+		out = append(out, AttachedTab{ID: id, Label: labelOfLocked(w, id), URL: redactURL(t.URL), Title: cutTitle(tabTitle(t.Title, t.URL, redactURL(t.URL)), 100), Selected: id == w.selected})
 	}
 	v.b.mu.Unlock()
 	return out, nil
@@ -275,7 +275,7 @@ func (v *AttachedView) SelectTab(ctx context.Context, idOrLabel string) (Attache
 	}
 	id := string(info.TargetID)
 	v.b.choose(v.workflow, id, label, info.URL, info.Title)
-	return AttachedTab{ID: id, Label: label, URL: redactURL(info.URL), Title: cutTitle(info.Title, 100), Selected: true}, nil
+	return AttachedTab{ID: id, Label: label, URL: redactURL(info.URL), Title: cutTitle(tabTitle(info.Title, info.URL, redactURL(info.URL)), 100), Selected: true}, nil
 }
 
 // NewTab opens a new tab, labels it for this workflow,
@@ -328,7 +328,8 @@ func (v *AttachedView) NewTab(ctx context.Context, label, url string) (AttachedT
 		}
 	}
 	if r, err := v.s.browser.Target.GetTargetInfo(ctx, target.NewGetTargetInfoArgs().SetTargetID(target.ID(t.id))); err == nil {
-		res.URL, res.Title = redactURL(r.TargetInfo.URL), cutTitle(r.TargetInfo.Title, 100)
+		res.URL = redactURL(r.TargetInfo.URL)
+		res.Title = cutTitle(tabTitle(r.TargetInfo.Title, r.TargetInfo.URL, res.URL), 100)
 		v.b.choose(v.workflow, t.id, label, r.TargetInfo.URL, r.TargetInfo.Title)
 	}
 	return res, nil

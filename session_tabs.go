@@ -47,16 +47,21 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 	out := make([]TabInfo, 0, len(infos))
 	for _, t := range infos {
 		u := redactURL(t.URL)
-		title := t.Title
-		if title == "" || title == t.URL || "http://"+title == t.URL || "https://"+title == t.URL {
-			// No title of its own: Chromium's stand-in is the raw URL,
-			// query string and all, which the listing must not leak.
-			title = u
-		}
 		out = append(out, TabInfo{SessionID: s.id, TabID: string(t.TargetID), Channel: ChannelCDP,
-			URL: u, Title: title, Active: string(t.TargetID) == active})
+			URL: u, Title: tabTitle(t.Title, t.URL, u), Active: string(t.TargetID) == active})
 	}
 	return out, nil
+}
+
+// tabTitle is the title a listing shows for a tab whose target reports
+// title at rawURL (redacted: shown). A tab without a title of its own gets
+// the redacted URL: Chromium reports "" or the raw URL (query string and
+// all, which a listing must not leak) for it, depending on timing.
+func tabTitle(title, rawURL, shown string) string {
+	if title == "" || title == rawURL || "http://"+title == rawURL || "https://"+title == rawURL {
+		return shown
+	}
+	return title
 }
 
 // pageTargets returns the browser's page targets, less those CloseTab has
