@@ -349,6 +349,18 @@ func TestFleetLeaseSweepKeepsAGridEntryWhoseDeleteFailedForALaterPool(t *testing
 	if !strings.Contains(log.String(), "kept the record of a remote lease") {
 		t.Errorf("the sweep did not log the lease it kept:\n%s", log)
 	}
+	// Pool.Orphans shows the kept lease for what it is.
+	orphans, err := p.Orphans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range orphans {
+		orphans[i].Owner, orphans[i].Alive = 0, false // the fake owner's pid
+	}
+	wantOrphan := browserpool.Orphan{Session: "s-dead", Dir: filepath.Join(root, "sessions", "s-dead"), Fleet: browserpool.FleetSeleniumGrid, Endpoint: f.HTTP, LeaseID: id}
+	if diff := cmp.Diff([]browserpool.Orphan{wantOrphan}, orphans); diff != "" {
+		t.Errorf("Pool.Orphans with a kept lease (-want +got):\n%s", diff)
+	}
 	p.Close()
 	// A later pool on the same root and Grid ends it.
 	later, _ := sweepPool(t, root, &browserpool.SeleniumGrid{URL: f.HTTP})

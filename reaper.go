@@ -114,6 +114,11 @@ type Orphan struct {
 	Dir     string
 	Owner   int  // pid of the pool that recorded it, if known
 	Alive   bool // whether its owner still runs (then it is another pool's)
+	// Fleet, Endpoint and LeaseID describe a remote lease (see SpawnInfo);
+	// empty for a local browser. A remote orphan has no PID.
+	Fleet    string
+	Endpoint string
+	LeaseID  string
 }
 
 // Orphans lists manifest entries and browser processes under the pool's
@@ -143,7 +148,8 @@ func (p *Pool) Orphans() ([]Orphan, error) {
 			continue
 		}
 		out = append(out, Orphan{Session: e.Session, PID: e.PID, Dir: e.Dir, Owner: e.OwnerPID,
-			Alive: ownerAlive(e.OwnerPID, e.OwnerStart, e.OwnerBoot, boot)})
+			Alive: ownerAlive(e.OwnerPID, e.OwnerStart, e.OwnerBoot, boot),
+			Fleet: e.Fleet, Endpoint: e.Endpoint, LeaseID: e.LeaseID})
 	}
 	prefix := filepath.Join(p.cfg.Root, "sessions") + string(filepath.Separator)
 	procs, _ := proc.List(func(i proc.Info) bool { return namesPath(i.Cmdline, prefix) })
