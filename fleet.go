@@ -31,14 +31,17 @@ var ErrFleetFull = errors.New("the browser fleet is full")
 // grants afterwards is ended at once instead of holding a slot.
 const DefaultFleetCleanupTimeout = 30 * time.Second
 
-// fleetHTTP is the HTTP client of the fleet launchers' control calls. It
-// reads no proxy settings from the environment and keeps no idle
-// connection (no goroutine outlives a call).
-var fleetHTTP = &http.Client{Transport: &http.Transport{
-	Proxy:             nil,
-	DialContext:       (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-	DisableKeepAlives: true,
-}}
+// newFleetHTTP returns the HTTP client of a fleet launcher's control calls
+// when the user gave none: it reads no proxy settings from the environment
+// and keeps no idle connection (no goroutine outlives a call). Each call
+// gets its own, so no client state is shared between launchers or pools.
+func newFleetHTTP() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:             nil,
+		DialContext:       (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		DisableKeepAlives: true,
+	}}
+}
 
 // fleetCleanups joins the background work of one launcher: leases requested
 // for a launch that gave up, followed until the fleet answers (bounded) and
@@ -147,7 +150,7 @@ func probeVersion(ctx context.Context, t *WebSocketTransport) (string, error) {
 // quote it.
 func fleetCall(ctx context.Context, client *http.Client, method, rawURL string, header http.Header, body []byte, timeout time.Duration) (int, []byte, error) {
 	if client == nil {
-		client = fleetHTTP
+		client = newFleetHTTP()
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -58,7 +58,7 @@ type SeleniumGrid struct {
 	// Authorization). Nil sends none.
 	Header http.Header
 	// HTTPClient sends the WebDriver requests. Nil means a client of the
-	// package's (no proxy from the environment, no idle connections).
+	// fresh client per request (no proxy from the environment, no idle connections).
 	HTTPClient *http.Client
 	// CleanupTimeout bounds how long a lease request given up on is still
 	// followed (see the type's doc). Zero means
