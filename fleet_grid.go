@@ -57,8 +57,8 @@ type SeleniumGrid struct {
 	// Header is sent with every request and the CDP handshake (for example
 	// Authorization). Nil sends none.
 	Header http.Header
-	// HTTPClient sends the WebDriver requests. Nil means a client of the
-	// fresh client per request (no proxy from the environment, no idle connections).
+	// HTTPClient sends the WebDriver requests. Nil means a fresh client
+	// per request (no proxy from the environment, no idle connections).
 	HTTPClient *http.Client
 	// CleanupTimeout bounds how long a lease request given up on is still
 	// followed (see the type's doc). Zero means
