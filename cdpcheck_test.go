@@ -244,8 +244,10 @@ func TestPoolCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *test
 	}
 	t.Cleanup(func() { p.Close() })
 
-	// Chrome holds the handshake while it asks the user.
-	_, err = p.CheckCDP(ctxWithin(t, 300*time.Millisecond), endpoint)
+	// Chrome holds the handshake while it asks the user. (The deadlines
+	// here only have to outlast the /json/version probe on a loaded
+	// machine: the fake holds the handshake until Allow.)
+	_, err = p.CheckCDP(ctxWithin(t, 3*time.Second), endpoint)
 	if !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("CheckCDP while the prompt is up: error = %v, want ErrCDPPromptPending", err)
 	}
@@ -253,10 +255,10 @@ func TestPoolCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *test
 	waitFor(t, "the handshake to reach the browser", func() bool { return fake.upgrades.Load() == 1 })
 
 	// Checking again and attaching join the handshake under way.
-	if _, err := p.CheckCDP(ctxWithin(t, 100*time.Millisecond), "http://localhost:"+strconv.Itoa(fake.port)); !errors.Is(err, browserpool.ErrCDPPromptPending) {
+	if _, err := p.CheckCDP(ctxWithin(t, 2*time.Second), "http://localhost:"+strconv.Itoa(fake.port)); !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("second CheckCDP: error = %v, want ErrCDPPromptPending", err)
 	}
-	_, err = p.Attach(ctxWithin(t, 300*time.Millisecond), endpoint)
+	_, err = p.Attach(ctxWithin(t, 3*time.Second), endpoint)
 	if !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("Attach while the prompt is up: error = %v, want ErrCDPPromptPending", err)
 	}
@@ -296,7 +298,7 @@ func TestPoolCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *test
 func TestPlainCheckCDPLeavesNothingBehindAndSaysItsConnectionWasWithdrawn(t *testing.T) {
 	fake := newFakeDevTools(t, true)
 	endpoint := "127.0.0.1:" + strconv.Itoa(fake.port)
-	_, err := browserpool.CheckCDP(ctxWithin(t, 300*time.Millisecond), endpoint)
+	_, err := browserpool.CheckCDP(ctxWithin(t, 3*time.Second), endpoint)
 	if !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("CheckCDP while the prompt is up: error = %v, want ErrCDPPromptPending", err)
 	}
