@@ -309,7 +309,17 @@ func BenchmarkFloorFootprint(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		time.Sleep(100 * time.Millisecond) // let the tabs' page-event enables finish (their goroutines end)
+		// Let the tabs' page-event enables finish (their goroutines end;
+		// ten fresh renderers can take a second or more): count once the
+		// number holds still for a second (at most 10 s).
+		for n, deadline := -1, time.Now().Add(10*time.Second); time.Now().Before(deadline); {
+			time.Sleep(time.Second)
+			m := runtime.NumGoroutine()
+			if m == n {
+				break
+			}
+			n = m
+		}
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
 		b.ReportMetric(float64(runtime.NumGoroutine()-g0), "goroutines")
