@@ -113,9 +113,17 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.live[c] = r.URL.Query().Get("trackingId")
 	f.mu.Unlock()
-	f.wg.Add(1)
-	go func() { // browser → client
-		defer f.wg.Done()
+	pumpWebSocket(c, b, &f.wg)
+	f.mu.Lock()
+	delete(f.live, c)
+	f.mu.Unlock()
+}
+
+// pumpWebSocket joins a fleet's websocket client c to the fake browser b
+// until either side ends, then closes both: browser → client on a
+// goroutine of wg, client → browser on the caller's goroutine.
+func pumpWebSocket(c *websocket.Conn, b *cdptest.Browser, wg *sync.WaitGroup) {
+	wg.Go(func() {
 		for {
 			msg, err := b.Transport().ReadMessage()
 			if err != nil {
@@ -126,8 +134,7 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-	}()
-	// client → browser, on the handler's goroutine.
+	})
 	for {
 		_, msg, err := c.ReadMessage()
 		if err != nil {
@@ -137,9 +144,6 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	b.Transport().Close()
 	c.Close()
-	f.mu.Lock()
-	delete(f.live, c)
-	f.mu.Unlock()
 }
 
 // createGridSession answers POST /session like Grid: only with the exact

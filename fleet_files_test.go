@@ -273,27 +273,7 @@ func startFakeFilesFleet(t *testing.T, page func() *cdptest.Page) *fakeFilesFlee
 		f.mu.Lock()
 		f.browsers = append(f.browsers, b)
 		f.mu.Unlock()
-		wg.Go(func() { // browser → client
-			for {
-				msg, err := b.Transport().ReadMessage()
-				if err != nil {
-					c.Close()
-					return
-				}
-				if c.WriteMessage(websocket.TextMessage, msg) != nil {
-					return
-				}
-			}
-		})
-		for {
-			_, msg, err := c.ReadMessage()
-			if err != nil {
-				break
-			}
-			b.Transport().WriteMessage(msg)
-		}
-		b.Transport().Close()
-		c.Close()
+		pumpWebSocket(c, b, &wg)
 	}))
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); wg.Wait() })
 	f.URL = "ws" + strings.TrimPrefix(srv.URL, "http")

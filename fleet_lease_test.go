@@ -5,7 +5,6 @@
 package browserpool_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -528,21 +527,7 @@ func TestFleetLeaseGridSessionOfAKilledHostIsEndedByTheNextPool(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFleetLeaseGridHostHelper$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "BROWSERPOOL_LEASE_GRID="+grid.URL, "BROWSERPOOL_LEASE_CHROMIUM="+grid.Chromium,
 		"BROWSERPOOL_LEASE_ROOT="+root, "TMPDIR="+tmp)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(out)
-	var lines []string
-	for sc.Scan() && !strings.Contains(sc.Text(), "leased") {
-		lines = append(lines, sc.Text())
-	}
+	lines := startLeasingHost(t, cmd)
 	if n := grid.Leases(t); n != 1 {
 		t.Fatalf("the host helper holds %d Grid sessions, want 1; its output:\n%s", n, strings.Join(lines, "\n"))
 	}

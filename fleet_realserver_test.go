@@ -254,21 +254,7 @@ func TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled(t *testing.T) {
 	dir := newRoot(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFleetHostHelper$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "BROWSERPOOL_FLEET_HOST="+srv.URL, "BROWSERPOOL_FLEET_TOKEN="+srv.Token, "TMPDIR="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(out)
-	var lines []string
-	for sc.Scan() && !strings.Contains(sc.Text(), "leased") {
-		lines = append(lines, sc.Text())
-	}
+	lines := startLeasingHost(t, cmd)
 	if n := srv.Leases(t); n != 1 {
 		t.Fatalf("the host helper holds %d leases, want 1; its output:\n%s", n, strings.Join(lines, "\n"))
 	}
@@ -277,6 +263,31 @@ func TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled(t *testing.T) {
 	}
 	cmd.Wait()
 	fleettest.WaitFor(t, "browserless to free the lease of the killed host", func() bool { return srv.Leases(t) == 0 })
+}
+
+// startLeasingHost starts cmd, the test binary running a host helper test, and
+// returns what it printed before the line saying "leased". The host is
+// killed and reaped at cleanup if the test has not done so itself.
+func startLeasingHost(t *testing.T, cmd *exec.Cmd) []string {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(out)
+	var lines []string
+	for sc.Scan() && !strings.Contains(sc.Text(), "leased") {
+		lines = append(lines, sc.Text())
+	}
+	return lines
 }
 
 // TestFleetHostHelper is the host TestFleetBrowserlessLeaseEndsWhenItsHostIsKilled
