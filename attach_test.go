@@ -106,6 +106,8 @@ func (c *userChrome) pages(t *testing.T) []jsonListPage {
 	return slices.DeleteFunc(all, func(p jsonListPage) bool { return p.Type != "page" })
 }
 
+// newAttachPool is a pool that launches nothing: for attaching to, and
+// checking, browsers the test runs itself.
 func newAttachPool(t *testing.T) *browserpool.Pool {
 	t.Helper()
 	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t)})

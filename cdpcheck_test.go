@@ -186,7 +186,7 @@ func TestCheckCDPRejectsEndpointsOfNoAcceptedForm(t *testing.T) {
 func TestCheckCDPReachesAHostNameAtItsIPBecauseChromeRefusesNamedHostHeaders(t *testing.T) {
 	fake := newFakeDevTools(t, false)
 	hosts := map[string]string{"host.docker.internal": "127.0.0.1"}
-	p := newCheckPool(t)
+	p := newAttachPool(t)
 	for _, endpoint := range []string{
 		"host.docker.internal:" + strconv.Itoa(fake.port),
 		"http://host.docker.internal:" + strconv.Itoa(fake.port),
@@ -216,38 +216,22 @@ func TestCheckCDPReachesAHostNameAtItsIPBecauseChromeRefusesNamedHostHeaders(t *
 }
 
 func TestCheckCDPOnAnUnknownHostSaysWhereDockerHostsLive(t *testing.T) {
-	_, err := newCheckPool(t).CheckCDPWithHosts(ctxT(t), "host.docker.internal:9222", nil)
+	_, err := newAttachPool(t).CheckCDPWithHosts(ctxT(t), "host.docker.internal:9222", nil)
 	if !errors.Is(err, browserpool.ErrCDPUnreachable) {
 		t.Fatalf("CheckCDP error = %v, want ErrCDPUnreachable", err)
 	}
 	cdpGolden(t, "unreachable", err.Error())
 }
 
-// newCheckPool is a pool for checks of fake DevTools endpoints: it launches
-// nothing.
-func newCheckPool(t *testing.T) *browserpool.Pool {
-	t.Helper()
-	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
-}
-
 func TestPoolCheckCDPAndAttachWaitOnOnePendingPromptAndNeverRaiseASecond(t *testing.T) {
 	fake := newFakeDevTools(t, true)
 	endpoint := "127.0.0.1:" + strconv.Itoa(fake.port)
-	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newAttachPool(t)
 
 	// Chrome holds the handshake while it asks the user. (The deadlines
 	// here only have to outlast the /json/version probe on a loaded
 	// machine: the fake holds the handshake until Allow.)
-	_, err = p.CheckCDP(ctxWithin(t, 3*time.Second), endpoint)
+	_, err := p.CheckCDP(ctxWithin(t, 3*time.Second), endpoint)
 	if !errors.Is(err, browserpool.ErrCDPPromptPending) {
 		t.Fatalf("CheckCDP while the prompt is up: error = %v, want ErrCDPPromptPending", err)
 	}
