@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/mafredri/cdp/rpcc"
@@ -20,30 +19,31 @@ import (
 // wbuf is a reusable request buffer with its JSON encoder, so that a
 // request costs no buffer and no encoder of its own: the transport does
 // not keep the bytes (Transport.WriteMessage), so the buffer goes back to
-// wbufs once written.
+// the mux's wbufs once written.
 type wbuf struct {
 	b   bytes.Buffer
 	enc *json.Encoder
 }
 
-var wbufs = sync.Pool{New: func() any {
-	w := new(wbuf)
-	w.enc = json.NewEncoder(&w.b)
-	return w
-}}
-
 // wbufKeep is the largest buffer put back in wbufs: a 5 MB request (a big
 // file upload) is not kept alive by the pool.
 const wbufKeep = 64 << 10
 
-func getWbuf() *wbuf { return wbufs.Get().(*wbuf) }
+func (m *Mux) getWbuf() *wbuf {
+	if w, _ := m.wbufs.Get().(*wbuf); w != nil {
+		return w
+	}
+	w := new(wbuf)
+	w.enc = json.NewEncoder(&w.b)
+	return w
+}
 
-func putWbuf(w *wbuf) {
+func (m *Mux) putWbuf(w *wbuf) {
 	if w.b.Cap() > wbufKeep {
 		return
 	}
 	w.b.Reset()
-	wbufs.Put(w)
+	m.wbufs.Put(w)
 }
 
 // head writes a request's id, session id and method.
@@ -64,8 +64,8 @@ func (w *wbuf) head(gid uint64, sessionID, method string) {
 // are encoded by encoding/json straight into the pooled buffer (its
 // Encoder adds a newline after them, which JSON allows there).
 func (m *Mux) send(s *session, req *rpcc.Request) error {
-	w := getWbuf()
-	defer putWbuf(w)
+	w := m.getWbuf()
+	defer m.putWbuf(w)
 	gid := m.nextID.Add(1)
 	w.head(gid, s.id, req.Method)
 	if req.Args != nil {
@@ -136,7 +136,7 @@ func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w := getWbuf()
+	w := m.getWbuf()
 	gid := m.nextID.Add(1)
 	w.head(gid, sessionID, method)
 	if params != nil {
@@ -149,7 +149,7 @@ func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte)
 		ch = make(chan *message, 1)
 	}
 	s, err := m.write(nil, sessionID, gid, method, w.b.Bytes(), route{reply: ch})
-	putWbuf(w)
+	m.putWbuf(w)
 	if err != nil {
 		m.replies.Put(ch)
 		return nil, err

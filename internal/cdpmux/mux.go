@@ -139,6 +139,9 @@ type Mux struct {
 	// is not put back. Per mux, not global: a channel made in a synctest
 	// bubble must stay in it.
 	replies sync.Pool
+	// wbufs holds request buffers (call.go) between writes; a mux's own,
+	// so no buffer state is shared between connections.
+	wbufs sync.Pool
 
 	dropped, unroutable, malformed atomic.Uint64
 
