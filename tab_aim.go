@@ -21,33 +21,32 @@ type quads struct {
 	Quads [][]float64 `json:"quads"`
 }
 
-// point scrolls the target into view and returns the centre of its
-// visible box in the viewport's CSS pixels. With hit set it also checks
-// that the element (or a descendant) is what is at that point.
-func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bool) (float64, float64, error) {
-	nodeArgs := func(id dom.BackendNodeID) any {
-		return struct {
-			Backend dom.BackendNodeID `json:"backendNodeId"`
-		}{id}
-	}
-	// Bring each out-of-process iframe into view in its parent, then the
-	// element itself in its frame.
+// nodeArgs is the params of a DOM call on one node by its backend id.
+func nodeArgs(id dom.BackendNodeID) any {
+	return struct {
+		Backend dom.BackendNodeID `json:"backendNodeId"`
+	}{id}
+}
+
+// inView scrolls each out-of-process iframe of tg into view in its parent,
+// then the element in its frame, and returns the element's content quads
+// (in its frame's viewport), each iframe's content-box offset in its
+// parent, and their sum: the quads plus (ox, oy) are in the top frame's
+// viewport. Both aiming (point) and element screenshots (elementClip) start
+// here.
+func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q quads, offsets [][2]float64, ox, oy float64, err error) {
 	for _, h := range tg.chain {
 		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil, h.parent.conn); err != nil {
-			return 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 	}
 	if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil, tg.f.conn); err != nil {
-		return 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
-	var q quads
 	if err := rpcc.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q, tg.f.conn); err != nil {
-		return 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
-	// Offsets of out-of-process frames: each iframe's content box in its
-	// parent's viewport.
-	offsets := make([][2]float64, len(tg.chain))
-	var ox, oy float64
+	offsets = make([][2]float64, len(tg.chain))
 	for i, h := range tg.chain {
 		var box struct {
 			Model struct {
@@ -55,14 +54,25 @@ func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bo
 			} `json:"model"`
 		}
 		if err := rpcc.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box, h.parent.conn); err != nil {
-			return 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 		if len(box.Model.Content) < 2 {
-			return 0, 0, x.notVisible(op, ref, "its frame has no box")
+			return q, nil, 0, 0, x.notVisible(op, ref, "its frame has no box")
 		}
 		offsets[i] = [2]float64{box.Model.Content[0], box.Model.Content[1]}
 		ox += box.Model.Content[0]
 		oy += box.Model.Content[1]
+	}
+	return q, offsets, ox, oy, nil
+}
+
+// point scrolls the target into view and returns the centre of its
+// visible box in the viewport's CSS pixels. With hit set it also checks
+// that the element (or a descendant) is what is at that point.
+func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bool) (float64, float64, error) {
+	q, offsets, ox, oy, err := x.inView(ctx, op, ref, tg)
+	if err != nil {
+		return 0, 0, err
 	}
 	lm, err := layoutMetrics(ctx, x.t.conn)
 	if err != nil {

@@ -26,9 +26,7 @@ import (
 func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
 	return t.onRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
-		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", struct {
-			Backend dom.BackendNodeID `json:"backendNodeId"`
-		}{tg.node}, nil, tg.f.conn); err != nil {
+		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil, tg.f.conn); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		var info struct {
@@ -181,9 +179,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 				Attributes []string `json:"attributes"`
 			} `json:"node"`
 		}
-		if err := rpcc.Invoke(ctx, "DOM.describeNode", struct {
-			Backend dom.BackendNodeID `json:"backendNodeId"`
-		}{tg.node}, &desc, tg.f.conn); err != nil {
+		if err := rpcc.Invoke(ctx, "DOM.describeNode", nodeArgs(tg.node), &desc, tg.f.conn); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		attrs := map[string]string{}

@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/rpcc"
 )
@@ -286,39 +285,9 @@ func (t *Tab) viewportSize(ctx context.Context, vm viewMetrics) (float64, float6
 // elementClip scrolls the element tg into view and returns its border box
 // (the union of its boxes) in document CSS pixels of the tab's top frame.
 func (x *tabExt) elementClip(ctx context.Context, op, ref string, tg refTarget) (page.Viewport, error) {
-	nodeArgs := func(id dom.BackendNodeID) any {
-		return struct {
-			Backend dom.BackendNodeID `json:"backendNodeId"`
-		}{id}
-	}
-	for _, h := range tg.chain {
-		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil, h.parent.conn); err != nil {
-			return page.Viewport{}, x.fail(op, ctx, ref, frameErr(h.parent, err))
-		}
-	}
-	if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil, tg.f.conn); err != nil {
-		return page.Viewport{}, x.fail(op, ctx, ref, frameErr(tg.f, err))
-	}
-	var q quads
-	if err := rpcc.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q, tg.f.conn); err != nil {
-		return page.Viewport{}, x.fail(op, ctx, ref, frameErr(tg.f, err))
-	}
-	// Out-of-process frames: add each iframe's content box in its parent.
-	var ox, oy float64
-	for _, h := range tg.chain {
-		var box struct {
-			Model struct {
-				Content []float64 `json:"content"`
-			} `json:"model"`
-		}
-		if err := rpcc.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box, h.parent.conn); err != nil {
-			return page.Viewport{}, x.fail(op, ctx, ref, frameErr(h.parent, err))
-		}
-		if len(box.Model.Content) < 2 {
-			return page.Viewport{}, x.notVisible(op, ref, "its frame has no box")
-		}
-		ox += box.Model.Content[0]
-		oy += box.Model.Content[1]
+	q, _, ox, oy, err := x.inView(ctx, op, ref, tg)
+	if err != nil {
+		return page.Viewport{}, err
 	}
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, qd := range q.Quads {

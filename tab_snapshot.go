@@ -433,10 +433,7 @@ func (w *snapWalker) iframe(f *frameSess, chain []frameHop, n *axtext.Node, fram
 			FrameID string `json:"frameId"`
 		} `json:"node"`
 	}
-	args := struct {
-		Backend dom.BackendNodeID `json:"backendNodeId"`
-	}{n.Backend}
-	if err := rpcc.Invoke(w.ctx, "DOM.describeNode", &args, &desc, f.conn); err != nil || desc.Node.FrameID == "" {
+	if err := rpcc.Invoke(w.ctx, "DOM.describeNode", nodeArgs(n.Backend), &desc, f.conn); err != nil || desc.Node.FrameID == "" {
 		return nil, "(not loaded)"
 	}
 	child, err := w.fetch(f, desc.Node.FrameID, chain)
