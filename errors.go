@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/manifest"
 )
 
 // Error classes. Every error the package returns is an *Error whose Class is
@@ -238,19 +239,10 @@ func echo(s string) string {
 	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }
 
-// isValidID reports whether id matches [A-Za-z0-9_-]{1,64}.
-func isValidID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// isValidID reports whether id matches [A-Za-z0-9_-]{1,64}: the one rule
+// for every id and name the package checks, kept in internal/manifest,
+// whose sweep applies it to the session dirs it may remove.
+func isValidID(id string) bool { return manifest.ValidID(id) }
 
 // ValidateID reports whether id may name a session, tab label, task or
 // workflow: 1 to 64 of [A-Za-z0-9_-]. Such ids become path parts and keys.
