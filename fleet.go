@@ -265,3 +265,14 @@ func (b *leasedBrowser) Stop(ctx context.Context) error {
 	b.released.Store(true)
 	return nil
 }
+
+// otherFleet says why info is not a lease of l's fleet (another kind or
+// endpoint), or returns nil. A LeaseEnder checks it before ending anything,
+// though the sweep only asks for leases of the launcher's own fleet.
+func otherFleet(l LeaseEnder, info SpawnInfo) error {
+	kind, endpoint := l.LeaseFleet()
+	if info.Fleet != kind || info.Endpoint != endpoint {
+		return fmt.Errorf("the lease is on %s %s, not on this launcher's %s %s: end it with a launcher of that fleet", info.Fleet, info.Endpoint, kind, endpoint)
+	}
+	return nil
+}

@@ -144,9 +144,8 @@ func (l *Browserless) LeaseFleet() (kind, endpoint string) {
 // host that hangs without dying keeps its lease, but then its owner is
 // alive and the sweep does not ask.
 func (l *Browserless) EndLease(ctx context.Context, info SpawnInfo) (bool, error) {
-	kind, endpoint := l.LeaseFleet()
-	if info.Fleet != kind || info.Endpoint != endpoint {
-		return false, fmt.Errorf("the lease is on %s %s, not on this server (%s)", info.Fleet, info.Endpoint, endpoint)
+	if err := otherFleet(l, info); err != nil {
+		return false, err
 	}
 	return true, nil
 }

@@ -163,9 +163,8 @@ func (g *SeleniumGrid) LeaseFleet() (kind, endpoint string) {
 // that no longer knows the session (404, "invalid session id") counts as
 // ended. The sweep at NewPool calls it for sessions of a host that died.
 func (g *SeleniumGrid) EndLease(ctx context.Context, info SpawnInfo) (bool, error) {
-	kind, endpoint := g.LeaseFleet()
-	if info.Fleet != kind || info.Endpoint != endpoint {
-		return false, fmt.Errorf("the lease is on %s %s, not on this Grid (%s)", info.Fleet, info.Endpoint, endpoint)
+	if err := otherFleet(g, info); err != nil {
+		return false, err
 	}
 	if info.LeaseID == "" {
 		return false, errors.New("no Grid session id was recorded for the lease")
