@@ -27,6 +27,16 @@ type StopRecordingArgs struct {
 	Video   bool   `json:"video,omitempty" jsonschema:"Also render the frames into an MP4 video, recording.mp4 (needs ffmpeg where the server runs)."`
 }
 
+// recordingSession is the client's session a recording tool acts on; in
+// attach mode there is none to record.
+func (s *Server) recordingSession(ctx context.Context, c *client, session string) (*browserpool.Session, string, error) {
+	if s.cfg.CDPEndpoint != "" {
+		return nil, "", toolErrorf("recording is not available when the server is attached to a browser the user runs (-cdp-endpoint)",
+			"take pictures with browser_take_screenshot instead")
+	}
+	return s.session(ctx, c, session)
+}
+
 func (s *Server) addRecordingTools() {
 	add(s, &mcp.Tool{
 		Name: "browser_start_recording",
@@ -35,11 +45,7 @@ func (s *Server) addRecordingTools() {
 			"Call browser_stop_recording to finish and get the replay page.",
 		Annotations: annotations("Start recording", false, false, false, false),
 	}, nil, func(ctx context.Context, c *client, in StartRecordingArgs) (*mcp.CallToolResult, error) {
-		if s.cfg.CDPEndpoint != "" {
-			return nil, toolErrorf("recording is not available when the server is attached to a browser the user runs (-cdp-endpoint)",
-				"take pictures with browser_take_screenshot instead")
-		}
-		se, name, err := s.session(ctx, c, in.Session)
+		se, name, err := s.recordingSession(ctx, c, in.Session)
 		if err != nil {
 			return nil, err
 		}
@@ -61,11 +67,7 @@ func (s *Server) addRecordingTools() {
 		Description: "Stop recording your browser session and say where the recording is: its dir with the frames, events.jsonl and index.html (a replay page a person opens in a browser and steps through with the arrow keys), and with video true an MP4.",
 		Annotations: annotations("Stop recording", false, false, true, false),
 	}, nil, func(ctx context.Context, c *client, in StopRecordingArgs) (*mcp.CallToolResult, error) {
-		if s.cfg.CDPEndpoint != "" {
-			return nil, toolErrorf("recording is not available when the server is attached to a browser the user runs (-cdp-endpoint)",
-				"take pictures with browser_take_screenshot instead")
-		}
-		se, name, err := s.session(ctx, c, in.Session)
+		se, name, err := s.recordingSession(ctx, c, in.Session)
 		if err != nil {
 			return nil, err
 		}
