@@ -56,12 +56,7 @@ func StartBrowserless(tb testing.TB, opts BrowserlessOptions) *Browserless {
 	for _, d := range []string{"data", "downloads"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o700)
 	}
-	var last error
-	for range 3 { // a free port may be taken before the server binds it
-		port, err := freePort()
-		if err != nil {
-			unavailable(tb, "browserless", err)
-		}
+	s, port := startOnFreePort(tb, "browserless", func(port int) (*server, func() bool, error) {
 		s, err := start(in.BrowserlessDir, filepath.Join(dir, "server.log"), env(dir,
 			"HOST=127.0.0.1", "PORT="+itoa(port), "TOKEN="+opts.Token,
 			"CONCURRENT="+itoa(opts.Concurrent), "QUEUED="+itoa(opts.Queued),
@@ -71,25 +66,15 @@ func StartBrowserless(tb testing.TB, opts BrowserlessOptions) *Browserless {
 			"METRICS_JSON_PATH="+filepath.Join(dir, "metrics.json"), "ENABLE_DEBUGGER=false",
 			"NODE_ENV=production",
 		), in.Node, in.BrowserlessMain)
-		if err != nil {
-			unavailable(tb, "browserless", err)
-		}
-		b := &Browserless{URL: fmt.Sprintf("ws://127.0.0.1:%d", port), HTTP: fmt.Sprintf("http://127.0.0.1:%d", port), Token: opts.Token, s: s}
-		err = s.waitReady(func() bool {
+		active := fmt.Sprintf("http://127.0.0.1:%d/active?token=%s", port, opts.Token)
+		return s, func() bool {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
-			code, _, err := get(ctx, b.HTTP+"/active?token="+opts.Token)
+			code, _, err := get(ctx, active)
 			return err == nil && code == http.StatusNoContent
-		})
-		if err == nil {
-			tb.Cleanup(func() { s.stop(); s.logIfFailed(tb) })
-			return b
-		}
-		s.stop()
-		last = err
-	}
-	unavailable(tb, "browserless", last)
-	return nil
+		}, err
+	})
+	return &Browserless{URL: fmt.Sprintf("ws://127.0.0.1:%d", port), HTTP: fmt.Sprintf("http://127.0.0.1:%d", port), Token: opts.Token, s: s}
 }
 
 // Session is one browser browserless runs, as GET /sessions lists it.

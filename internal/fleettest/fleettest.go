@@ -104,6 +104,32 @@ type server struct {
 }
 
 // freePort returns a port on 127.0.0.1 free a moment ago.
+// startOnFreePort starts a server on a free 127.0.0.1 port: launch starts
+// it on port and says how to tell it is ready. A port may be taken before
+// the server binds it, so it tries three ports before it declares the
+// server unavailable. The server is stopped at tb's cleanup.
+func startOnFreePort(tb testing.TB, what string, launch func(port int) (*server, func() bool, error)) (*server, int) {
+	tb.Helper()
+	var last error
+	for range 3 {
+		port, err := freePort()
+		if err != nil {
+			unavailable(tb, what, err)
+		}
+		s, ready, err := launch(port)
+		if err != nil {
+			unavailable(tb, what, err)
+		}
+		if last = s.waitReady(ready); last == nil {
+			tb.Cleanup(func() { s.stop(); s.logIfFailed(tb) })
+			return s, port
+		}
+		s.stop()
+	}
+	unavailable(tb, what, last)
+	return nil, 0
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -49,12 +49,7 @@ func StartGrid(tb testing.TB, opts GridOptions) *Grid {
 		return max(1, int(d.Round(time.Second)/time.Second))
 	}
 	dir := shortDir(tb)
-	var last error
-	for range 3 {
-		port, err := freePort()
-		if err != nil {
-			unavailable(tb, "selenium grid", err)
-		}
+	s, port := startOnFreePort(tb, "selenium grid", func(port int) (*server, func() bool, error) {
 		toml := fmt.Sprintf(`[server]
 host = "127.0.0.1"
 port = %d
@@ -78,29 +73,19 @@ session-request-timeout-period = 1
 `, port, opts.MaxSessions, secs(opts.SessionTimeout, 300), in.Chromedriver, opts.MaxSessions, in.Chromium, secs(opts.RequestTimeout, 300))
 		cfg := filepath.Join(dir, "grid.toml")
 		if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
-			unavailable(tb, "selenium grid", err)
+			return nil, nil, err
 		}
 		s, err := start(dir, filepath.Join(dir, "server.log"), env(dir), in.Java,
 			"-Djava.io.tmpdir="+dir, "-jar", in.GridJar, "standalone", "--config", cfg)
-		if err != nil {
-			unavailable(tb, "selenium grid", err)
-		}
-		g := &Grid{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Chromium: in.Chromium, s: s}
-		err = s.waitReady(func() bool {
+		g := &Grid{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
+		return s, func() bool {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
 			st, err := g.Status(ctx)
 			return err == nil && st.Ready
-		})
-		if err == nil {
-			tb.Cleanup(func() { s.stop(); s.logIfFailed(tb) })
-			return g
-		}
-		s.stop()
-		last = err
-	}
-	unavailable(tb, "selenium grid", last)
-	return nil
+		}, err
+	})
+	return &Grid{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Chromium: in.Chromium, s: s}
 }
 
 // Status is the part of GET /status the tests read.
