@@ -96,15 +96,25 @@ func (b *Browser) nodeLocked(s *session, params json.RawMessage) (*Element, *nod
 	return nil, &p, errNoNode
 }
 
-func (b *Browser) scrollIntoView(s *session, params json.RawMessage) outcome {
+// boxLocked is the page and layout box of the node params names, or
+// noBox when the node has no box (not rendered).
+func (b *Browser) boxLocked(s *session, params json.RawMessage, noBox *Error) (*Page, box, *Error) {
 	el, _, e := b.nodeLocked(s, params)
 	if e != nil {
-		return outcome{err: e}
+		return nil, box{}, e
 	}
 	pg := s.target.page
 	bx, ok := pg.layout()[el]
 	if !ok {
-		return outcome{err: errNoLayout}
+		return nil, box{}, noBox
+	}
+	return pg, bx, nil
+}
+
+func (b *Browser) scrollIntoView(s *session, params json.RawMessage) outcome {
+	pg, bx, e := b.boxLocked(s, params, errNoLayout)
+	if e != nil {
+		return outcome{err: e}
 	}
 	_, vh := pg.viewport()
 	if bx.y < pg.scrollY || bx.y+bx.h > pg.scrollY+vh {
@@ -114,14 +124,9 @@ func (b *Browser) scrollIntoView(s *session, params json.RawMessage) outcome {
 }
 
 func (b *Browser) getContentQuads(s *session, params json.RawMessage) outcome {
-	el, _, e := b.nodeLocked(s, params)
+	pg, bx, e := b.boxLocked(s, params, errNoQuads)
 	if e != nil {
 		return outcome{err: e}
-	}
-	pg := s.target.page
-	bx, ok := pg.layout()[el]
-	if !ok {
-		return outcome{err: errNoQuads}
 	}
 	y := bx.y - pg.scrollY
 	q := []float64{bx.x, y, bx.x + bx.w, y, bx.x + bx.w, y + bx.h, bx.x, y + bx.h}
@@ -129,14 +134,9 @@ func (b *Browser) getContentQuads(s *session, params json.RawMessage) outcome {
 }
 
 func (b *Browser) getBoxModel(s *session, params json.RawMessage) outcome {
-	el, _, e := b.nodeLocked(s, params)
+	pg, bx, e := b.boxLocked(s, params, &Error{Code: -32000, Message: "Could not compute box model."})
 	if e != nil {
 		return outcome{err: e}
-	}
-	pg := s.target.page
-	bx, ok := pg.layout()[el]
-	if !ok {
-		return outcome{err: &Error{Code: -32000, Message: "Could not compute box model."}}
 	}
 	y := bx.y - pg.scrollY
 	q := []float64{bx.x, y, bx.x + bx.w, y, bx.x + bx.w, y + bx.h, bx.x, y + bx.h}
