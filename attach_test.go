@@ -575,3 +575,33 @@ func TestAnAttachedBrowserThatQuitsEndsItsSessionWithTheReason(t *testing.T) {
 		t.Errorf("Attach after the browser quit: error = %v, want ErrCDPRefused", err)
 	}
 }
+
+func TestPoolCheckCDPOnARealChromeIsFollowedByAnAttachOfThatPool(t *testing.T) {
+	t.Parallel()
+	base := serve(t, attachPages)
+	chrome := startUserChrome(t, base+"/user")
+	p := newAttachPool(t)
+	ctx := ctxT(t)
+	info, err := p.CheckCDP(ctx, chrome.endpoint())
+	if err != nil {
+		t.Fatalf("Pool.CheckCDP: %v", err)
+	}
+	if info.Port != chrome.port || info.SessionID != "shared-cdp-"+strconv.Itoa(chrome.port) || !strings.HasPrefix(info.Browser, "Chrome/") {
+		t.Errorf("Pool.CheckCDP = %+v", info)
+	}
+	// The attach takes the connection the check opened and acts on a tab.
+	v, err := p.AttachFor(ctx, chrome.endpoint(), "w1")
+	if err != nil {
+		t.Fatalf("AttachFor after Pool.CheckCDP: %v", err)
+	}
+	if _, err := v.NewTab(ctx, "profile", base+"/profile"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := attachedTitle(ctx, v, "profile"); err != nil || got != "Profile" {
+		t.Errorf("title of the new tab = %q, %v; want %q", got, err, "Profile")
+	}
+	p.Close()
+	if _, err := p.CheckCDP(ctx, chrome.endpoint()); !errors.Is(err, browserpool.ErrPoolClosed) {
+		t.Errorf("Pool.CheckCDP on a closed pool: error = %v, want ErrPoolClosed", err)
+	}
+}
