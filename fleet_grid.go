@@ -167,7 +167,7 @@ func (g *SeleniumGrid) EndLease(ctx context.Context, info SpawnInfo) (bool, erro
 		return false, err
 	}
 	if info.LeaseID == "" {
-		return false, errors.New("no Grid session id was recorded for the lease")
+		return false, errors.New("no Grid session id was recorded for the lease, so there is nothing to DELETE: the Grid ends it at its own session-timeout")
 	}
 	if err := g.deleteSession(ctx, info.LeaseID); err != nil {
 		return false, err
