@@ -41,7 +41,8 @@ type Tab struct {
 	// Set by connect before ready is closed; read-only after.
 	conn      *rpcc.Conn
 	client    *cdp.Client
-	sessionID string // the flattened CDP session id
+	sessionID string         // the flattened CDP session id
+	direct    *cdpmux.Direct // direct calls on that session (Tab.Evaluate)
 	readyErr  error
 
 	// pageReady is closed when Page.enable and lifecycle events are on
@@ -102,7 +103,14 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	if err != nil {
 		return err
 	}
-	t.conn, t.sessionID, t.client = conn, sid, cdp.NewClient(conn)
+	// Evaluate's direct calls go through the session's own handle, so that
+	// once the tab is gone they fail with its end, as its conn's calls do.
+	direct, err := t.s.mux.Direct(sid)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	t.conn, t.sessionID, t.client, t.direct = conn, sid, cdp.NewClient(conn), direct
 	t.pageReady = make(chan struct{})
 	t.lifecycle = newLifecycleWatch(conn.Context().Done(), t.pageEvents)
 	t.x = newTabExt(t)

@@ -29,7 +29,7 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		// on the caller's goroutine; the reply comes straight from the
 		// mux's reader (no rpcc.Conn goroutines on the way).
 		var buf [256]byte
-		raw, err := t.s.mux.Call(ctx, t.sessionID, "Runtime.evaluate", appendEvaluateParams(buf[:0], expr))
+		raw, err := t.direct.Call(ctx, "Runtime.evaluate", appendEvaluateParams(buf[:0], expr))
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}

@@ -133,6 +133,41 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 // reader hands the reply straight to the caller. An abandoned call (ctx
 // ended) stays in flight until the browser answers, as through rpcc.
 func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte) (json.RawMessage, error) {
+	return m.call(ctx, nil, sessionID, method, params)
+}
+
+// Direct is one attached session's handle for direct calls. Unlike Call by
+// session id, it keeps the session: once the session has ended (detached,
+// crashed, closed) its calls fail with that session's *EndError (joined
+// with ErrNotSent), exactly as calls through its rpcc.Conn do, rather than
+// with ErrUnknownSession.
+type Direct struct {
+	m *Mux
+	s *session
+}
+
+// Direct returns the handle for direct calls on the attached session
+// sessionID. Take it when the session is attached (Attach, Dial).
+func (m *Mux) Direct(sessionID string) (*Direct, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, m.err
+	}
+	s := m.sessions[sessionID]
+	if s == nil {
+		return nil, fmt.Errorf("cdpmux: direct %q: %w", sessionID, ErrUnknownSession)
+	}
+	return &Direct{m: m, s: s}, nil
+}
+
+// Call is Mux.Call on d's session.
+func (d *Direct) Call(ctx context.Context, method string, params []byte) (json.RawMessage, error) {
+	return d.m.call(ctx, d.s, d.s.id, method, params)
+}
+
+// call is Call on s, or, with s nil, on the session sessionID looked up now.
+func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, params []byte) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -148,7 +183,7 @@ func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte)
 	if ch == nil {
 		ch = make(chan *message, 1)
 	}
-	s, err := m.write(nil, sessionID, gid, method, w.b.Bytes(), route{reply: ch})
+	s, err := m.write(s, sessionID, gid, method, w.b.Bytes(), route{reply: ch})
 	m.putWbuf(w)
 	if err != nil {
 		m.replies.Put(ch)

@@ -1,4 +1,4 @@
-// Room: tests of direct calls (Mux.Call) on the fake browser. No locks.
+// Room: tests of direct calls (Mux.Call, Direct.Call) on the fake browser. No locks.
 
 package cdpmux_test
 
@@ -100,6 +100,10 @@ func TestADirectCallFailsLikeAConnCallWhenItsSessionOrConnectionEnds(t *testing.
 			m := newMux(t, b, cdpmux.Options{})
 			ctx := t.Context()
 			p := openPage(ctx, t, m, "about:blank")
+			d, err := m.Direct(p.sessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
 			g := b.Hold("Runtime.evaluate")
 			errc := direct(ctx, t, m, g, 1, p, "1")
 			tc.fault(b, p)
@@ -110,9 +114,15 @@ func TestADirectCallFailsLikeAConnCallWhenItsSessionOrConnectionEnds(t *testing.
 			if n, _ := m.Use(); n != 0 {
 				t.Errorf("Use() in flight = %d after the end, want 0", n)
 			}
-			_, err := callEval(ctx, m, p, "1")
+			_, err = callEval(ctx, m, p, "1")
 			if !errors.Is(err, cdpmux.ErrNotSent) || !errors.Is(err, cdpmux.ErrUnknownSession) && !errors.Is(err, cdpmux.ErrConnClosed) {
 				t.Errorf("later direct call: %v, want ErrNotSent and the session unknown (or the connection closed)", err)
+			}
+			// The session's own handle keeps its end: a later call says how
+			// it ended, as its conn would, and that nothing was sent.
+			_, err = d.Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`))
+			if !errors.Is(err, cdpmux.ErrNotSent) || !errors.Is(err, tc.want) {
+				t.Errorf("later call on the session's Direct handle: %v, want ErrNotSent and %v", err, tc.want)
 			}
 			g.Release()
 		})
