@@ -68,7 +68,7 @@ type Session struct {
 	b       LaunchedBrowser
 	mux     *cdpmux.Mux
 	browser *cdp.Client
-	quiet   *cdp.Client // on mux.Quiet: calls that are not use (monitoring)
+	quiet   *cdpmux.Direct // mux.Quiet: calls that are not use (monitoring)
 	info    SpawnInfo
 	created time.Time
 	output  string
@@ -108,7 +108,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		b:       b,
 		mux:     mux,
 		browser: cdp.NewClient(mux.Browser()),
-		quiet:   cdp.NewClient(mux.Quiet()),
+		quiet:   mux.Quiet(),
 		info:    info,
 		created: time.Now(),
 		output:  filepath.Join(p.cfg.OutputDir, id),

@@ -7,6 +7,7 @@ package browserpool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -67,9 +68,14 @@ func tabTitle(title, rawURL, shown string) string {
 // pageTargets returns the browser's page targets, less those CloseTab has
 // closed.
 func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
-	reply, err := s.quiet.Target.GetTargets(ctx, target.NewGetTargetsArgs()) // not use: tabCount monitors with it
+	// Not use: tabCount monitors with it.
+	raw, err := s.quiet.Call(ctx, "Target.getTargets", nil)
 	if err != nil {
 		return nil, err
+	}
+	var reply target.GetTargetsReply
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return nil, fmt.Errorf("decoding Target.getTargets: %w", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -206,7 +212,8 @@ func (s *Session) closeTarget(id string) {
 		defer p.wg.Done()
 		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
 		defer cancel()
-		s.quiet.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(id)))
+		params, _ := json.Marshal(target.NewCloseTargetArgs(target.ID(id)))
+		s.quiet.Call(ctx, "Target.closeTarget", params)
 	}()
 }
 

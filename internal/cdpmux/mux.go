@@ -159,8 +159,7 @@ type Mux struct {
 	err      *EndError           // guarded by mu; set when closed
 
 	browser    *rpcc.Conn
-	quiet      *session   // the browser's uncounted session (see Quiet); set by New
-	quietConn  *rpcc.Conn // its conn
+	quiet      *session // the browser's uncounted session (see Quiet); set by New
 	readerDone chan struct{}
 }
 
@@ -196,22 +195,14 @@ func New(t Transport, opts Options) (*Mux, error) {
 		return nil, err
 	}
 	m.browser = conn
-	q := m.quiet
-	m.quietConn, err = rpcc.DialContext(context.Background(), "cdpmux:quiet",
-		rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return q, nil }),
-		rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return q }),
-	)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
 	return m, nil
 }
 
-// Quiet returns a second connection to the browser's own target whose
+// Quiet returns a direct-call handle on the browser's own target whose
 // calls do not count in Use: for monitoring that must not look like use.
-// It receives replies only, never events.
-func (m *Mux) Quiet() *rpcc.Conn { return m.quietConn }
+// It has no rpcc.Conn (and so no goroutine): replies come straight from
+// the reader.
+func (m *Mux) Quiet() *Direct { return &Direct{m: m, s: m.quiet} }
 
 // Use returns the calls in flight on every connection but Quiet, and when
 // one last started or ended (the mux's start before any call). Raw calls
