@@ -249,7 +249,7 @@ func (p *Pool) attach(o *attachOp) (*Session, error) {
 	p.wg.Add(1)
 	p.mu.Unlock()
 	p.emitCreated(s, time.Since(start))
-	go p.watch(s)
+	p.watch(s)
 	return s, nil
 }
 
@@ -299,6 +299,7 @@ type workflowTabs struct {
 func (b *attachedBrowser) Transport() Transport    { return b.conn }
 func (b *attachedBrowser) Info() SpawnInfo         { return b.info }
 func (b *attachedBrowser) Exited() <-chan struct{} { return b.conn.Done() }
+func (b *attachedBrowser) exitEndsConn()           {}
 
 // ExitErr says why the connection ended, or nil while it is up.
 func (b *attachedBrowser) ExitErr() error {

@@ -79,20 +79,48 @@ func newFloorEnv(b *testing.B) *floorEnv {
 // interleave runs floor and ours once per iteration, timing each, and
 // reports both and their ratio: x-bare from the totals, x-bare-median the
 // median of the iterations' own ratios (steadier on a shared machine, where
-// a load spike hits a few iterations, not the totals' ratio).
+// a load spike hits a few iterations, not the totals' ratio). The two sides
+// take turns going first, so that neither always meets the machine warmed
+// (or loaded) by the other.
 func interleave(b *testing.B, floor, ours func() error) {
+	keep := func(f func() error) func() (func(), error) {
+		return func() (func(), error) { return nil, f() }
+	}
+	interleaveStop(b, keep(floor), keep(ours))
+}
+
+// interleaveStop is interleave for sides that start something: each side
+// returns a stop function, run untimed right after it, so that the other
+// side never runs beside what this one left running (a browser busy with
+// its own start).
+func interleaveStop(b *testing.B, floor, ours func() (stop func(), err error)) {
 	var tf, to time.Duration
 	var ratios []float64
-	for b.Loop() {
+	timed := func(f func() (func(), error), side string) time.Duration {
 		t0 := time.Now()
-		if err := floor(); err != nil {
-			b.Fatal("floor: ", err)
+		stop, err := f()
+		d := time.Since(t0)
+		if stop != nil {
+			b.StopTimer()
+			stop()
+			b.StartTimer()
 		}
-		t1 := time.Now()
-		if err := ours(); err != nil {
-			b.Fatal("ours: ", err)
+		if err != nil {
+			b.Fatal(side, ": ", err)
 		}
-		df, do := t1.Sub(t0), time.Since(t1)
+		return d
+	}
+	i := 0
+	for b.Loop() {
+		var df, do time.Duration
+		if i%2 == 0 {
+			df = timed(floor, "floor")
+			do = timed(ours, "ours")
+		} else {
+			do = timed(ours, "ours")
+			df = timed(floor, "floor")
+		}
+		i++
 		tf += df
 		to += do
 		ratios = append(ratios, do.Seconds()/max(df.Seconds(), 1e-9))
@@ -243,7 +271,10 @@ func BenchmarkFloorConcurrent(b *testing.B) {
 
 // BenchmarkFloorColdStart: a cold launch to the first page evaluate, the
 // floor's and ours interleaved (ours: Pool.Open, the first OpenTab,
-// Evaluate; then Close, untimed).
+// Evaluate). Each side's browser is closed right after it, untimed, so
+// that every launch starts on a machine running no other browser of the
+// benchmark (a browser still busy with its own start slows a launch beside
+// it by a third or more).
 func BenchmarkFloorColdStart(b *testing.B) {
 	requireBrowser(b)
 	exe, err := exec.LookPath("chromium")
@@ -258,31 +289,26 @@ func BenchmarkFloorColdStart(b *testing.B) {
 			p := newRealPool(b, browserpool.Config{Launcher: &browserpool.LocalLauncher{NoDevToolsPort: mode.noPort}})
 			ctx := context.Background()
 			i := 0
-			var stop []func()
-			interleave(b, func() error {
+			interleaveStop(b, func() (func(), error) {
 				i++
-				bb, err := benchfloor.Start(exe, filepath.Join(p.Config().Root, "sessions", fmt.Sprintf("bare-%d", i)))
+				bare, err := benchfloor.Start(exe, filepath.Join(p.Config().Root, "sessions", fmt.Sprintf("bare-%d", i)))
 				if err != nil {
-					return err
+					return nil, err
 				}
-				stop = append(stop, bb.Stop)
-				return bb.FirstEvaluate()
-			}, func() error {
+				return bare.Stop, bare.FirstEvaluate()
+			}, func() (func(), error) {
 				s, err := p.Open(ctx)
 				if err != nil {
-					return err
+					return nil, err
 				}
-				stop = append(stop, func() { s.Close(ctx) })
+				stop := func() { s.Close(ctx) }
 				tab, err := s.OpenTab(ctx, "about:blank")
 				if err != nil {
-					return err
+					return stop, err
 				}
 				var two int
-				return tab.Evaluate(ctx, "1+1", &two)
+				return stop, tab.Evaluate(ctx, "1+1", &two)
 			})
-			for _, f := range stop {
-				f()
-			}
 		})
 	}
 }

@@ -192,7 +192,7 @@ type Pool struct {
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
-	reaperOn  bool                 // guarded by mu; the idle reaper is running
+	reaper    *time.Timer          // guarded by mu; the idle reaper's next tick (reaper.go), nil until the first session
 	warm      warmSet              // guarded by mu; warm browsers (pool_warm.go)
 	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted or the launcher is not local; set once by the first launch (netOnce), closed by Close
 	netOnce   sync.Once            // starts net on the first launch, so an idle pool runs no goroutine

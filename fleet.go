@@ -233,6 +233,7 @@ type leasedBrowser struct {
 
 func (b *leasedBrowser) Transport() Transport    { return b.t }
 func (b *leasedBrowser) Exited() <-chan struct{} { return b.t.Exited() }
+func (b *leasedBrowser) exitEndsConn()           {}
 func (b *leasedBrowser) Info() SpawnInfo         { return b.spawnInfo(b.version) }
 
 // spawnInfo is what the manifest records of the lease: where it lives and

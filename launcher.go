@@ -241,6 +241,7 @@ type localBrowser struct {
 
 func (b *localBrowser) Transport() Transport    { return b.p.Transport() }
 func (b *localBrowser) Exited() <-chan struct{} { return b.p.Exited() }
+func (b *localBrowser) exitEndsConn()           {}
 func (b *localBrowser) ExitErr() error          { return b.p.ExitErr() }
 func (b *localBrowser) Info() SpawnInfo {
 	return SpawnInfo{PID: b.p.PID(), PGID: b.p.PGID(), StartTime: b.p.StartTime(), BootID: b.bootID,

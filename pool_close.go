@@ -113,6 +113,9 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	if p.reaper != nil {
+		p.reaper.Stop() // a tick under way finishes; p.wg.Wait waits for it
+	}
 	live := make([]*Session, 0, len(p.sessions)+len(p.attached))
 	for _, s := range p.sessions {
 		live = append(live, s)
@@ -133,7 +136,7 @@ func (p *Pool) Close() error {
 		}()
 	}
 	wg.Wait()
-	p.cancel() // ends launches under way and the reaper
+	p.cancel() // ends launches under way
 	p.wg.Wait()
 	if w, ok := p.launcher.(CleanupWaiter); ok {
 		w.WaitCleanups() // e.g. a fleet's leases given up on, ended (bounded)

@@ -160,7 +160,7 @@ func (p *Pool) runLaunch(op *launchOp) {
 		op.s = s
 		p.emitCreated(s, time.Since(start))
 		p.wg.Add(1)
-		go p.watch(s)
+		p.watch(s)
 	}
 	close(op.done)
 }
@@ -272,21 +272,44 @@ func chanClosed(c <-chan struct{}) bool {
 }
 
 // watch reclaims s the moment its browser exits or its connection drops
-// (R2: a process wait, not polling).
+// (R2: a process wait, not polling). The caller has added s to p.wg; the
+// watch releases it once s is closed. For the pool's own launchers the end
+// of the browser ends its connection (a local browser's exit closes the
+// pipe, only the browser holds it; an attached or leased browser is its
+// socket), so the watch is a callback on the mux's end and holds no
+// goroutine; a browser from another Launcher may report its exit without
+// its transport ending, and keeps one goroutine waiting on both.
 func (p *Pool) watch(s *Session) {
-	defer p.wg.Done()
-	select {
-	case <-s.b.Exited():
-		p.closeSession(s, ReasonCrashed, s.b.ExitErr())
-	case <-s.mux.Done():
+	reclaim := func() {
+		defer p.wg.Done()
 		cause := s.mux.Err()
 		if exit := s.b.ExitErr(); exit != nil {
 			cause = exit
 		}
 		p.closeSession(s, ReasonCrashed, cause)
-	case <-s.done:
 	}
+	if _, ok := s.b.(exitEndsConn); ok || s.b.Exited() == nil {
+		// The close path closes the mux too, so the callback always runs;
+		// for a session already closing it only waits for that close.
+		s.mux.AfterEnd(reclaim)
+		return
+	}
+	go func() {
+		select {
+		case <-s.b.Exited():
+			defer p.wg.Done()
+			p.closeSession(s, ReasonCrashed, s.b.ExitErr())
+		case <-s.mux.Done():
+			reclaim()
+		case <-s.done:
+			p.wg.Done()
+		}
+	}()
 }
+
+// exitEndsConn marks the pool's own LaunchedBrowsers, whose end always
+// ends their transport (see Pool.watch).
+type exitEndsConn interface{ exitEndsConn() }
 
 // browserMux builds the pool's connection to a launched browser on its
 // Transport: the one seam every browser goes through, local, attached or a

@@ -252,6 +252,6 @@ func (p *Pool) launchWarm() error {
 		return nil
 	}
 	p.wg.Add(1)
-	go p.watch(s)
+	p.watch(s)
 	return nil
 }

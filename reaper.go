@@ -25,29 +25,34 @@ func reaperPeriod(idle time.Duration) time.Duration {
 	return min(max(idle/10, 10*time.Millisecond), 30*time.Second)
 }
 
-// startReaper starts the idle reaper once, when the first session goes live.
+// startReaperLocked starts the idle reaper once, when the first session
+// goes live. The reaper is a timer, not a goroutine: each tick runs on the
+// timer's own goroutine and arms the next while the pool is open.
 func (p *Pool) startReaperLocked() {
-	if p.reaperOn || p.cfg.IdleTimeout < 0 {
+	if p.reaper != nil || p.cfg.IdleTimeout < 0 {
 		return
 	}
-	p.reaperOn = true
-	p.wg.Add(1)
-	go p.reap()
+	p.reaper = time.AfterFunc(reaperPeriod(p.cfg.IdleTimeout), p.reapTick)
 }
 
-func (p *Pool) reap() {
-	defer p.wg.Done()
-	tick := time.NewTicker(reaperPeriod(p.cfg.IdleTimeout))
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.ctx.Done():
-			return
-		case now := <-tick.C:
-			p.reclaimIdle(now)
-			p.retryPendingRemovals()
-		}
+// reapTick is one look of the reaper. Once the pool is closed it does
+// nothing and arms no further tick; Pool.Close waits for one under way.
+func (p *Pool) reapTick() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
 	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	defer p.wg.Done()
+	p.reclaimIdle(time.Now())
+	p.retryPendingRemovals()
+	p.mu.Lock()
+	if !p.closed {
+		p.reaper.Reset(reaperPeriod(p.cfg.IdleTimeout))
+	}
+	p.mu.Unlock()
 }
 
 // reclaimIdle closes every session with no call in flight whose last call

@@ -161,6 +161,8 @@ type Mux struct {
 	browser    *rpcc.Conn
 	quiet      *session // the browser's uncounted session (see Quiet); set by New
 	readerDone chan struct{}
+	ended      context.Context // cancelled once readerDone is closed (AfterEnd)
+	endNow     context.CancelFunc
 }
 
 type route struct {
@@ -181,6 +183,7 @@ func New(t Transport, opts Options) (*Mux, error) {
 		sessions:   make(map[string]*session),
 		readerDone: make(chan struct{}),
 	}
+	m.ended, m.endNow = context.WithCancel(context.Background())
 	if m.limit <= 0 {
 		m.limit = DefaultEventQueueLimit
 	}
@@ -218,6 +221,11 @@ func (m *Mux) Browser() *rpcc.Conn { return m.browser }
 
 // Done is closed when the mux has ended (transport closed or Close called).
 func (m *Mux) Done() <-chan struct{} { return m.readerDone }
+
+// AfterEnd arranges for f to run in its own goroutine once the mux has
+// ended (Done is closed), holding no goroutine until then. stop, as
+// context.AfterFunc's, reports whether it kept f from running.
+func (m *Mux) AfterEnd(f func()) (stop func() bool) { return context.AfterFunc(m.ended, f) }
 
 // Err returns why the mux ended, or nil while it runs.
 func (m *Mux) Err() error {
@@ -377,6 +385,7 @@ func (m *Mux) end(err error) {
 }
 
 func (m *Mux) readLoop() {
+	defer m.endNow()
 	defer close(m.readerDone)
 	for {
 		data, err := m.t.ReadMessage()
