@@ -129,6 +129,68 @@ func TestACrashedFakeBrowserIsReclaimedWithItsExitStatus(t *testing.T) {
 	}
 }
 
+// exitOnlyLauncher launches cdptest browsers that report their exit
+// through a channel the test closes while their connection stays up: a
+// Launcher whose browser's end does not end its transport.
+type exitOnlyLauncher struct {
+	l    *cdptest.Launcher
+	last chan *exitOnlyBrowser
+}
+
+type exitOnlyBrowser struct {
+	browserpool.LaunchedBrowser
+	exited chan struct{}
+	err    error // set before exited is closed
+}
+
+func (l *exitOnlyLauncher) Launch(ctx context.Context, spec browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
+	b, err := l.l.Launch(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	eb := &exitOnlyBrowser{LaunchedBrowser: b, exited: make(chan struct{})}
+	l.last <- eb
+	return eb, nil
+}
+
+func (b *exitOnlyBrowser) Exited() <-chan struct{} { return b.exited }
+
+func (b *exitOnlyBrowser) ExitErr() error {
+	select {
+	case <-b.exited:
+		return b.err
+	default:
+		return nil
+	}
+}
+
+func TestABrowserWhoseLauncherReportsItsExitIsReclaimedWhileItsConnectionStaysUp(t *testing.T) {
+	l := &exitOnlyLauncher{l: cdptest.NewLauncher(t), last: make(chan *exitOnlyBrowser, 1)}
+	var c closes
+	p, err := browserpool.NewPool(browserpool.Config{Launcher: l, Root: newRoot(t), Hooks: browserpool.Hooks{SessionClosed: c.hook}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	b := <-l.last
+	b.err = errors.New("browser exited with status 7")
+	close(b.exited)
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		t.Fatal("the session outlived its browser's reported exit")
+	}
+	if err := s.Err(); !errors.Is(err, browserpool.ErrBrowserExited) || !strings.Contains(err.Error(), "status 7") {
+		t.Errorf("Session.Err() = %v, want ErrBrowserExited naming status 7", err)
+	}
+	waitFor(t, "the close event", func() bool { return len(c.reasons(s.ID())) == 1 })
+	if diff := cmp.Diff([]browserpool.CloseReason{browserpool.ReasonCrashed}, c.reasons(s.ID())); diff != "" {
+		t.Errorf("close reasons (-want +got):\n%s", diff)
+	}
+}
+
 func TestATabCrashOrDetachFailsItsCallWithErrTabClosed(t *testing.T) {
 	for name, fault := range map[string]func(b *cdptest.Browser, id string){
 		"crash":  (*cdptest.Browser).CrashTarget,
