@@ -2,13 +2,17 @@ package browserpool_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -314,9 +318,12 @@ func BenchmarkFloorColdStart(b *testing.B) {
 }
 
 // BenchmarkFloorFootprint reports the goroutines and Go heap one browser
-// with 10 tabs costs us, next to the floor's goroutines (one, reading the
-// browser's output). Heap is the in-use delta after a GC (not RSS: the
-// floor and ours share one process here).
+// with 10 tabs costs us, and the resident memory of a whole program doing
+// it: this test binary re-executed twice (runFootprintHelper), once driving
+// the floor's browser (10 tabs created and attached, Page.enable on each)
+// and once a Pool's, each reading its own VmRSS (and its anonymous part,
+// without the binary's file-backed code pages) after a GC with the browser
+// still up. Heap is the in-use delta after a GC in this process.
 func BenchmarkFloorFootprint(b *testing.B) {
 	requireBrowser(b)
 	ctx := context.Background()
@@ -335,21 +342,145 @@ func BenchmarkFloorFootprint(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		// Let the tabs' page-event enables finish (their goroutines end;
-		// ten fresh renderers can take a second or more): count once the
-		// number holds still for a second (at most 10 s).
-		for n, deadline := -1, time.Now().Add(10*time.Second); time.Now().Before(deadline); {
-			time.Sleep(time.Second)
-			m := runtime.NumGoroutine()
-			if m == n {
-				break
-			}
-			n = m
-		}
+		settleGoroutines()
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
 		b.ReportMetric(float64(runtime.NumGoroutine()-g0), "goroutines")
 		b.ReportMetric(float64(int64(m1.HeapInuse)-int64(m0.HeapInuse))/(1<<20), "MiB-heap")
 		p.Close()
+		bare, bareAnon := footprintRSS(b, "bare")
+		ours, oursAnon := footprintRSS(b, "ours")
+		b.ReportMetric(bare, "MiB-rss-bare")
+		b.ReportMetric(ours, "MiB-rss-ours")
+		b.ReportMetric(ours-bare, "MiB-rss-over-bare")
+		b.ReportMetric(oursAnon-bareAnon, "MiB-anon-over-bare")
 	}
+}
+
+// settleGoroutines lets fresh tabs' page-event enables finish (their
+// goroutines end; ten fresh renderers can take a second or more): it
+// returns once the number of goroutines holds still for a second (at most
+// 10 s).
+func settleGoroutines() {
+	for n, deadline := -1, time.Now().Add(10*time.Second); time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return
+		}
+		n = m
+	}
+}
+
+// footprintHelper prefixes the host helper's value (hostHelperEnv) that
+// makes this test binary a footprint child: "footprint-bare" or
+// "footprint-ours".
+const footprintHelper = "footprint-"
+
+// footprintRSS runs the footprint child for side and returns its VmRSS
+// and RssAnon in MiB.
+func footprintRSS(b *testing.B, side string) (rss, anon float64) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), hostHelperEnv+"="+footprintHelper+side, "BROWSERPOOL_TEST_HOST_ROOT="+newRoot(b))
+	out, err := cmd.CombinedOutput()
+	if _, serr := fmt.Sscanf(lastLine(string(out)), "rss-kib %g anon-kib %g", &rss, &anon); err != nil || serr != nil {
+		b.Fatalf("footprint child %s: %v %v\n%s", side, err, serr, out)
+	}
+	return rss / 1024, anon / 1024
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// runFootprintHelper is the footprint child: one browser with 10 tabs,
+// driven by the floor ("bare") or by a Pool ("ours"); it prints its VmRSS
+// ("rss-kib N") after a GC, with the browser still up, then stops it.
+func runFootprintHelper(side string) int {
+	root := os.Getenv("BROWSERPOOL_TEST_HOST_ROOT")
+	fail := func(err error) int { fmt.Println("error", err); return 1 }
+	var stop func()
+	switch side {
+	case "bare":
+		exe, err := exec.LookPath("chromium")
+		if err != nil {
+			return fail(err)
+		}
+		bare, err := benchfloor.Start(exe, filepath.Join(root, "bare"))
+		if err != nil {
+			return fail(err)
+		}
+		stop = bare.Stop
+		if err := bare.FirstEvaluate(); err != nil {
+			stop()
+			return fail(err)
+		}
+		for range 10 {
+			_, sid, err := bare.NewTab()
+			if err == nil {
+				err = bare.Call(sid, "Page.enable", nil, nil)
+			}
+			if err != nil {
+				stop()
+				return fail(err)
+			}
+		}
+	case "ours":
+		ctx := context.Background()
+		p, err := browserpool.NewPool(browserpool.Config{Root: root})
+		if err != nil {
+			return fail(err)
+		}
+		stop = func() { p.Close() }
+		s, err := p.Open(ctx)
+		if err != nil {
+			stop()
+			return fail(err)
+		}
+		for range 10 {
+			if _, err := s.OpenTab(ctx, "about:blank"); err != nil {
+				stop()
+				return fail(err)
+			}
+		}
+		settleGoroutines()
+	default:
+		return fail(fmt.Errorf("unknown footprint side %q", side))
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+	rss, err := residentKiB()
+	stop()
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Println("rss-kib", rss[0], "anon-kib", rss[1])
+	return 0
+}
+
+// residentKiB reads this process's resident set size and its anonymous
+// part (heap, stacks: what the program itself allocated, not the binary's
+// file-backed code pages) from /proc/self/status.
+func residentKiB() ([2]int, error) {
+	var out [2]int
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return out, err
+	}
+	found := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		for i, key := range []string{"VmRSS:", "RssAnon:"} {
+			if v, ok := strings.CutPrefix(line, key); ok {
+				if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &out[i]); err != nil {
+					return out, err
+				}
+				found++
+			}
+		}
+	}
+	if found != 2 {
+		return out, errors.New("no VmRSS or RssAnon in /proc/self/status")
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package browserpool_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,13 @@ var testRoot string
 func TestMain(m *testing.M) {
 	leakcheck.Main(m, leakcheck.MainOptions{
 		Root: &testRoot, Prefix: "browserpool-test-",
-		HelperEnv: hostHelperEnv, Helper: func(string) int { runHostHelper(); return 0 },
+		HelperEnv: hostHelperEnv, Helper: func(v string) int {
+			if side, ok := strings.CutPrefix(v, footprintHelper); ok {
+				return runFootprintHelper(side)
+			}
+			runHostHelper()
+			return 0
+		},
 	})
 }
 
