@@ -327,7 +327,8 @@ func (v *AttachedView) NewTab(ctx context.Context, label, url string) (AttachedT
 			return res, v.tag(err)
 		}
 	}
-	if r, err := v.s.browser.Target.GetTargetInfo(ctx, target.NewGetTargetInfoArgs().SetTargetID(target.ID(t.id))); err == nil {
+	var r target.GetTargetInfoReply
+	if err := v.s.browserCall(ctx, "Target.getTargetInfo", target.NewGetTargetInfoArgs().SetTargetID(target.ID(t.id)), &r); err == nil {
 		res.URL = redactURL(r.TargetInfo.URL)
 		res.Title = cutTitle(tabTitle(r.TargetInfo.Title, r.TargetInfo.URL, res.URL), 100)
 		v.b.choose(v.workflow, t.id, label, r.TargetInfo.URL, r.TargetInfo.Title)
@@ -339,8 +340,8 @@ func (v *AttachedView) NewTab(ctx context.Context, label, url string) (AttachedT
 // selects it for this workflow (labelled when label is not empty). The
 // caller holds the port lock.
 func (v *AttachedView) create(ctx context.Context, op, label string) (*Tab, error) {
-	created, err := v.s.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
-	if err != nil {
+	var created target.CreateTargetReply
+	if err := v.s.browserCall(ctx, "Target.createTarget", target.NewCreateTargetArgs("about:blank"), &created); err != nil {
 		return nil, v.tag(v.s.wrap(op, "", err))
 	}
 	id := string(created.TargetID)
@@ -438,7 +439,7 @@ func (v *AttachedView) Activate(ctx context.Context, idOrLabel string) error {
 			return err
 		}
 		id := string(info.TargetID)
-		if err := v.s.browser.Target.ActivateTarget(ctx, target.NewActivateTargetArgs(target.ID(id))); err != nil {
+		if err := v.s.browserCall(ctx, "Target.activateTarget", target.NewActivateTargetArgs(target.ID(id)), nil); err != nil {
 			return v.tag(v.s.wrap(op, id, err))
 		}
 		v.b.choose(v.workflow, id, label, info.URL, info.Title)

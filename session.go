@@ -6,6 +6,7 @@ package browserpool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -63,17 +64,23 @@ type SessionInfo struct {
 // dir and DevTools port. It is safe for concurrent use. Sessions come from
 // Pool.Open or Pool.Session; close one with Close (the Pool closes the rest).
 type Session struct {
-	p       *Pool
-	id      string
-	b       LaunchedBrowser
-	mux     *cdpmux.Mux
-	browser *cdp.Client
-	quiet   *cdpmux.Direct // mux.Quiet: calls that are not use (monitoring)
-	info    SpawnInfo
-	created time.Time
-	output  string
-	ours    bool          // launched by this pool; false for an attached browser (never killed)
-	done    chan struct{} // closed when the close path has finished
+	p   *Pool
+	id  string
+	b   LaunchedBrowser
+	mux *cdpmux.Mux
+	// direct is the browser's own target for the package's own
+	// browser-level calls (browserCall): no rpcc.Conn, no goroutine.
+	direct *cdpmux.Direct
+	quiet  *cdpmux.Direct // mux.Quiet: calls that are not use (monitoring)
+	// browser is the user's raw browser-level client (Browser), made on
+	// first use with the connection and goroutine it needs.
+	browserOnce sync.Once
+	browser     *cdp.Client // set once under browserOnce
+	info        SpawnInfo
+	created     time.Time
+	output      string
+	ours        bool          // launched by this pool; false for an attached browser (never killed)
+	done        chan struct{} // closed when the close path has finished
 
 	closeErr error // set by the close path before done is closed; read after done
 
@@ -107,7 +114,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		id:      id,
 		b:       b,
 		mux:     mux,
-		browser: cdp.NewClient(mux.Browser()),
+		direct:  mux.BrowserDirect(),
 		quiet:   mux.Quiet(),
 		info:    info,
 		created: time.Now(),
@@ -132,7 +139,36 @@ func (s *Session) Channel() string { return ChannelCDP }
 // does not wrap (Browser.*, Target.*, Storage.*). Calls made through it
 // count as use of the session for idle reclaim (in flight and last use),
 // like the package's own calls.
-func (s *Session) Browser() *cdp.Client { return s.browser }
+func (s *Session) Browser() *cdp.Client {
+	s.browserOnce.Do(func() { s.browser = cdp.NewClient(s.mux.Browser()) })
+	return s.browser
+}
+
+// browserCall makes one browser-level call (Target.*, Browser.*) for the
+// package itself, as through Browser() and counted the same way, without
+// the rpcc.Conn (and its goroutine) Browser() needs: params are encoded
+// with encoding/json (nil for none), and the result decoded into reply
+// unless it is nil. Errors are those of a Browser() call.
+func (s *Session) browserCall(ctx context.Context, method string, params, reply any) error {
+	var raw []byte
+	if params != nil {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return fmt.Errorf("encoding %s params: %w", method, err)
+		}
+	}
+	res, err := s.direct.Call(ctx, method, raw)
+	if err != nil {
+		return err
+	}
+	if reply == nil {
+		return nil
+	}
+	if err := json.Unmarshal(res, reply); err != nil {
+		return fmt.Errorf("decoding %s reply: %w", method, err)
+	}
+	return nil
+}
 
 // Done is closed when the session has been closed (for any reason).
 func (s *Session) Done() <-chan struct{} { return s.done }

@@ -152,8 +152,8 @@ func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 		return nil, s.wrap(op, "", err)
 	}
 	if id == "" {
-		created, err := s.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
-		if err != nil {
+		var created target.CreateTargetReply
+		if err := s.browserCall(ctx, "Target.createTarget", target.NewCreateTargetArgs("about:blank"), &created); err != nil {
 			return nil, s.wrap(op, "", err)
 		}
 		id = string(created.TargetID)
@@ -390,7 +390,7 @@ func (s *Session) ActivateTab(ctx context.Context, id string) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.browser.Target.ActivateTarget(ctx, target.NewActivateTargetArgs(target.ID(id))); err != nil {
+	if err := s.browserCall(ctx, "Target.activateTarget", target.NewActivateTargetArgs(target.ID(id)), nil); err != nil {
 		return nil, s.wrap(op, id, err)
 	}
 	s.setActive(id)
@@ -415,7 +415,7 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.browser.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(id))); err != nil {
+	if err := s.browserCall(ctx, "Target.closeTarget", target.NewCloseTargetArgs(target.ID(id)), nil); err != nil {
 		return s.wrap(op, id, err)
 	}
 	// Target.closeTarget answers before the target is gone: until the

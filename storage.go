@@ -136,7 +136,7 @@ func (s *Session) Cookies(ctx context.Context) ([]Cookie, error) {
 		return nil, err
 	}
 	defer end()
-	r, err := s.browser.Storage.GetCookies(ctx, storage.NewGetCookiesArgs())
+	r, err := s.Browser().Storage.GetCookies(ctx, storage.NewGetCookiesArgs())
 	if err != nil {
 		return nil, s.wrap(op, "", err)
 	}
@@ -187,7 +187,7 @@ func (s *Session) setCookies(ctx context.Context, op string, cookies []Cookie) e
 		}
 		params = append(params, p)
 	}
-	if err := s.browser.Storage.SetCookies(ctx, storage.NewSetCookiesArgs(params)); err != nil {
+	if err := s.Browser().Storage.SetCookies(ctx, storage.NewSetCookiesArgs(params)); err != nil {
 		e := s.wrap(op, "", err)
 		if be, ok := e.(*Error); ok && be.Class == ErrProtocol {
 			be.Hint = "the browser refused a cookie: check its domain (no scheme, no port), path and sameSite (\"None\" needs secure)"
@@ -205,7 +205,7 @@ func (s *Session) ClearCookies(ctx context.Context) error {
 		return err
 	}
 	defer end()
-	return s.wrap(op, "", s.browser.Storage.ClearCookies(ctx, storage.NewClearCookiesArgs()))
+	return s.wrap(op, "", s.Browser().Storage.ClearCookies(ctx, storage.NewClearCookiesArgs()))
 }
 
 // StorageState exports the session's cookies (all of them) and the
@@ -294,8 +294,8 @@ func (s *Session) SetStorageState(ctx context.Context, state StorageState) error
 // with an empty HTML page, navigates it to each origin in turn and calls f
 // there. The target is closed before it returns.
 func (s *Session) withOriginPages(ctx context.Context, origins []string, f func(*cdp.Client, string) error) error {
-	created, err := s.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank").SetBackground(true))
-	if err != nil {
+	var created target.CreateTargetReply
+	if err := s.browserCall(ctx, "Target.createTarget", target.NewCreateTargetArgs("about:blank").SetBackground(true), &created); err != nil {
 		return err
 	}
 	id := string(created.TargetID)

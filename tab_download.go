@@ -77,7 +77,7 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 		// over CDP instead (tab_remotefiles.go).
 		args = browser.NewSetDownloadBehaviorArgs("deny")
 	}
-	if err := s.browser.Browser.SetDownloadBehavior(ctx, args.SetEventsEnabled(true)); err != nil {
+	if err := s.browserCall(ctx, "Browser.setDownloadBehavior", args.SetEventsEnabled(true), nil); err != nil {
 		return s.wrap("Tab.WaitDownload", "", err)
 	}
 	d.mu.Lock()
@@ -145,7 +145,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	if t.s.remote() {
 		return t.waitRemoteDownload(ctx, op, trigger, timeout)
 	}
-	b := t.s.browser.Browser
+	b := t.s.Browser().Browser
 	begins, err := b.DownloadWillBegin(ctx)
 	if err != nil {
 		return Download{}, t.s.wrap(op, t.id, err)

@@ -135,7 +135,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 		d.mu.Unlock()
 	}()
 
-	begins, err := s.browser.Browser.DownloadWillBegin(ctx)
+	begins, err := s.Browser().Browser.DownloadWillBegin(ctx)
 	if err != nil {
 		return Download{}, s.wrap(op, t.id, err)
 	}

@@ -189,7 +189,7 @@ type frameSess struct {
 func (x *tabExt) detach(ctx context.Context, f *frameSess) {
 	if f.conn.Context().Err() == nil {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		x.t.s.browser.Target.DetachFromTarget(ctx, target.NewDetachFromTargetArgs().SetSessionID(target.SessionID(f.sessionID)))
+		x.t.s.browserCall(ctx, "Target.detachFromTarget", target.NewDetachFromTargetArgs().SetSessionID(target.SessionID(f.sessionID)), nil)
 		cancel()
 	}
 	f.conn.Close()
@@ -364,7 +364,7 @@ func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error)
 	if errors.As(err, &re) && strings.Contains(re.Message, "No target with given id") {
 		// The browser makes a frame's target on demand, when targets
 		// are listed: list them, then attach again.
-		if _, lerr := x.t.s.browser.Target.GetTargets(ctx, target.NewGetTargetsArgs()); lerr == nil {
+		if lerr := x.t.s.browserCall(ctx, "Target.getTargets", target.NewGetTargetsArgs(), nil); lerr == nil {
 			conn, sid, err = x.t.s.mux.Attach(ctx, targetID)
 		}
 	}

@@ -158,11 +158,12 @@ type Mux struct {
 	byUs     bool                // guarded by mu; closed by Close, not by a transport error
 	err      *EndError           // guarded by mu; set when closed
 
-	browser    *rpcc.Conn
-	quiet      *session // the browser's uncounted session (see Quiet); set by New
-	readerDone chan struct{}
-	ended      context.Context // cancelled once readerDone is closed (AfterEnd)
-	endNow     context.CancelFunc
+	browser     *rpcc.Conn
+	quiet       *session // the browser's uncounted session (see Quiet); set by New
+	browserSess *session // the browser's own session (sessions[""]); set by New
+	readerDone  chan struct{}
+	ended       context.Context // cancelled once readerDone is closed (AfterEnd)
+	endNow      context.CancelFunc
 }
 
 type route struct {
@@ -187,7 +188,8 @@ func New(t Transport, opts Options) (*Mux, error) {
 	if m.limit <= 0 {
 		m.limit = DefaultEventQueueLimit
 	}
-	m.sessions[""] = newSession(m, "", "")
+	m.browserSess = newSession(m, "", "")
+	m.sessions[""] = m.browserSess
 	m.quiet = newSession(m, "", "")
 	m.quiet.counted, m.quiet.dialed = false, true
 	m.lastUse.Store(time.Now().UnixNano())
@@ -206,6 +208,11 @@ func New(t Transport, opts Options) (*Mux, error) {
 // It has no rpcc.Conn (and so no goroutine): replies come straight from
 // the reader.
 func (m *Mux) Quiet() *Direct { return &Direct{m: m, s: m.quiet} }
+
+// BrowserDirect returns a direct-call handle on the browser's own target,
+// counted in Use like the calls of its Browser conn, for callers that need
+// no rpcc.Conn.
+func (m *Mux) BrowserDirect() *Direct { return &Direct{m: m, s: m.browserSess} }
 
 // Use returns the calls in flight on every connection but Quiet, and when
 // one last started or ended (the mux's start before any call). Raw calls
