@@ -183,7 +183,7 @@ func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, pa
 	if ch == nil {
 		ch = make(chan *message, 1)
 	}
-	s, err := m.write(s, sessionID, gid, method, w.b.Bytes(), route{reply: ch})
+	s, err := m.write(s, sessionID, gid, method, w.b.Bytes(), route{reply: ch, attach: method == "Target.attachToTarget"})
 	m.putWbuf(w)
 	if err != nil {
 		m.replies.Put(ch)

@@ -158,9 +158,10 @@ type Mux struct {
 	byUs     bool                // guarded by mu; closed by Close, not by a transport error
 	err      *EndError           // guarded by mu; set when closed
 
-	browser     *rpcc.Conn
-	quiet       *session // the browser's uncounted session (see Quiet); set by New
-	browserSess *session // the browser's own session (sessions[""]); set by New
+	browserOnce sync.Once
+	browser     *rpcc.Conn // the browser session's conn, dialed on first use (Browser); set once under browserOnce
+	quiet       *session   // the browser's uncounted session (see Quiet); set by New
+	browserSess *session   // the browser's own session (sessions[""]); set by New
 	readerDone  chan struct{}
 	ended       context.Context // cancelled once readerDone is closed (AfterEnd)
 	endNow      context.CancelFunc
@@ -194,12 +195,6 @@ func New(t Transport, opts Options) (*Mux, error) {
 	m.quiet.counted, m.quiet.dialed = false, true
 	m.lastUse.Store(time.Now().UnixNano())
 	go m.readLoop()
-	conn, err := m.Dial(context.Background(), "")
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	m.browser = conn
 	return m, nil
 }
 
@@ -224,7 +219,24 @@ func (m *Mux) Use() (inFlight int, last time.Time) {
 
 // Browser returns the connection to the browser's own (sessionless) target,
 // for Browser.* and Target.* calls.
-func (m *Mux) Browser() *rpcc.Conn { return m.browser }
+// It is dialed on first use, with the goroutine every rpcc.Conn runs; until
+// then the browser session's events are not kept (nobody could read them),
+// and the mux's own browser-level calls go through direct calls
+// (BrowserDirect). On a mux that has ended, its calls fail with the end.
+func (m *Mux) Browser() *rpcc.Conn {
+	m.browserOnce.Do(func() {
+		s := m.browserSess
+		m.mu.Lock()
+		s.dialed = true
+		m.mu.Unlock()
+		// The dialer and codec cannot fail: this never returns an error.
+		m.browser, _ = rpcc.DialContext(context.Background(), "cdpmux:",
+			rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return s, nil }),
+			rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return s }),
+		)
+	})
+	return m.browser
+}
 
 // Done is closed when the mux has ended (transport closed or Close called).
 func (m *Mux) Done() <-chan struct{} { return m.readerDone }
@@ -275,8 +287,16 @@ func (m *Mux) Attach(ctx context.Context, targetID string) (*rpcc.Conn, string, 
 		TargetID string `json:"targetId"`
 		Flatten  bool   `json:"flatten"`
 	}{targetID, true}
-	if err := rpcc.Invoke(ctx, "Target.attachToTarget", &args, &reply, m.browser); err != nil {
+	params, err := json.Marshal(args)
+	if err != nil {
 		return nil, "", err
+	}
+	res, err := m.call(ctx, m.browserSess, "", "Target.attachToTarget", params)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := json.Unmarshal(res, &reply); err != nil {
+		return nil, "", fmt.Errorf("cdpmux: decoding Target.attachToTarget: %w", err)
 	}
 	conn, err := m.Dial(ctx, reply.SessionID)
 	if err != nil {
@@ -457,8 +477,10 @@ func (m *Mux) dispatch(msg *message) {
 		}
 	}
 	var tap func(string, json.RawMessage)
+	keep := false
 	if s != nil {
 		tap = s.tap
+		keep = s.dialed || s != m.browserSess // a tab's events wait for its Dial; the browser's, only for Browser()
 	}
 	m.mu.Unlock()
 	if s == nil {
@@ -467,7 +489,9 @@ func (m *Mux) dispatch(msg *message) {
 		if tap != nil {
 			tap(msg.Method, msg.Params)
 		}
-		s.deliver(msg, false)
+		if keep {
+			s.deliver(msg, false)
+		}
 	}
 	for _, e := range ended {
 		e.end(&EndError{SessionID: e.id, Reason: reason})

@@ -665,3 +665,54 @@ func TestATapSeesEverySessionEventInOrderThenTheEnd(t *testing.T) {
 		t.Errorf("Tap of an unknown session: %v, want ErrUnknownSession", err)
 	}
 }
+
+func TestTheBrowsersEventsAreNotKeptUntilItsConnIsDialedThenArriveInOrder(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{EventQueueLimit: 8})
+	ctx := t.Context()
+	// Nobody can read the browser session's events before Browser() is
+	// dialed: they are neither queued nor counted as dropped.
+	type tick struct{ N int }
+	for i := range 20 {
+		b.Emit("", "Test.tick", tick{i})
+	}
+	if _, err := m.BrowserDirect().Call(ctx, "Browser.getVersion", nil); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(cdpmux.Stats{}, m.Stats()); diff != "" {
+		t.Errorf("Stats before Browser() (-want +got):\n%s", diff)
+	}
+	s, err := rpcc.NewStream(ctx, "Test.tick", m.Browser())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []tick{{100}, {101}, {102}}
+	for _, ev := range want {
+		b.Emit("", "Test.tick", ev)
+	}
+	var got []tick
+	for range want {
+		var ev tick
+		if err := s.RecvMsg(&ev); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events after Browser() (-want +got):\n%s", diff)
+	}
+	if m.Browser() != m.Browser() {
+		t.Error("Browser() dialed a second conn")
+	}
+}
+
+func TestBrowserDialedFirstOnAnEndedMuxFailsItsCallsWithTheEnd(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	m.Close()
+	_, err := cdp.NewClient(m.Browser()).Browser.GetVersion(t.Context())
+	if !errors.Is(err, cdpmux.ErrConnClosed) {
+		t.Errorf("a call on an ended mux's first Browser(): error = %v, want ErrConnClosed", err)
+	}
+}
