@@ -138,7 +138,9 @@ func (s *Session) Channel() string { return ChannelCDP }
 // Browser returns the browser-level CDP client, for anything the package
 // does not wrap (Browser.*, Target.*, Storage.*). Calls made through it
 // count as use of the session for idle reclaim (in flight and last use),
-// like the package's own calls.
+// like the package's own calls. The client's connection (and the one
+// goroutine it runs) is made at the first call of Browser; browser-level
+// events before that are not kept, so subscribe after it.
 func (s *Session) Browser() *cdp.Client {
 	s.browserOnce.Do(func() { s.browser = cdp.NewClient(s.mux.Browser()) })
 	return s.browser
