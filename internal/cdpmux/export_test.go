@@ -1,0 +1,12 @@
+// Room: hooks the external tests use to look inside the mux. No locks of
+// their own: they read under Mux.mu.
+
+package cdpmux
+
+// ReadRole says who holds the mux's read role: "free", "reader" or
+// "caller".
+func (m *Mux) ReadRole() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return [...]string{roleFree: "free", roleReader: "reader", roleCaller: "caller"}[m.role]
+}
