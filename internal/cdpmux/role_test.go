@@ -528,3 +528,29 @@ func TestATransportWithoutReadDeadlinesKeepsEveryReadOnTheReader(t *testing.T) {
 		}
 	}
 }
+
+// TestTheMuxSuiteOverAPipe runs the tests of calls, events and faults
+// again with the fake's connection carried over a real pipe, where direct
+// callers read for themselves whenever they find nobody reading.
+func TestTheMuxSuiteOverAPipe(t *testing.T) {
+	overPipe = true
+	defer func() { overPipe = false }()
+	for name, test := range map[string]func(*testing.T){
+		"direct call":            TestADirectCallGetsItsReplyAndCountsAsUseWhileInFlight,
+		"direct call ends":       TestADirectCallFailsLikeAConnCallWhenItsSessionOrConnectionEnds,
+		"direct call errors":     TestADirectCallReportsErrorRepliesAndCancellation,
+		"events in order":        TestEventsArriveInOrderOnTheirOwnSession,
+		"queue limit":            TestUndialedSessionDropsEventsOverTheQueueLimitButStillGetsItsReplies,
+		"cancelled call":         TestCancelledCallReturnsContextErrorAndLaterCallsWork,
+		"EOF mid call":           TestEOFMidCallFailsEveryPendingCallOnEveryConnWithErrConnClosed,
+		"crash":                  TestCrashedTargetFailsItsPendingCallsWithErrTargetCrashed,
+		"detach":                 TestDetachMidCallFailsPendingCallsWithErrDetached,
+		"navigate":               TestNavigateThroughTheMuxFiresTheLoadEventAndUpdatesThePage,
+		"browser close":          TestBrowserCloseAnswersThenEndsTheMuxWithEOF,
+		"concurrent use, exit":   TestConcurrentUseThenExitEndsEveryCallWithoutHanging,
+		"tap":                    TestATapSeesEverySessionEventInOrderThenTheEnd,
+		"crash of every session": TestMuxTargetCrashedEndsEverySessionOfTheTarget,
+	} {
+		t.Run(name, test)
+	}
+}
