@@ -183,8 +183,10 @@ type Mux struct {
 	role       int           // guarded by mu; roleFree, roleReader or roleCaller
 	readErr    error         // guarded by mu; a caller's read failed: the reader ends the mux with it
 	wake       chan struct{} // capacity 1: the reader should look at the role
-	idle       *time.Timer   // wakes the reader resume after a direct caller's release
+	idle       *time.Timer   // runs idleFired; armed while idleArmed
 	resume     time.Duration // Options.ResumeDelay or its default
+	idleArmed  bool          // guarded by mu; idle is set to fire
+	released   time.Time     // guarded by mu; when the role was last given up with nothing to read for
 	interruptF func()        // m.interrupt, made once
 
 	browser    *rpcc.Conn
@@ -217,7 +219,7 @@ func New(t Transport, opts Options) (*Mux, error) {
 		m.interruptF = m.interrupt
 	}
 	m.resume = cmp.Or(opts.ResumeDelay, ReaderResumeDelay)
-	m.idle = time.AfterFunc(time.Hour, m.wakeReader)
+	m.idle = time.AfterFunc(time.Hour, m.idleFired)
 	m.idle.Stop()
 	if m.limit <= 0 {
 		m.limit = DefaultEventQueueLimit
