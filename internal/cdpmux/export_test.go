@@ -10,3 +10,6 @@ func (m *Mux) ReadRole() string {
 	defer m.mu.Unlock()
 	return [...]string{roleFree: "free", roleReader: "reader", roleCaller: "caller"}[m.role]
 }
+
+// IdleFires returns how many times the idle timer fired.
+func (m *Mux) IdleFires() int64 { return m.idleFires.Load() }

@@ -188,6 +188,7 @@ type Mux struct {
 	idleArmed  bool          // guarded by mu; idle is set to fire
 	released   time.Time     // guarded by mu; when the role was last given up with nothing to read for
 	interruptF func()        // m.interrupt, made once
+	idleFires  atomic.Int64  // times idle fired (for tests)
 
 	browser    *rpcc.Conn
 	quiet      *session // the browser's uncounted session (see Quiet); set by New

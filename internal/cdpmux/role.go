@@ -112,32 +112,35 @@ func (m *Mux) releasedLocked() (arm bool) {
 	return true
 }
 
-// idleFired runs when the idle timer fires: it wakes the reader if the
-// role has been free for the resume delay, and otherwise re-arms itself:
-// while a caller holds the role, for another delay (calls one after another
-// keep it armed, so their releases never touch it); while the role is free,
-// for the rest of the delay since it was given up. The reader holding the
-// role disarms it.
+// idleFired runs when the idle timer fires. The timer is armed whenever
+// the role is free or held by a caller, so that the reader always resumes
+// within about the delay of the role's last release: with the role held
+// by a caller, it fires again after another delay (calls one after
+// another keep it armed, so their releases never touch it); with the role
+// free, after the rest of the delay since it was given up, or, that delay
+// passed, it wakes the reader and fires once more to find it reading, and
+// only then disarms.
 func (m *Mux) idleFired() {
+	m.idleFires.Add(1)
 	m.mu.Lock()
-	switch {
-	case m.role == roleReader:
+	if m.role == roleReader {
 		m.idleArmed = false
 		m.mu.Unlock()
 		return
-	case m.role == roleCaller:
-		m.mu.Unlock()
-		m.idle.Reset(m.resume)
-		return
 	}
-	if rest := m.resume - time.Since(m.released); rest > 0 {
-		m.mu.Unlock()
-		m.idle.Reset(rest)
-		return
+	next, wake := m.resume, false
+	if m.role == roleFree {
+		if rest := m.resume - time.Since(m.released); rest > 0 {
+			next = rest
+		} else {
+			wake = true
+		}
 	}
-	m.idleArmed = false
 	m.mu.Unlock()
-	m.wakeReader()
+	m.idle.Reset(next)
+	if wake {
+		m.wakeReader()
+	}
 }
 
 // release gives up a caller's role: the reader resumes at once if there

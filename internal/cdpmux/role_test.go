@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -498,6 +499,50 @@ func TestEventsWhileNobodyCallsReachTheirSessionOnceTheReaderResumes(t *testing.
 				t.Errorf("read by a caller (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestEventsAfterACallLongerThanTheResumeDelayStillReachTheirSession(t *testing.T) {
+	noGoroutineLeftAfter(t)
+	sb, m := newScripted(t, cdpmux.Options{ResumeDelay: cdpmux.ReaderResumeDelay})
+	ctx := t.Context()
+	sb.attach(ctx, m, "S1", false)
+	sn := &seen{got: make(chan struct{}, 1)}
+	if err := m.Tap("S1", sn.tap); err != nil {
+		t.Fatal(err)
+	}
+	// Calls until one is read by its own caller (the reader may resume
+	// between two on a loaded machine), held until the idle timer fired
+	// twice during it.
+	for led := false; !led; {
+		req, _, errc := startCall(ctx, sb, m, "S1")
+		led = m.ReadRole() == "caller"
+		if led {
+			fires := m.IdleFires()
+			deadline := time.Now().Add(hangLimit)
+			for m.IdleFires() < fires+2 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the idle timer did not fire twice within %v while a caller read", hangLimit)
+				}
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+		sb.reply(req, `{}`)
+		if err := await(t, errc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb.event("S1", "Test.tick", `{"n":9}`)
+	deadline := time.After(hangLimit)
+	for ns, _, _ := sn.get(); len(ns) == 0; ns, _, _ = sn.get() {
+		select {
+		case <-sn.got:
+		case <-deadline:
+			t.Fatalf("an event sent after the call was not read within %v", hangLimit)
+		}
+	}
+	if ns, _, _ := sn.get(); !slices.Equal(ns, []int{9}) {
+		t.Errorf("events %v, want [9]", ns)
 	}
 }
 
