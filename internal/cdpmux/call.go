@@ -1,6 +1,7 @@
 // Room: the write path (requests from rpcc.Conns and direct calls). Mux.mu
-// is held only to register a call's route; Mux.wmu only around the
-// transport write; a direct caller waits holding no lock.
+// is held only to register a call's route (and take or look at the read
+// role); Mux.wmu only around the transport write; a direct caller waits,
+// or reads for its reply (role.go), holding no lock.
 
 package cdpmux
 
@@ -75,28 +76,32 @@ func (m *Mux) send(s *session, req *rpcc.Request) error {
 		}
 	}
 	w.b.WriteByte('}')
-	_, err := m.write(s, "", gid, req.Method, w.b.Bytes(), route{s: s, localID: req.ID, attach: req.Method == "Target.attachToTarget"})
+	_, _, err := m.write(s, "", gid, req.Method, w.b.Bytes(), route{s: s, localID: req.ID, attach: req.Method == "Target.attachToTarget"})
 	return err
 }
 
 // write registers r under gid and writes buf. s is the calling session; if
 // nil, the session is looked up by sessionID (a direct call) and returned.
 // A call that provably never reached the browser fails with ErrNotSent.
-func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf []byte, r route) (*session, error) {
+// led reports that a direct call (r.reply set) took the free read role:
+// its caller must read for its reply (lead), also when err is not nil
+// (the role is then released here). A call that finds the role free and
+// cannot take it (an rpcc call) wakes the reader.
+func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf []byte, r route) (_ *session, led bool, _ error) {
 	m.mu.Lock()
 	if m.closed {
 		err := m.err
 		m.mu.Unlock()
-		return nil, errors.Join(ErrNotSent, err)
+		return nil, false, errors.Join(ErrNotSent, err)
 	}
 	if s == nil {
 		if s = m.sessions[sessionID]; s == nil {
 			m.mu.Unlock()
-			return nil, errors.Join(ErrNotSent, fmt.Errorf("cdpmux: call on %q: %w", sessionID, ErrUnknownSession))
+			return nil, false, errors.Join(ErrNotSent, fmt.Errorf("cdpmux: call on %q: %w", sessionID, ErrUnknownSession))
 		}
 	} else if m.sessions[s.id] != s && s != m.quiet {
 		m.mu.Unlock()
-		return nil, errors.Join(ErrNotSent, s.endErr())
+		return nil, false, errors.Join(ErrNotSent, s.endErr())
 	}
 	r.s = s
 	m.pending[gid] = r
@@ -104,7 +109,18 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 		m.inflight.Add(1)
 		m.lastUse.Store(time.Now().UnixNano())
 	}
+	wake := false
+	if m.deadline != nil && m.role == roleFree {
+		if r.reply != nil {
+			m.role, led = roleCaller, true
+		} else {
+			wake = true
+		}
+	}
 	m.mu.Unlock()
+	if wake {
+		m.wakeReader() // before the write: the reader may be reading when the reply comes
+	}
 
 	m.wmu.Lock()
 	err := m.t.WriteMessage(buf)
@@ -117,9 +133,12 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 		// The reader then sees the transport closed and enriches the
 		// cause (Options.Cause) without holding this caller up.
 		m.fail(fmt.Errorf("cdpmux: writing %s: %w", method, err))
-		return nil, errors.Join(ErrNotSent, m.Err())
+		if led {
+			m.release()
+		}
+		return nil, false, errors.Join(ErrNotSent, m.Err())
 	}
-	return s, nil
+	return s, led, nil
 }
 
 // Call sends method with params (one JSON object; nil for none) on the
@@ -129,9 +148,11 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 // Use, with the same errors (*rpcc.ResponseError for an error reply, the
 // session's *EndError once it ended, ErrNotSent joined when the request was
 // never written, ctx.Err() when ctx ends first), without the conn's
-// goroutines: the request is written on the caller's goroutine and the
-// reader hands the reply straight to the caller. An abandoned call (ctx
-// ended) stays in flight until the browser answers, as through rpcc.
+// goroutines: the request is written on the caller's goroutine, and the
+// reply is read there too when nobody else is reading (see the package
+// doc), else handed straight to the caller by whoever reads. An abandoned
+// call (ctx ended) stays in flight until the browser answers, as through
+// rpcc.
 func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte) (json.RawMessage, error) {
 	return m.call(ctx, nil, sessionID, method, params)
 }
@@ -183,13 +204,22 @@ func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, pa
 	if ch == nil {
 		ch = make(chan *message, 1)
 	}
-	s, err := m.write(s, sessionID, gid, method, w.b.Bytes(), route{reply: ch, attach: method == "Target.attachToTarget"})
+	s, led, err := m.write(s, sessionID, gid, method, w.b.Bytes(), route{reply: ch, attach: method == "Target.attachToTarget"})
 	m.putWbuf(w)
 	if err != nil {
 		m.replies.Put(ch)
 		return nil, err
 	}
 	var msg *message
+	if led {
+		var ok bool
+		if msg, err, ok = m.lead(ctx, s, ch); ok {
+			if err != nil {
+				return nil, err // ch is not reused: the reply may still come
+			}
+			return m.result(ch, msg)
+		}
+	}
 	select {
 	case msg = <-ch:
 	case <-ctx.Done():
@@ -201,6 +231,11 @@ func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, pa
 			return nil, s.endErr()
 		}
 	}
+	return m.result(ch, msg)
+}
+
+// result puts a direct call's reply channel back and returns its reply.
+func (m *Mux) result(ch chan *message, msg *message) (json.RawMessage, error) {
 	m.replies.Put(ch)
 	if msg.Error != nil {
 		return nil, msg.Error

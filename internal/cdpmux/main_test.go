@@ -5,7 +5,10 @@ package cdpmux_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -52,10 +55,21 @@ func noGoroutineLeftAfter(t *testing.T) {
 	})
 }
 
-// newMux starts a mux on b's transport and closes it when the test ends.
+// overPipe makes newMux carry b's connection over a real pipe (pipeBridge),
+// so that direct callers read their own replies. Set only by
+// TestTheMuxSuiteOverAPipe, whose subtests run one after another (no test
+// of this package is parallel).
+var overPipe bool
+
+// newMux starts a mux on b's transport (over a pipe with overPipe) and
+// closes it when the test ends.
 func newMux(t *testing.T, b *cdptest.Browser, opts cdpmux.Options) *cdpmux.Mux {
 	t.Helper()
-	m, err := cdpmux.New(b.Transport(), opts)
+	var tr cdpmux.Transport = b.Transport()
+	if overPipe {
+		tr = pipeBridge(t, b.Transport())
+	}
+	m, err := cdpmux.New(tr, opts)
 	if err != nil {
 		t.Fatalf("cdpmux.New: %v", err)
 	}
@@ -93,3 +107,48 @@ func eval(ctx context.Context, p page, expr string) (string, error) {
 	}
 	return string(r.Result.Value), nil
 }
+
+// pipeBridge carries the fake's messages to the mux through a real pipe and
+// a PipeTransport, whose reads have deadlines; the mux's writes go straight
+// to the fake. A dropped connection arrives as a message cut short.
+func pipeBridge(t *testing.T, tr *cdptest.Transport) cdpmux.Transport {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer w.Close()
+		for {
+			msg, err := tr.ReadMessage()
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				w.WriteString(`{"id":`)
+			}
+			if err != nil {
+				return
+			}
+			if _, err := w.Write(append(msg, 0)); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { // after the mux's Close, which closes tr
+		tr.Close()
+		<-done
+	})
+	return cdpmux.NewPipeTransport(r, fakeWriter{tr})
+}
+
+// fakeWriter hands each NUL-terminated request to the fake.
+type fakeWriter struct{ tr *cdptest.Transport }
+
+func (fw fakeWriter) Write(b []byte) (int, error) {
+	if err := fw.tr.WriteMessage(b[:len(b)-1]); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (fw fakeWriter) Close() error { return fw.tr.Close() }

@@ -2,9 +2,20 @@
 // browser.
 //
 // Room: the mux. Mux.mu guards the routing tables (pending calls and
-// sessions); Mux.wmu serializes writes to the transport; session.mu guards one
-// session's inbound queue. No lock is held while writing to the transport
-// except wmu, and no lock is held while a caller's code runs.
+// sessions) and the read role (role.go); Mux.wmu serializes writes to the
+// transport; session.mu guards one session's inbound queue. No lock is held
+// while writing to the transport except wmu, none while reading it, and no
+// lock is held while a caller's code runs.
+//
+// Who reads: one goroutine at a time, the holder of the read role. The
+// mux's reader goroutine (readLoop) holds it by default. On a transport a
+// read deadline can interrupt (ReadDeadliner: the pipe to a local browser),
+// a direct call that finds the role free takes it and reads until its own
+// reply comes, dispatching everything else it reads exactly as the reader
+// would; the reply then never crosses goroutines. The reader gives the
+// role up after handing a direct caller its reply with nothing else
+// pending, and takes it back ReaderResumeDelay after the last direct caller
+// released it, or at once when anything else needs reading.
 //
 // Every target (and the browser itself) gets its own *rpcc.Conn, built with
 // rpcc.WithDialer and rpcc.WithCodec, so cdp.NewClient works unchanged on it.
@@ -23,11 +34,13 @@
 package cdpmux
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,8 +49,9 @@ import (
 )
 
 // Transport carries whole CDP messages (one JSON object each) to and from a
-// browser. The mux calls ReadMessage from one goroutine and WriteMessage from
-// one goroutine at a time. WriteMessage may use b's spare capacity but
+// browser. The mux calls ReadMessage from one goroutine at a time (the
+// holder of its read role, see ReadDeadliner) and WriteMessage from one
+// goroutine at a time. WriteMessage may use b's spare capacity but
 // must not keep b after it returns: the mux reuses the buffer. Close must
 // unblock a ReadMessage in progress.
 type Transport interface {
@@ -109,6 +123,10 @@ type Options struct {
 	// cause, once known, is what Err reports. Its wait delays Done, never a
 	// caller by more than CauseGrace.
 	Cause func(readErr error) error
+	// ResumeDelay is how long the reader goroutine stays parked after a
+	// direct caller read its own reply with no call left pending (see
+	// ReaderResumeDelay). Zero means ReaderResumeDelay.
+	ResumeDelay time.Duration
 }
 
 // CauseGrace bounds how long pending calls wait for Options.Cause when the
@@ -158,6 +176,20 @@ type Mux struct {
 	byUs     bool                // guarded by mu; closed by Close, not by a transport error
 	err      *EndError           // guarded by mu; set when closed
 
+	// The read role (role.go). deadline, wake, idle and interruptF are
+	// set by New and read-only after; deadline is nil when callers never
+	// read (the transport cannot interrupt a read).
+	deadline   ReadDeadliner
+	role       int           // guarded by mu; roleFree, roleReader or roleCaller
+	readErr    error         // guarded by mu; a caller's read failed: the reader ends the mux with it
+	wake       chan struct{} // capacity 1: the reader should look at the role
+	idle       *time.Timer   // runs idleFired; armed while idleArmed
+	resume     time.Duration // Options.ResumeDelay or its default
+	idleArmed  bool          // guarded by mu; idle is set to fire
+	released   time.Time     // guarded by mu; when the role was last given up with nothing to read for
+	interruptF func()        // m.interrupt, made once
+	idleFires  atomic.Int64  // times idle fired (for tests)
+
 	browserOnce sync.Once
 	browser     *rpcc.Conn // the browser session's conn, dialed on first use (Browser); set once under browserOnce
 	quiet       *session   // the browser's uncounted session (see Quiet); set by New
@@ -184,8 +216,17 @@ func New(t Transport, opts Options) (*Mux, error) {
 		pending:    make(map[uint64]route),
 		sessions:   make(map[string]*session),
 		readerDone: make(chan struct{}),
+		wake:       make(chan struct{}, 1),
+		role:       roleReader, // readLoop's from the start
 	}
 	m.ended, m.endNow = context.WithCancel(context.Background())
+	if d, ok := t.(ReadDeadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
+		m.deadline = d
+		m.interruptF = m.interrupt
+	}
+	m.resume = cmp.Or(opts.ResumeDelay, ReaderResumeDelay)
+	m.idle = time.AfterFunc(time.Hour, m.idleFired)
+	m.idle.Stop()
 	if m.limit <= 0 {
 		m.limit = DefaultEventQueueLimit
 	}
@@ -333,8 +374,9 @@ func (m *Mux) Dial(ctx context.Context, sessionID string) (*rpcc.Conn, error) {
 	)
 }
 
-// Tap makes f see every event of the session, in order, on the mux's
-// reader goroutine, before the event is queued for the session's conn; once
+// Tap makes f see every event of the session, in order, on the goroutine
+// reading for the mux (its reader, or a direct caller holding the read
+// role: one at a time, so never two calls of f at once), before the event is queued for the session's conn; once
 // the session has ended, f is called one last time with method "". f must
 // return quickly, must not block and must not wait on the mux (it may call
 // it). Tapping lets a consumer follow events without a stream goroutine. A
@@ -375,6 +417,7 @@ func (m *Mux) fail(cause error) {
 		m.quiet.end(&EndError{Reason: ErrConnClosed, Cause: cause})
 	}
 	m.t.Close()
+	m.wakeReader() // a parked reader must meet the closed transport
 }
 
 // end ends the mux after the transport failed with err (on the reader,
@@ -411,29 +454,55 @@ func (m *Mux) end(err error) {
 	}
 }
 
+// readLoop is the reader goroutine: it reads while it holds the read role
+// and ends the mux when the transport fails (under it, or under a caller
+// holding the role).
 func (m *Mux) readLoop() {
 	defer m.endNow()
 	defer close(m.readerDone)
-	for {
-		data, err := m.t.ReadMessage()
-		if err != nil {
-			m.end(err)
-			return
+	defer m.idle.Stop()
+	for held := true; ; held = false { // New gave it the role
+		if !held {
+			if err := m.takeRole(); err != nil {
+				m.end(err)
+				return
+			}
 		}
-		msg, err := parseEnvelope(data)
-		if err != nil {
-			m.malformed.Add(1)
-			continue
+		for {
+			data, err := m.t.ReadMessage()
+			if err != nil {
+				if m.deadline != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+					m.clearDeadline() // a caller's interrupt that came late
+					continue
+				}
+				m.end(err)
+				return
+			}
+			if m.handle(data) && m.deadline != nil && m.yieldRole() {
+				break
+			}
 		}
-		m.dispatch(msg)
 	}
 }
 
-func (m *Mux) dispatch(msg *message) {
-	if msg.Method == "" {
-		m.dispatchReply(msg)
-		return
+// handle dispatches one message read from the transport and reports
+// whether it was a direct call's reply.
+func (m *Mux) handle(data []byte) (direct bool) {
+	msg, err := parseEnvelope(data)
+	if err != nil {
+		m.malformed.Add(1)
+		return false
 	}
+	if msg.Method == "" {
+		return m.dispatchReply(msg)
+	}
+	m.dispatch(msg)
+	return false
+}
+
+// dispatch routes an event to its session (and its tap), and handles the
+// events that register or end sessions.
+func (m *Mux) dispatch(msg *message) {
 	var ended []*session
 	var reason error
 	m.mu.Lock()
@@ -498,7 +567,9 @@ func (m *Mux) dispatch(msg *message) {
 	}
 }
 
-func (m *Mux) dispatchReply(msg *message) {
+// dispatchReply routes a reply to its caller and reports whether that was
+// a direct call.
+func (m *Mux) dispatchReply(msg *message) bool {
 	m.mu.Lock()
 	r, ok := m.pending[msg.ID]
 	delete(m.pending, msg.ID)
@@ -517,14 +588,15 @@ func (m *Mux) dispatchReply(msg *message) {
 	m.mu.Unlock()
 	if !ok {
 		m.unroutable.Add(1)
-		return
+		return false
 	}
 	if r.reply != nil {
 		r.reply <- msg // capacity 1, one reply per id: never blocks
-		return
+		return true
 	}
 	msg.ID = r.localID
 	r.s.deliver(msg, true)
+	return false
 }
 
 // registerLocked adds a session unless it is known. targetID may be empty.

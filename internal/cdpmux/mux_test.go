@@ -576,6 +576,18 @@ func TestConcurrentUseThenExitEndsEveryCallWithoutHanging(t *testing.T) {
 				}
 			}
 		})
+		wg.Go(func() { // direct calls beside the conn's (over a pipe, they read for themselves)
+			for i := 0; ; i++ {
+				got, err := callEval(ctx, m, p, fmt.Sprintf("%d*3", i))
+				if !check("direct evaluate", err) {
+					return
+				}
+				if want := strconv.Itoa(3 * i); got != want {
+					errc <- fmt.Errorf("direct %d*3 = %s, want %s", i, got, want)
+					return
+				}
+			}
+		})
 		wg.Go(func() {
 			for {
 				if _, err := p.c.Page.Navigate(ctx, cdppage.NewNavigateArgs("https://a.test/")); !check("navigate", err) {

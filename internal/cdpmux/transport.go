@@ -1,5 +1,6 @@
 // Room: the two framings a browser speaks. PipeTransport.wmu-free: the mux
-// serializes writes; reads happen on the mux's reader only.
+// serializes writes, and reads happen on one goroutine at a time (the
+// holder of the mux's read role), which owns the read state.
 
 package cdpmux
 
@@ -10,7 +11,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -29,10 +32,12 @@ type PipeTransport struct {
 	rc io.Closer
 	w  io.WriteCloser
 
-	// Used by the reader goroutine only.
+	// Used by the one goroutine reading at a time only.
 	buf      []byte // read buffer: buf[off:end] is read and not yet returned
 	off, end int
-	bigHint  int // the size of the last message that outgrew buf
+	bigHint  int    // the size of the last message that outgrew buf
+	part     []byte // a big message an interrupted read had begun (readBig goes on with it)
+	partScan int    // part[:partScan] holds no NUL
 
 	once sync.Once
 }
@@ -46,8 +51,13 @@ func NewPipeTransport(r io.ReadCloser, w io.WriteCloser) *PipeTransport {
 	return &PipeTransport{r: r, rc: r, w: w, buf: make([]byte, pipeBuf)}
 }
 
-// ReadMessage returns the next message without its NUL terminator.
+// ReadMessage returns the next message without its NUL terminator. A read
+// interrupted by SetReadDeadline keeps what it read: the next ReadMessage
+// returns the whole message.
 func (p *PipeTransport) ReadMessage() ([]byte, error) {
+	if p.part != nil {
+		return p.readBig()
+	}
 	scan := p.off // buf[off:scan] holds no NUL
 	for {
 		if i := bytes.IndexByte(p.buf[scan:p.end], 0); i >= 0 {
@@ -75,12 +85,17 @@ func (p *PipeTransport) ReadMessage() ([]byte, error) {
 
 // readBig reads a message that outgrew the read buffer (which is full of
 // its start) straight into its own slice, sized by the last big message
-// and doubled as needed, then keeps what followed it in the buffer.
+// and doubled as needed, then keeps what followed it in the buffer. It
+// goes on with p.part, the start an interrupted readBig kept, if any.
 func (p *PipeTransport) readBig() ([]byte, error) {
-	msg := make([]byte, p.end, max(2*len(p.buf), p.bigHint+p.bigHint/8))
-	copy(msg, p.buf[:p.end])
-	p.off, p.end = 0, 0
-	scan := len(msg)
+	msg, scan := p.part, p.partScan
+	p.part = nil
+	if msg == nil {
+		msg = make([]byte, p.end, max(2*len(p.buf), p.bigHint+p.bigHint/8))
+		copy(msg, p.buf[:p.end])
+		p.off, p.end = 0, 0
+		scan = len(msg)
+	}
 	for {
 		if len(msg) == cap(msg) {
 			grown := make([]byte, len(msg), 2*cap(msg))
@@ -104,6 +119,9 @@ func (p *PipeTransport) readBig() ([]byte, error) {
 		}
 		scan = len(msg)
 		if err != nil && n == 0 {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				p.part, p.partScan = msg, scan // the next ReadMessage goes on
+			}
 			return nil, p.readErr(err, true)
 		}
 	}
@@ -116,6 +134,17 @@ func (p *PipeTransport) readErr(err error, partial bool) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// SetReadDeadline sets the deadline of the reads under ReadMessage (see
+// ReadDeadliner); the zero time removes it. It fails when the read end is
+// not a pollable *os.File (a pipe from os.Pipe is one).
+func (p *PipeTransport) SetReadDeadline(t time.Time) error {
+	d, ok := p.r.(interface{ SetReadDeadline(time.Time) error })
+	if !ok {
+		return os.ErrNoDeadline
+	}
+	return d.SetReadDeadline(t)
 }
 
 // WriteMessage writes b and its NUL terminator. b is modified in its spare

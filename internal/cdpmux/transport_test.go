@@ -8,8 +8,11 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -141,4 +144,61 @@ func BenchmarkPipeRead2MB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAnInterruptedReadLosesNothingOfTheMessageItHadBegun interrupts a
+// read (SetReadDeadline, as a mux's caller does when its ctx ends) in the
+// middle of a small message and of one that outgrew the read buffer: the
+// next ReadMessage returns each whole.
+func TestAnInterruptedReadLosesNothingOfTheMessageItHadBegun(t *testing.T) {
+	for _, size := range []int{100, 5*pipeBuf + 17} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			p := NewPipeTransport(r, nopWriter{})
+			defer p.Close()
+			msg := bytes.Repeat([]byte("x"), size)
+			half := size / 2
+			got := make(chan []byte, 1)
+			errc := make(chan error, 1)
+			go func() {
+				b, err := p.ReadMessage()
+				got <- b
+				errc <- err
+			}()
+			// A pipe holds 64 KiB at most: once this write returns, the
+			// reader has taken all but that much of the first half (for
+			// the big message, more than its read buffer holds: readBig has it).
+			if _, err := w.Write(msg[:half]); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.SetReadDeadline(time.Unix(1, 0)); err != nil {
+				t.Fatalf("SetReadDeadline on a pipe: %v", err)
+			}
+			if b, err := <-got, <-errc; !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("interrupted ReadMessage = %d bytes, %v; want os.ErrDeadlineExceeded", len(b), err)
+			}
+			if err := p.SetReadDeadline(time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				b, err := p.ReadMessage()
+				got <- b
+				errc <- err
+			}()
+			if _, err := w.Write(append(append(msg[half:], 0), `{"next":1}`+"\x00"...)); err != nil {
+				t.Fatal(err)
+			}
+			b, err := <-got, <-errc
+			if err != nil || !bytes.Equal(b, msg) {
+				t.Fatalf("ReadMessage after the interrupt = %d bytes, %v; want the whole %d-byte message", len(b), err, size)
+			}
+			if b, err := p.ReadMessage(); err != nil || string(b) != `{"next":1}` {
+				t.Errorf("the message after it = %q, %v; want {\"next\":1}", b, err)
+			}
+		})
+	}
 }

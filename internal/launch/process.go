@@ -330,6 +330,16 @@ type transport struct {
 
 func (t *transport) ReadMessage() ([]byte, error) { return t.t.ReadMessage() }
 
+// SetReadDeadline forwards to the connection when it supports read
+// deadlines (the pipe: cdpmux.ReadDeadliner), so that its mux lets direct
+// callers read their own replies; a websocket does not.
+func (t *transport) SetReadDeadline(d time.Time) error {
+	if r, ok := t.t.(cdpmux.ReadDeadliner); ok {
+		return r.SetReadDeadline(d)
+	}
+	return os.ErrNoDeadline
+}
+
 func (t *transport) WriteMessage(b []byte) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()

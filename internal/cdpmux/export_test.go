@@ -1,0 +1,15 @@
+// Room: hooks the external tests use to look inside the mux. No locks of
+// their own: they read under Mux.mu.
+
+package cdpmux
+
+// ReadRole says who holds the mux's read role: "free", "reader" or
+// "caller".
+func (m *Mux) ReadRole() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return [...]string{roleFree: "free", roleReader: "reader", roleCaller: "caller"}[m.role]
+}
+
+// IdleFires returns how many times the idle timer fired.
+func (m *Mux) IdleFires() int64 { return m.idleFires.Load() }

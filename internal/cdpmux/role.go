@@ -1,0 +1,211 @@
+// Room: the read role, who may call Transport.ReadMessage. Mux.mu guards the
+// role, readErr and the decision to wake the reader; the read itself, the
+// dispatch of what it returns and the timer are never under it.
+
+package cdpmux
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+)
+
+// ReadDeadliner is a Transport whose blocked ReadMessage a read deadline
+// interrupts (with os.ErrDeadlineExceeded) without losing a byte: the
+// next ReadMessage goes on with the message the interrupted one had begun.
+// PipeTransport over pollable pipes is one. On such a transport a direct
+// call (Mux.Call, Direct.Call) that finds nobody reading reads its own
+// reply (see Mux.lead); on any other the reader goroutine reads everything.
+type ReadDeadliner interface {
+	SetReadDeadline(t time.Time) error
+}
+
+// ReaderResumeDelay is how long the reader goroutine stays parked after a
+// direct caller read its own reply and no call was left pending: long
+// enough that a caller making calls one after another finds the role free
+// each time (and so reads its reply on its own goroutine, with no hand-off
+// and no wake-up of another thread), short enough that an event arriving
+// while nobody calls waits at most about this long to be read. Any other
+// need to read (an rpcc call, a second call, Close) resumes it at once.
+const ReaderResumeDelay = time.Millisecond
+
+// Holders of the read role (Mux.role).
+const (
+	roleFree   = iota // nobody reads; the reader resumes when woken
+	roleReader        // the reader goroutine (readLoop)
+	roleCaller        // a direct caller reading for its own reply (lead)
+)
+
+// longAgo is the read deadline that interrupts a read at once.
+var longAgo = time.Unix(1, 0)
+
+// wakeReader makes the reader goroutine look at the role.
+func (m *Mux) wakeReader() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// interrupt interrupts the read in progress, if any: a leading caller's
+// ctx ended. A late interrupt (its caller has finished) costs the next
+// reader one spurious os.ErrDeadlineExceeded, which it clears and ignores.
+func (m *Mux) interrupt() { _ = m.deadline.SetReadDeadline(longAgo) }
+
+// clearDeadline removes an interrupt's deadline after the read it
+// interrupted returned.
+func (m *Mux) clearDeadline() { _ = m.deadline.SetReadDeadline(time.Time{}) }
+
+// takeRole waits, after the reader gave the role up, until it is woken
+// and finds the role free, and takes it. It returns the error a caller's
+// read met, which the reader must end the mux with.
+func (m *Mux) takeRole() error {
+	for {
+		<-m.wake
+		m.mu.Lock()
+		if m.role == roleFree {
+			m.role = roleReader
+			err := m.readErr
+			m.mu.Unlock()
+			return err
+		}
+		m.mu.Unlock()
+	}
+}
+
+// yieldRole gives the reader's role up after it handed a direct caller its
+// reply, unless another call is pending: the caller's next call then finds
+// the role free. It reports whether it gave it up.
+func (m *Mux) yieldRole() bool {
+	m.mu.Lock()
+	if len(m.pending) > 0 || m.closed {
+		m.mu.Unlock()
+		return false
+	}
+	select { // a wake sent before now is stale
+	case <-m.wake:
+	default:
+	}
+	m.role = roleFree
+	arm := m.releasedLocked()
+	m.mu.Unlock()
+	if arm {
+		m.idle.Reset(m.resume)
+	}
+	return true
+}
+
+// releasedLocked notes that the role was just given up with nothing to
+// read for, and reports whether the caller must arm the idle timer (it
+// was not armed). While calls follow one another the timer stays armed
+// and idleFired re-arms it once per delay, so a call's release does not
+// touch it: resetting it on every call cost more CPU than the hand-off it
+// saves (BenchmarkCallerReads; a timer moved earlier also wakes the thread
+// blocked in the network poller).
+func (m *Mux) releasedLocked() (arm bool) {
+	m.released = time.Now()
+	if m.idleArmed {
+		return false
+	}
+	m.idleArmed = true
+	return true
+}
+
+// idleFired runs when the idle timer fires. The timer is armed whenever
+// the role is free or held by a caller, so that the reader always resumes
+// within about the delay of the role's last release: with the role held
+// by a caller, it fires again after another delay (calls one after
+// another keep it armed, so their releases never touch it); with the role
+// free, after the rest of the delay since it was given up, or, that delay
+// passed, it wakes the reader and fires once more to find it reading, and
+// only then disarms.
+func (m *Mux) idleFired() {
+	m.idleFires.Add(1)
+	m.mu.Lock()
+	if m.role == roleReader {
+		m.idleArmed = false
+		m.mu.Unlock()
+		return
+	}
+	next, wake := m.resume, false
+	if m.role == roleFree {
+		if rest := m.resume - time.Since(m.released); rest > 0 {
+			next = rest
+		} else {
+			wake = true
+		}
+	}
+	m.mu.Unlock()
+	m.idle.Reset(next)
+	if wake {
+		m.wakeReader()
+	}
+}
+
+// release gives up a caller's role: the reader resumes at once if there
+// is anything else to read for (a pending call, the end of the mux), else
+// when ReaderResumeDelay passes with no direct call taking the role.
+func (m *Mux) release() {
+	m.mu.Lock()
+	m.role = roleFree
+	resume := len(m.pending) > 0 || m.closed || m.readErr != nil
+	arm := !resume && m.releasedLocked()
+	m.mu.Unlock()
+	if resume {
+		m.wakeReader()
+	} else if arm {
+		m.idle.Reset(m.resume)
+	}
+}
+
+// lead reads for the mux on a direct caller's goroutine, holding the read
+// role (taken in write), until ch holds the caller's reply, its session s
+// ended or ctx ended. Every message read goes through the same dispatch
+// as the reader's: events to their sessions (and taps), replies to their
+// callers. ok is false when the transport failed under it: the reader then
+// ends the mux with that error (as if it had met it), and the caller waits
+// for its end as any other caller does.
+func (m *Mux) lead(ctx context.Context, s *session, ch chan *message) (msg *message, err error, ok bool) {
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, m.interruptF)
+	}
+	ok = true
+	for {
+		select {
+		case msg = <-ch:
+		default:
+		}
+		if msg != nil {
+			break
+		}
+		select {
+		case <-s.done:
+			err = s.endErr()
+		default:
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+		data, rerr := m.t.ReadMessage()
+		if rerr != nil {
+			if errors.Is(rerr, os.ErrDeadlineExceeded) {
+				m.clearDeadline() // ctx is checked again before the next read
+				continue
+			}
+			m.mu.Lock()
+			m.readErr = rerr
+			m.mu.Unlock()
+			ok = false
+			break
+		}
+		m.handle(data)
+	}
+	if stop != nil && !stop() {
+		m.clearDeadline()
+	}
+	m.release()
+	return msg, err, ok
+}
