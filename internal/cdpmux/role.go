@@ -1,6 +1,7 @@
 // Room: the read role, who may call Transport.ReadMessage. Mux.mu guards the
-// role, readErr and the decision to wake the reader; the read itself, the
-// dispatch of what it returns and the timer are never under it.
+// role, readErr, the idle timer's state (idleArmed, released) and the
+// decision to wake the reader; the read itself, the dispatch of what it
+// returns, the read deadline and the timer's Reset are never under it.
 
 package cdpmux
 
