@@ -161,8 +161,10 @@ func (t *Tab) pageEvents(ctx context.Context) error {
 	}
 }
 
-// onEvent sees every event of the tab's session on the mux's reader
-// goroutine; it must not block. Method "" means the session ended.
+// onEvent sees every event of the tab's session on the mux's reader: the
+// goroutine reading the browser's connection, which is the mux's own or a
+// direct caller reading its own reply (cdpmux's read role), one at a time
+// and in order. It must not block. Method "" means the session ended.
 func (t *Tab) onEvent(method string, params json.RawMessage) {
 	switch method {
 	case "Page.lifecycleEvent":
@@ -292,8 +294,8 @@ func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(
 }
 
 // lifecycleWatch records the tab's Page.lifecycleEvent events. The mux
-// hands it each event on its reader goroutine (Mux.Tap), so no goroutine of
-// ours reads them; waiters sleep on changed.
+// hands it each event on its reader (Mux.Tap; see Tab.onEvent), so no
+// goroutine of ours reads them; waiters sleep on changed.
 type lifecycleWatch struct {
 	done  <-chan struct{}                 // the tab's connection context
 	ready func(ctx context.Context) error // Tab.pageEvents: waiters wait for it first
@@ -313,7 +315,7 @@ func newLifecycleWatch(done <-chan struct{}, ready func(context.Context) error) 
 	return &lifecycleWatch{done: done, ready: ready, seen: make(map[string]bool), changed: make(chan struct{})}
 }
 
-// note records one event (on the mux's reader goroutine).
+// note records one event (on the mux's reader).
 func (w *lifecycleWatch) note(params json.RawMessage) {
 	ev := new(page.LifecycleEventReply)
 	if json.Unmarshal(params, ev) != nil {

@@ -1,6 +1,6 @@
 // Room: the console log (Tab.Console, Tab.ClearConsole). consoleState.mu
 // guards the buffer and whether the Runtime domain is on. Messages arrive
-// on the mux's reader goroutine through the tab's tap (Tab.onEvent ->
+// on the mux's reader through the tab's tap (Tab.onEvent ->
 // tabExt.onToolEvent): no goroutine of ours reads them, and nothing under
 // the lock blocks. Trace entries for them coalesce in the tab's trace ring
 // (traceEvent takes traceRing.mu, never together with consoleState.mu).
@@ -199,7 +199,7 @@ var consoleLevels = map[string]ConsoleLevel{
 }
 
 // consoleCalled records a Runtime.consoleAPICalled event (on the mux's
-// reader goroutine).
+// reader).
 func (x *tabExt) consoleCalled(params json.RawMessage) {
 	var ev struct {
 		Type       string      `json:"type"`
@@ -230,7 +230,7 @@ func (x *tabExt) consoleCalled(params json.RawMessage) {
 }
 
 // exceptionThrown records a Runtime.exceptionThrown event (an uncaught
-// error or an unhandled rejection), on the mux's reader goroutine.
+// error or an unhandled rejection), on the mux's reader.
 func (x *tabExt) exceptionThrown(params json.RawMessage) {
 	var ev struct {
 		Timestamp float64 `json:"timestamp"`
@@ -313,7 +313,7 @@ func (x *tabExt) traceEvent(action, args string, at time.Time) {
 
 // onToolEvent sees the tab's events that the tools of this file and
 // tab_network.go, tab_drag.go follow (Tab.onEvent hands them over on the
-// mux's reader goroutine); it must not block.
+// mux's reader); it must not block.
 func (x *tabExt) onToolEvent(method string, params json.RawMessage) {
 	switch method {
 	case "Runtime.consoleAPICalled":

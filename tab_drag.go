@@ -1,5 +1,5 @@
 // Room: drag and drop (Tab.Drag). dragState.mu guards the drag data the
-// browser intercepted; it arrives on the mux's reader goroutine through
+// browser intercepted; it arrives on the mux's reader through
 // the tab's tap (Tab.onEvent -> tabExt.onToolEvent). No CDP call is made
 // with the lock held.
 

@@ -27,7 +27,8 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
 		// The request is built on the stack for short expressions and sent
 		// on the caller's goroutine; the reply comes straight from the
-		// mux's reader (no rpcc.Conn goroutines on the way).
+		// mux's reader, which is this goroutine when nobody else is
+		// reading the pipe (no rpcc.Conn goroutines on the way).
 		var buf [256]byte
 		raw, err := t.direct.Call(ctx, "Runtime.evaluate", appendEvaluateParams(buf[:0], expr))
 		if err != nil {

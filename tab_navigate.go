@@ -253,7 +253,7 @@ func (w *docWatch) updateLocked(loaderID string, f func(*loadedDoc)) {
 // document shows another URL) and its document requests'
 // Network.responseReceived (the status of the final response, after
 // redirects); it reports whether the event committed a document. On the
-// mux's reader goroutine.
+// mux's reader.
 func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 	switch method {
 	case "Page.frameNavigated":

@@ -130,7 +130,7 @@ type netResponse struct {
 	MIMEType string `json:"mimeType"`
 }
 
-// note records one Network event (on the mux's reader goroutine).
+// note records one Network event (on the mux's reader).
 func (l *netLog) note(method string, params json.RawMessage) {
 	l.mu.Lock()
 	recording := l.recording
