@@ -6,7 +6,6 @@ package browserpool
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -148,28 +147,10 @@ func (s *Session) Browser() *cdp.Client {
 
 // browserCall makes one browser-level call (Target.*, Browser.*) for the
 // package itself, as through Browser() and counted the same way, without
-// the rpcc.Conn (and its goroutine) Browser() needs: params are encoded
-// with encoding/json (nil for none), and the result decoded into reply
-// unless it is nil. Errors are those of a Browser() call.
+// the rpcc.Conn (and its goroutine) Browser() needs (see
+// cdpmux.Direct.Invoke). Errors are those of a Browser() call.
 func (s *Session) browserCall(ctx context.Context, method string, params, reply any) error {
-	var raw []byte
-	if params != nil {
-		var err error
-		if raw, err = json.Marshal(params); err != nil {
-			return fmt.Errorf("encoding %s params: %w", method, err)
-		}
-	}
-	res, err := s.direct.Call(ctx, method, raw)
-	if err != nil {
-		return err
-	}
-	if reply == nil {
-		return nil
-	}
-	if err := json.Unmarshal(res, reply); err != nil {
-		return fmt.Errorf("decoding %s reply: %w", method, err)
-	}
-	return nil
+	return s.direct.Invoke(ctx, method, params, reply)
 }
 
 // Done is closed when the session has been closed (for any reason).

@@ -7,7 +7,6 @@ package browserpool
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -69,13 +68,9 @@ func tabTitle(title, rawURL, shown string) string {
 // closed.
 func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
 	// Not use: tabCount monitors with it.
-	raw, err := s.quiet.Call(ctx, "Target.getTargets", nil)
-	if err != nil {
-		return nil, err
-	}
 	var reply target.GetTargetsReply
-	if err := json.Unmarshal(raw, &reply); err != nil {
-		return nil, fmt.Errorf("decoding Target.getTargets: %w", err)
+	if err := s.quiet.Invoke(ctx, "Target.getTargets", nil, &reply); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -212,8 +207,7 @@ func (s *Session) closeTarget(id string) {
 		defer p.wg.Done()
 		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
 		defer cancel()
-		params, _ := json.Marshal(target.NewCloseTargetArgs(target.ID(id)))
-		s.quiet.Call(ctx, "Target.closeTarget", params)
+		s.quiet.Invoke(ctx, "Target.closeTarget", target.NewCloseTargetArgs(target.ID(id)), nil)
 	}()
 }
 

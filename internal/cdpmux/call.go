@@ -187,6 +187,28 @@ func (d *Direct) Call(ctx context.Context, method string, params []byte) (json.R
 	return d.m.call(ctx, d.s, d.s.id, method, params)
 }
 
+// Invoke is Call with params encoded by encoding/json (nil for none) and
+// the result decoded into reply unless reply is nil: what rpcc.Invoke does
+// through a conn. Errors are Call's, or an encoding or decoding error
+// naming the method.
+func (d *Direct) Invoke(ctx context.Context, method string, params, reply any) error {
+	var raw []byte
+	if params != nil {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return fmt.Errorf("cdpmux: encoding %s params: %w", method, err)
+		}
+	}
+	res, err := d.Call(ctx, method, raw)
+	if err != nil || reply == nil {
+		return err
+	}
+	if err := json.Unmarshal(res, reply); err != nil {
+		return fmt.Errorf("cdpmux: decoding the reply of %s: %w", method, err)
+	}
+	return nil
+}
+
 // call is Call on s, or, with s nil, on the session sessionID looked up now.
 func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, params []byte) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,5 +163,28 @@ func TestADirectCallReportsErrorRepliesAndCancellation(t *testing.T) {
 	}
 	if diff := cmp.Diff(cdpmux.Stats{}, m.Stats()); diff != "" {
 		t.Errorf("Stats (-want +got):\n%s", diff)
+	}
+}
+
+func TestInvokeEncodesItsParamsAndDecodesItsReplyOrSaysWhichMethodFailed(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	ctx := t.Context()
+	var created struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := m.BrowserDirect().Invoke(ctx, "Target.createTarget", map[string]string{"url": "about:blank"}, &created); err != nil || created.TargetID == "" {
+		t.Fatalf("Target.createTarget: targetId %q, error %v; want an id and nil", created.TargetID, err)
+	}
+	err := m.BrowserDirect().Invoke(ctx, "Target.createTarget", map[string]any{"url": make(chan int)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "encoding Target.createTarget params") {
+		t.Errorf("unencodable params: error = %v, want one naming the encoding of Target.createTarget's params", err)
+	}
+	var wrong struct {
+		TargetID int `json:"targetId"`
+	}
+	err = m.BrowserDirect().Invoke(ctx, "Target.createTarget", map[string]string{"url": "about:blank"}, &wrong)
+	if err == nil || !strings.Contains(err.Error(), "decoding the reply of Target.createTarget") {
+		t.Errorf("reply that does not fit: error = %v, want one naming the reply of Target.createTarget", err)
 	}
 }

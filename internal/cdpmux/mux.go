@@ -328,16 +328,8 @@ func (m *Mux) Attach(ctx context.Context, targetID string) (*rpcc.Conn, string, 
 		TargetID string `json:"targetId"`
 		Flatten  bool   `json:"flatten"`
 	}{targetID, true}
-	params, err := json.Marshal(args)
-	if err != nil {
+	if err := m.BrowserDirect().Invoke(ctx, "Target.attachToTarget", args, &reply); err != nil {
 		return nil, "", err
-	}
-	res, err := m.call(ctx, m.browserSess, "", "Target.attachToTarget", params)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := json.Unmarshal(res, &reply); err != nil {
-		return nil, "", fmt.Errorf("cdpmux: decoding Target.attachToTarget: %w", err)
 	}
 	conn, err := m.Dial(ctx, reply.SessionID)
 	if err != nil {
