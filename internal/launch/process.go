@@ -23,7 +23,7 @@ import (
 
 // Process is one running browser started by Start. It is safe for
 // concurrent use. Its owner must call Stop, also after the browser died, to
-// reap its goroutines and remove its session directory.
+// end its goroutine and remove its session directory.
 type Process struct {
 	// Set by Start before it returns, read-only after.
 	exe, realExe string
@@ -37,11 +37,12 @@ type Process struct {
 	version      string
 	t            *transport // the DevTools connection, pipe or websocket
 	pipeR, pipeW *os.File   // our ends of the DevTools pipe until the transport owns them
-	outR         *os.File   // our end of the output pipe
+	wake         *os.File   // an eventfd: a write makes the goroutine give up the output (giveUpOutput)
 
 	exited  chan struct{} // closed once the main process is reaped
 	exit    *ExitError    // written before exited is closed
-	outDone chan struct{} // closed at EOF of the output pipe (or when Stop closed it)
+	outDone chan struct{} // closed at EOF of the output pipe (or when Stop gave it up)
+	runDone chan struct{} // closed when the goroutine has ended, every descriptor it made closed
 
 	killMu sync.Mutex
 	reaped bool // guarded by killMu: the main process is (being) reaped, so pgid may name another group
@@ -63,6 +64,7 @@ func newProcess(exe, dir, id string) *Process {
 		sessionID:   id,
 		exited:      make(chan struct{}),
 		outDone:     make(chan struct{}),
+		runDone:     make(chan struct{}),
 		tail:        tail{max: OutputTailSize},
 		stopDone:    make(chan struct{}),
 	}
@@ -253,20 +255,28 @@ func (p *Process) exitOrNil() *ExitError {
 // browser has exited. The browser's crashpad handlers hold it from outside
 // the process group and exit by themselves within ~50 ms of the browser;
 // after OutputGrace, strays proven ours are killed, and after another grace
-// our end is closed. It returns the pids of strays still alive then.
+// the output is given up. Once the main process is reaped too, it waits for
+// the goroutine's end (which closes its descriptors). It returns the pids of
+// strays still alive when it gave up.
 func (p *Process) waitOutput() (lingering []int) {
-	if p.outR == nil || waitFor(p.outDone, OutputGrace) {
+	if p.wake == nil {
 		return nil
 	}
-	p.killStrays()
-	if waitFor(p.outDone, OutputGrace) {
-		return nil
+	if !waitFor(p.outDone, OutputGrace) {
+		p.killStrays()
+		if !waitFor(p.outDone, OutputGrace) {
+			for _, s := range p.strays() {
+				lingering = append(lingering, s.PID)
+			}
+			p.giveUpOutput()
+			<-p.outDone
+		}
 	}
-	for _, s := range p.strays() {
-		lingering = append(lingering, s.PID)
+	select {
+	case <-p.exited:
+		<-p.runDone
+	default:
 	}
-	p.outR.Close() // ends readOutput
-	<-p.outDone
 	return lingering
 }
 
