@@ -164,7 +164,11 @@ func (p *Process) loop(cmd *exec.Cmd, w *waiter) {
 				}
 			case fd == w.wake:
 				// Stop gives the output up: keep what is there, stop there.
-				w.drop(w.wake) // Process.wake still holds it for writers
+				// The eventfd leaves the set but stays open: Process.wake
+				// owns it and closes it once, as the goroutine ends (a
+				// close here would let its number be reused while writers
+				// and that close still name it).
+				_ = syscall.EpollCtl(w.ep, syscall.EPOLL_CTL_DEL, w.wake, nil)
 				w.wake = -1
 				if !outDone {
 					p.drain(w.outR, buf)
