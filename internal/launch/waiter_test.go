@@ -324,3 +324,28 @@ func TestWithoutAPidfdTheGoroutinePollsForTheExitOfTheMainProcess(t *testing.T) 
 	p.teardown()
 	waitEnded(t, before, fdsBefore)
 }
+
+func TestOutputGivenUpWhileTheBrowserRunsKeepsTheWakeDescriptorOpenUntilTheGoroutineEnds(t *testing.T) {
+	initNetpoll(t)
+	fdsBefore := openFDs(t)
+	before := leakcheck.Goroutines()
+	p := spawnFake(t, "echo up >&2\nexec sleep 1000\n")
+	eventually(t, "the fake has started", func() bool { return strings.Contains(p.OutputTail(), "up\n") })
+	wakeFD := strconv.Itoa(int(p.wake.Fd())) // an eventfd is blocking: Fd changes nothing
+	p.giveUpOutput()
+	if !waitFor(p.outDone, 30*time.Second) {
+		t.Fatal("the output was not given up")
+	}
+	// The goroutine goes on waiting for the main process. Process.wake
+	// still names the eventfd and closes it once, as the goroutine ends:
+	// its number must not have been freed for another file to take.
+	if target, err := os.Readlink("/proc/self/fd/" + wakeFD); err != nil || target != "anon_inode:[eventfd]" {
+		t.Errorf("descriptor %s after the give-up = %q, %v; want the eventfd still open", wakeFD, target, err)
+	}
+	p.giveUpOutput() // again: harmless
+	if err := p.ExitErr(); err != nil {
+		t.Fatalf("the fake exited (%v)", err)
+	}
+	p.teardown()
+	waitEnded(t, before, fdsBefore)
+}
