@@ -136,8 +136,8 @@ func (s *Session) Cookies(ctx context.Context) ([]Cookie, error) {
 		return nil, err
 	}
 	defer end()
-	r, err := s.Browser().Storage.GetCookies(ctx, storage.NewGetCookiesArgs())
-	if err != nil {
+	var r storage.GetCookiesReply
+	if err := s.browserCall(ctx, "Storage.getCookies", storage.NewGetCookiesArgs(), &r); err != nil {
 		return nil, s.wrap(op, "", err)
 	}
 	out := make([]Cookie, 0, len(r.Cookies))
@@ -187,7 +187,7 @@ func (s *Session) setCookies(ctx context.Context, op string, cookies []Cookie) e
 		}
 		params = append(params, p)
 	}
-	if err := s.Browser().Storage.SetCookies(ctx, storage.NewSetCookiesArgs(params)); err != nil {
+	if err := s.browserCall(ctx, "Storage.setCookies", storage.NewSetCookiesArgs(params), nil); err != nil {
 		e := s.wrap(op, "", err)
 		if be, ok := e.(*Error); ok && be.Class == ErrProtocol {
 			be.Hint = "the browser refused a cookie: check its domain (no scheme, no port), path and sameSite (\"None\" needs secure)"
@@ -205,7 +205,7 @@ func (s *Session) ClearCookies(ctx context.Context) error {
 		return err
 	}
 	defer end()
-	return s.wrap(op, "", s.Browser().Storage.ClearCookies(ctx, storage.NewClearCookiesArgs()))
+	return s.wrap(op, "", s.browserCall(ctx, "Storage.clearCookies", storage.NewClearCookiesArgs(), nil))
 }
 
 // StorageState exports the session's cookies (all of them) and the
