@@ -3,10 +3,13 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -156,5 +159,31 @@ func TestALauncherGivingOnlyAWebsocketTransportGetsTheSameSessions(t *testing.T)
 	}
 	if err := s2.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// noFilesLauncher fails every launch as a spawn out of file descriptors
+// does (launch's pipe2 or epoll_create1 meeting EMFILE).
+type noFilesLauncher struct{}
+
+func (noFilesLauncher) Launch(context.Context, browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
+	return nil, fmt.Errorf("launch: starting chromium: spawning: %w", os.NewSyscallError("epoll_create1", syscall.EMFILE))
+}
+
+func TestALaunchOutOfFileDescriptorsSaysSoAndHowToFreeSome(t *testing.T) {
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: noFilesLauncher{}, IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = p.Open(t.Context())
+	var e *browserpool.Error
+	if !errors.As(err, &e) || !errors.Is(err, browserpool.ErrLaunchFailed) || !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("Open = %v, want an ErrLaunchFailed *Error wrapping EMFILE", err)
+	}
+	for _, want := range []string{"file descriptors", "close the sessions", "ulimit -n"} {
+		if !strings.Contains(e.Hint, want) || !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q:\n%v", want, err)
+		}
 	}
 }

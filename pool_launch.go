@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
@@ -219,6 +220,9 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 			e.Class, e.Detail = ErrTimeout, fmt.Sprintf("the browser was not ready within LaunchTimeout (%v)", p.cfg.LaunchTimeout)
 			e.Hint = "raise Config.LaunchTimeout on a loaded machine, or check that the browser starts by hand"
 		}
+		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+			e.Hint = outOfFilesHint
+		}
 		return nil, e
 	}
 	info := b.Info()
@@ -260,6 +264,10 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 	}
 	return s, nil
 }
+
+// outOfFilesHint is the hint of a launch that failed for want of file
+// descriptors (EMFILE, ENFILE): no browser output explains it.
+const outOfFilesHint = "this process (or the system) has run out of file descriptors; each local browser holds about seven of them: close the sessions you no longer need, or raise the limit (ulimit -n, RLIMIT_NOFILE), then retry"
 
 // chanClosed reports whether c is closed.
 func chanClosed(c <-chan struct{}) bool {
