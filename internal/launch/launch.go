@@ -31,6 +31,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -313,15 +314,23 @@ func removeSingletonDir(userDataDir, sessionDir string) {
 }
 
 // prepare creates the session directory and its subdirectories as needed and
-// returns what it created, outermost first. A DevToolsActivePort left by an
-// earlier browser is removed, so Start never reads a stale port.
+// returns every directory it created, outermost first: removed innermost
+// first, each is empty unless a browser wrote in it, and an empty one goes
+// with one rmdir, which needs no file descriptor (a start that failed for
+// want of them still cleans up). A DevToolsActivePort left by an earlier
+// browser is removed, so Start never reads a stale port.
 func prepare(dir, profile string) (created []string, err error) {
-	madeDir := false
 	if top := missingTop(dir); top != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, err
 		}
-		created, madeDir = append(created, top), true
+		for d := dir; ; d = filepath.Dir(d) {
+			created = append(created, d)
+			if d == top {
+				break
+			}
+		}
+		slices.Reverse(created)
 	} else if fi, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !fi.IsDir() {
@@ -337,9 +346,7 @@ func prepare(dir, profile string) (created []string, err error) {
 		}
 		switch {
 		case err == nil:
-			if !madeDir {
-				created = append(created, sub)
-			}
+			created = append(created, sub)
 		case errors.Is(err, fs.ErrExist):
 			if fi, serr := os.Stat(sub); serr != nil || !fi.IsDir() {
 				removeAll(created)
