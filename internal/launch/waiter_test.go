@@ -6,6 +6,7 @@ package launch
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -72,7 +73,7 @@ func TestAStartedBrowserCostsOneGoroutineInThisPackageAndNoneAfterStop(t *testin
 	initNetpoll(t)
 	fdsBefore := openFDs(t)
 	before := leakcheck.Goroutines()
-	n0 := goruntime.NumGoroutine()
+	n0 := heldGoroutineCount(t)
 	p, err := Start(testCtx(t), Options{Executable: exe, SessionDir: sessionDir(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +113,21 @@ func TestAStartedBrowserCostsOneGoroutineInThisPackageAndNoneAfterStop(t *testin
 	if diff := cmp.Diff(fdsBefore, openFDs(t)); diff != "" {
 		t.Errorf("open descriptors after Stop, against before Start (-want +got):\n%s", diff)
 	}
+}
+
+// heldGoroutineCount returns runtime.NumGoroutine once it holds for 50 ms:
+// the goroutines of the test before (its tRunner, which leakcheck does not
+// list) may still be ending, and would end inside a count of ours.
+func heldGoroutineCount(t *testing.T) int {
+	t.Helper()
+	n := goruntime.NumGoroutine()
+	eventually(t, "the goroutine count holds", func() bool {
+		time.Sleep(50 * time.Millisecond)
+		m := n
+		n = goruntime.NumGoroutine()
+		return n == m
+	})
+	return n
 }
 
 // spawnFake spawns a fake browser, the shell script body, in a fresh
@@ -347,5 +363,69 @@ func TestOutputGivenUpWhileTheBrowserRunsKeepsTheWakeDescriptorOpenUntilTheGorou
 		t.Fatalf("the fake exited (%v)", err)
 	}
 	p.teardown()
+	waitEnded(t, before, fdsBefore)
+}
+
+func TestAStartOutOfFileDescriptorsFailsAtSpawningAndLeavesNothingBehind(t *testing.T) {
+	exe := browser(t)
+	initNetpoll(t)
+	before := leakcheck.Goroutines()
+	fdsBefore := openFDs(t)
+	// Fill every free number below the highest open descriptor, so that a
+	// limit of highest+1+free leaves exactly free numbers to the start.
+	highest := 0
+	for fd := range fdsBefore {
+		n, _ := strconv.Atoi(fd)
+		highest = max(highest, n)
+	}
+	var fillers []*os.File
+	t.Cleanup(func() { closeFiles(fillers...) })
+	for {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(f.Fd()) > highest {
+			f.Close()
+			break
+		}
+		fillers = append(fillers, f)
+	}
+	filled := openFDs(t)
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	// Before the browser is started, spawn takes 2 (the output pipe), 1
+	// (the eventfd), 1 (the epoll set), 2 and 2 (the DevTools pipes): with
+	// 1 to 7 numbers free, each of those steps in turn meets EMFILE.
+	for free := 1; free <= 7; free++ {
+		low := lim
+		low.Cur = uint64(highest + 1 + free)
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+			t.Fatal(err)
+		}
+		dir := sessionDir(t)
+		p, err := Start(testCtx(t), Options{Executable: exe, SessionDir: dir})
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			t.Fatal(err)
+		}
+		if p != nil {
+			p.Stop(context.Background())
+			t.Fatalf("with %d descriptors free, Start succeeded", free)
+		}
+		var se *StartError
+		if !errors.As(err, &se) || se.Stage != "spawning" || !errors.Is(err, syscall.EMFILE) {
+			t.Errorf("with %d descriptors free, Start = %v; want a StartError at spawning wrapping EMFILE", free, err)
+		}
+		if diff := cmp.Diff(filled, openFDs(t)); diff != "" {
+			t.Errorf("with %d descriptors free, open descriptors after the failed start (-want +got):\n%s", free, diff)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("with %d descriptors free, the session dir after the failed start: stat err = %v, want not exist", free, err)
+		}
+	}
+	closeFiles(fillers...)
+	fillers = nil
 	waitEnded(t, before, fdsBefore)
 }
