@@ -114,6 +114,11 @@ func TestTheSeamsUsageSeesACallInFlightAndWhenItEnded(t *testing.T) {
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
 	tab := mustTab(t, ctx, s)
+	// The tab's page events are switched on in the background, by calls of
+	// the session: let them land before the session counts as idle.
+	if err := browserpool.WaitPageEvents(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
 	before := browserpool.SeamUsage(s)
 	if before.Busy || before.InFlight != 0 {
 		t.Fatalf("an idle session's usage: %+v", before)
