@@ -46,9 +46,14 @@ type Tab struct {
 	readyErr  error
 
 	// pageReady is closed when Page.enable and lifecycle events are on
-	// (connect sends them without waiting); pageErr is set before.
+	// (connect sends them without waiting); pageErr and statusArmed are
+	// set before.
 	pageReady chan struct{}
 	pageErr   error
+	// statusArmed: the status script and the Performance domain are on,
+	// so every main-frame document reports its HTTP status by itself
+	// (statusScript in tab_navigate.go).
+	statusArmed bool
 
 	lifecycle *lifecycleWatch
 	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
@@ -56,8 +61,9 @@ type Tab struct {
 	navMu   sync.Mutex
 	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
 
-	docs            docWatch     // the main frame's latest documents (tab_navigate.go); locks itself
-	statusFallbacks atomic.Int64 // navigations whose status was read after their load event (tests)
+	docs              docWatch     // the main frame's latest documents (tab_navigate.go); locks itself
+	statusCommitReads atomic.Int64 // navigations whose status was read at commit (tests)
+	statusFallbacks   atomic.Int64 // navigations whose status was read after their load event (tests)
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session
@@ -88,11 +94,16 @@ func (t *Tab) Session() *Session { return t.s }
 
 // Client returns the page-level CDP client for anything the package does
 // not wrap. Calls made through it count as use of the session for idle
-// reclaim (in flight and last use), like the package's own calls.
+// reclaim (in flight and last use), like the package's own calls. The tab
+// keeps the Page and Performance domains on, lifecycle events on and one
+// script to evaluate on new documents (the status report Navigate reads):
+// turning them off through the client leaves the tab working, but costs
+// each Navigate a round trip after the load event.
 func (t *Tab) Client() *cdp.Client { return t.client }
 
 // connect attaches a flattened session to the target and asks for what
-// the tab's own actions rely on (the Page domain, lifecycle events) without
+// the tab's own actions rely on (the Page domain, lifecycle events, the
+// status report of tab_navigate.go's statusScript) without
 // waiting for the renderer to answer: the tab is usable once attached, and
 // whatever needs page events waits for pageReady (Tab.pageEvents). Nothing
 // is lost meanwhile: the events are tapped before the enables are sent,
@@ -140,7 +151,18 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 		g.Go(func() error {
 			return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
 		})
+		var armed [2]bool // not an error when refused: Navigate then reads the status itself
+		g.Go(func() error {
+			armed[0] = t.client.Performance.Enable(gctx, nil) == nil
+			return nil
+		})
+		g.Go(func() error {
+			_, err := t.client.Page.AddScriptToEvaluateOnNewDocument(gctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(statusScript))
+			armed[1] = err == nil
+			return nil
+		})
 		t.pageErr = g.Wait()
+		t.statusArmed = armed[0] && armed[1]
 	}()
 	return nil
 }
@@ -178,6 +200,8 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 			t.lifecycle.bump() // wakes a status read waiting for the commit
 		}
 		t.x.onToolEvent(method, params)
+	case "Performance.metrics":
+		t.noteDoc(method, params) // the status script's report (tab_navigate.go)
 	case "Network.responseReceived", "Page.navigatedWithinDocument":
 		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params) // the network log reads it too

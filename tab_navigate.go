@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,12 +101,14 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	}
 	res.LoaderID = string(*reply.LoaderID)
 	var early <-chan loadedDoc
-	if !netOn {
-		// Without the Network domain the status is read in the page: as
-		// soon as the document commits, while the page loads, so that the
-		// read costs no round trip after the load event.
+	if !netOn && !t.statusArmed {
+		// Neither the Network domain nor the status script reports the
+		// status: read it in the page as soon as the document commits,
+		// while the page loads, so that the read costs no round trip
+		// after the load event.
 		ectx, ecancel := context.WithCancel(ctx)
 		defer ecancel()
+		t.statusCommitReads.Add(1)
 		early = t.readStatusAtCommit(ectx, res.LoaderID)
 	}
 	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
@@ -125,8 +129,9 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 
 // loaded returns the HTTP status and the redacted URL of the document
 // loaderID loaded: from the events the tab followed (the main frame's
-// Page.frameNavigated gives the URL, Network.responseReceived of its
-// document request the status, when the Network domain is on), else from
+// Page.frameNavigated gives the URL; the status script's report, or
+// Network.responseReceived of its document request when the Network domain
+// is on, the status), else from
 // early (the page's own answer read at commit), else, if neither said, by
 // asking the page now (one round trip; a failure here does not fail the
 // navigation).
@@ -181,6 +186,22 @@ func (t *Tab) readStatusAtCommit(ctx context.Context, loaderID string) <-chan lo
 	return out
 }
 
+// statusScript runs in every new document of the tab's main frame before
+// the page's own scripts (Page.addScriptToEvaluateOnNewDocument) and
+// reports the document's HTTP status as the title of a console.timeStamp,
+// which the Performance domain sends as a Performance.metrics event. The
+// document's renderer sends it right after its Page.frameNavigated and
+// before any of its lifecycle events, so Navigate has the status when the
+// load event comes, at no round trip: a Runtime.evaluate sent at commit
+// (the way without it) is answered only after the renderer's loading
+// work, 2-5 ms after the load event on a small page. It needs neither the
+// Runtime domain (which the package keeps off: see Tab.Console) nor the
+// Network domain. The page cannot see it: it has no effect but the event.
+const statusScript = `if (window === window.top) { const n = performance.getEntriesByType("navigation")[0]; console.timeStamp("` + statusTitle + `" + ((n && n.responseStatus) || 0)); }`
+
+// statusTitle prefixes the status script's timestamp title.
+const statusTitle = "browserpool-document-status:"
+
 // loadedStatusJS reads the main resource's HTTP status (the Navigation
 // Timing entry's responseStatus, Chromium 109+) and the document's URL.
 const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigation")[0]; return {status: (n && n.responseStatus) || 0, url: location.href}; })()`
@@ -208,7 +229,8 @@ type loadedDoc struct {
 	loaderID  string
 	committed bool   // its Page.frameNavigated came
 	url       string // redacted, from Page.frameNavigated
-	status    int    // from Network.responseReceived of its document request; 0 if none came
+	status    int    // from the status script or Network.responseReceived of its document request; 0 if neither came
+	reported  bool   // the status script reported (its first report counts)
 }
 
 // docWatchLimit bounds the documents a docWatch remembers (the newest
@@ -288,6 +310,37 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 		t.docs.mu.Lock()
 		if t.docs.cur != "" {
 			t.docs.updateLocked(t.docs.cur, func(d *loadedDoc) { d.url = url })
+		}
+		t.docs.mu.Unlock()
+	case "Performance.metrics":
+		// The status script's report of the document that committed
+		// last (see statusScript). Only the first report after a commit
+		// counts: a page calling console.timeStamp with our title later
+		// cannot change it.
+		if !bytes.Contains(params, []byte(statusTitle)) {
+			return false // another timestamp, or none: skip the decode
+		}
+		var ev struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return false
+		}
+		digits, ok := strings.CutPrefix(ev.Title, statusTitle)
+		status, err := strconv.Atoi(digits)
+		if !ok || err != nil {
+			return false
+		}
+		t.docs.mu.Lock()
+		if t.docs.cur != "" {
+			t.docs.updateLocked(t.docs.cur, func(d *loadedDoc) {
+				if !d.reported {
+					d.reported = true
+					if status > 0 && d.status == 0 {
+						d.status = status
+					}
+				}
+			})
 		}
 		t.docs.mu.Unlock()
 	case "Network.responseReceived":

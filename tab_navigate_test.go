@@ -15,11 +15,15 @@ import (
 )
 
 // Navigate takes the HTTP status of the document it loaded without asking
-// the page after the load event: from the page's own answer read at commit,
-// or, once the tab follows the network, from the main frame's document
-// response (the final one after redirects). Same-document navigations have
-// no status, HTTP error pages have theirs, and a page the browser cannot
-// load is an ErrNavigation error (issue 14).
+// the page, neither at commit nor after the load event: the status script
+// reports it as the document starts (also after a cross-site navigation,
+// which swaps the renderer, and whatever the page later claims with the
+// same timestamp title), or, once the tab follows the network, the main
+// frame's document response (the final one after redirects) does. A tab
+// whose Performance domain the user turned off still gets it right, by
+// asking after the load event. Same-document navigations have no status,
+// HTTP error pages have theirs, and a page the browser cannot load is an
+// ErrNavigation error (issue 14).
 func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *testing.T) {
 	requireBrowser(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,6 +39,8 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 			fmt.Fprint(w, "framed")
 		case "/replace":
 			fmt.Fprint(w, `<title>r</title><script>history.replaceState(null, "", "/replaced?session=s3cr3t")</script>`)
+		case "/spoof":
+			fmt.Fprint(w, `<title>s</title><script>console.timeStamp("browserpool-document-status:999")</script>`)
 		case "/broken":
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprint(w, "<title>oops</title>the site's own error page")
@@ -56,6 +62,7 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 		FinalURL string
 		SameDoc  bool
 	}
+	crossSite := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) // another site: another renderer
 	cases := []struct {
 		path string
 		want got
@@ -66,10 +73,16 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 		{"/r1", got{200, srv.URL + "/ok", false}},
 		{"/broken", got{500, srv.URL + "/broken", false}},
 		{"/replace", got{200, srv.URL + "/replaced", false}}, // the URL the page shows once loaded
+		{crossSite + "/missing", got{404, crossSite + "/missing", false}},
+		{"/spoof", got{200, srv.URL + "/spoof", false}},
 	}
 	run := func(mode string) {
 		for _, tc := range cases {
-			res, err := tab.Navigate(ctx, srv.URL+tc.path)
+			u := tc.path
+			if strings.HasPrefix(u, "/") {
+				u = srv.URL + u
+			}
+			res, err := tab.Navigate(ctx, u)
 			if err != nil {
 				t.Fatalf("%s: Navigate %s: %v", mode, tc.path, err)
 			}
@@ -78,13 +91,30 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 			}
 		}
 	}
-	run("without the Network domain")
+	run("with the status script")
+	if diff := cmp.Diff([2]int64{0, 0}, browserpool.StatusReads(tab)); diff != "" {
+		t.Errorf("status reads at commit and after the load event (-want +got):\n%s", diff)
+	}
+	if err := tab.Client().Performance.Disable(ctx); err != nil { // the user's own call
+		t.Fatal(err)
+	}
+	run("with the Performance domain off")
+	if n := browserpool.StatusReads(tab)[1]; n == 0 {
+		t.Error("no navigation read its status after the load event with the Performance domain off: where did the status come from?")
+	}
+	tab, err = s.OpenTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tab.Network(ctx); err != nil { // turns the Network domain on
 		t.Fatal(err)
 	}
+	if err := tab.Client().Performance.Disable(ctx); err != nil {
+		t.Fatal(err)
+	}
 	run("with the Network domain")
-	if n := browserpool.StatusReadsAfterLoad(tab); n != 0 {
-		t.Errorf("%d navigations read their status after the load event, want 0", n)
+	if diff := cmp.Diff([2]int64{0, 0}, browserpool.StatusReads(tab)); diff != "" {
+		t.Errorf("status reads at commit and after the load event with the Network domain on (-want +got):\n%s", diff)
 	}
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
