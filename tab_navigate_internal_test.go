@@ -30,7 +30,7 @@ func TestTheStatusReportBelongsToTheDocumentThatCommittedLastAndOnlyItsFirstCoun
 	report(statusTitle + "404")
 	report(statusTitle + "999") // the page, later: ignored
 	commit("L2")
-	report(statusTitle + "0") // about:blank says nothing...
+	report(statusTitle + "0")   // about:blank says nothing...
 	report(statusTitle + "500") // ...and still was the first report
 	tab.noteDoc("Network.responseReceived", json.RawMessage(`{"loaderId":"L3","frameId":"T","type":"Document","response":{"status":302}}`))
 	commit("L3")
