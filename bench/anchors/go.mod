@@ -6,6 +6,7 @@ replace github.com/browserpool/browserpool => ../..
 
 require (
 	github.com/browserpool/browserpool v0.0.0-00010101000000-000000000000
+	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-rod/rod v0.116.2
 	github.com/google/go-cmp v0.7.0
@@ -13,7 +14,6 @@ require (
 )
 
 require (
-	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/ysmood/fetchup v0.2.3 // indirect

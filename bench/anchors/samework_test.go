@@ -5,7 +5,12 @@ package anchors_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,24 +18,28 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mafredri/cdp/protocol/page"
+
+	"github.com/browserpool/browserpool/internal/launch"
 )
 
 // sideWork is what one side reports after doing the same work: 1+1, the
-// local page's title after navigating to it, and whether its screenshot
-// is a PNG (checkPNG's error, nil when it is).
+// local page's title after navigating to it, and its browser's
+// command-line flags (mainFlags). Its screenshot is checked apart.
 type sideWork struct {
 	Two   int
 	Title string
+	Flags []string
 }
 
 // TestEachSideDrivesTheSameBrowserWork checks that the four sides the
-// benchmarks compare each start a browser with the machine's flags,
-// evaluate 1+1, navigate the local page and read its title, take a PNG
-// screenshot, and stop, leaving nothing behind (TestMain's leak gate).
+// benchmarks compare each start a browser with the launcher's flags (the
+// floor's command line; rod's without the pipe), evaluate 1+1, navigate
+// the local page and read its title, take a PNG screenshot, and stop,
+// leaving nothing behind (TestMain's leak gate).
 func TestEachSideDrivesTheSameBrowserWork(t *testing.T) {
 	exe := requireExe(t)
 	url := newPageServer(t)
-	want := sideWork{Two: 2, Title: pageTitle}
+	var floorFlags []string // the bare side's, which runs first
 	for _, side := range sideNames {
 		t.Run(side, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), launchTimeout)
@@ -52,6 +61,21 @@ func TestEachSideDrivesTheSameBrowserWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			want := sideWork{Two: 2, Title: pageTitle, Flags: floorFlags}
+			switch side {
+			case "bare":
+				floorFlags = got.Flags
+				want.Flags = launcherFlags(got.Flags)
+			case "browserpool":
+				// Its pool routes the browser through its network-policy
+				// proxy (netpolicy.go), on by default: that is part of
+				// what browserpool costs, not a difference of launch.
+				got.Flags = slices.DeleteFunc(got.Flags, func(f string) bool {
+					return strings.HasPrefix(f, "--proxy-server=") || f == "--proxy-bypass-list=<-loopback>"
+				})
+			case "rod":
+				want.Flags = slices.DeleteFunc(slices.Clone(floorFlags), func(f string) bool { return f == "--remote-debugging-pipe" })
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s's work (-want +got):\n%s", side, diff)
 			}
@@ -68,6 +92,9 @@ func bareWork(exe, dir, url string) (w sideWork, shot []byte, err error) {
 		return w, nil, err
 	}
 	defer s.stop()
+	if w.Flags, err = mainFlags(dir); err != nil {
+		return w, nil, err
+	}
 	if err := s.openTab(); err != nil {
 		return w, nil, err
 	}
@@ -90,6 +117,9 @@ func bpWork(ctx context.Context, exe, root, url string) (w sideWork, shot []byte
 		return w, nil, err
 	}
 	defer s.stop()
+	if w.Flags, err = mainFlags(root); err != nil {
+		return w, nil, err
+	}
 	if err := s.openTab(ctx); err != nil {
 		return w, nil, err
 	}
@@ -115,6 +145,9 @@ func chromedpWork(ctx context.Context, exe, dir, url string) (w sideWork, shot [
 		return w, nil, err
 	}
 	defer s.stop()
+	if w.Flags, err = mainFlags(dir); err != nil {
+		return w, nil, err
+	}
 	// A deadline for the actions only: a context derived from one that has
 	// run (chromedp.Run's rule), so it does not bound the browser's life.
 	actx, cancel := context.WithDeadline(s.ctx, deadlineOf(ctx))
@@ -138,6 +171,9 @@ func rodWork(ctx context.Context, exe, dir, url string) (w sideWork, shot []byte
 		return w, nil, err
 	}
 	defer s.stop()
+	if w.Flags, err = mainFlags(dir); err != nil {
+		return w, nil, err
+	}
 	if err := s.openPage(); err != nil {
 		return w, nil, err
 	}
@@ -166,4 +202,59 @@ func deadlineOf(ctx context.Context) time.Time {
 		return d
 	}
 	return time.Now().Add(launchTimeout)
+}
+
+// mainFlags returns the sorted command-line arguments (without argv[0])
+// of the one browser main process (no --type= flag) whose --user-data-dir
+// lies under dir, with that flag's value dropped (each side's differs).
+// They include what the /usr/bin/chromium wrapper adds, the same for
+// every side.
+func mainFlags(dir string) ([]string, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var found [][]string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")[1:]
+		if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--user-data-dir="+dir+"/") }) ||
+			slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--type=") }) {
+			continue
+		}
+		for i, a := range args {
+			if strings.HasPrefix(a, "--user-data-dir=") {
+				args[i] = "--user-data-dir"
+			}
+		}
+		slices.Sort(args)
+		found = append(found, args)
+	}
+	if len(found) != 1 {
+		return nil, fmt.Errorf("%d browser main processes with a profile under %s, want 1: %q", len(found), dir, found)
+	}
+	return found[0], nil
+}
+
+// launcherFlags returns got if it holds every flag of the launcher's list
+// (launch.Args with the pipe, the profile's value dropped as mainFlags
+// does), else that list: a floor that lacks one shows in the diff.
+func launcherFlags(got []string) []string {
+	for _, a := range launch.Args("", true, nil) {
+		if strings.HasPrefix(a, "--user-data-dir=") {
+			a = "--user-data-dir"
+		}
+		if !slices.Contains(got, a) {
+			want := launch.Args("", true, nil)
+			slices.Sort(want)
+			return want
+		}
+	}
+	return got
 }
