@@ -5,6 +5,14 @@
 //
 //	cd bench/anchors && go test -run '^$' -bench . -benchtime 100x
 //
+// (an iteration of BenchmarkAnchorsColdStart is four cold launches, about
+// 5 s on a loaded 2-core machine, and one of BenchmarkAnchorsFootprint is
+// four child processes, about 25 s: give those two a smaller -benchtime,
+// 20x and 3x, with -bench 'AnchorsColdStart$' and 'AnchorsFootprint$').
+// `go test ./...` here runs only TestEachSideDrivesTheSameBrowserWork,
+// which checks that every side does the same work with the same browser
+// flags.
+//
 // Every iteration of a row times the same operation on the four sides, one
 // after the other, in a rotating order (iteration i starts with side i%4,
 // so that no side always meets the machine warmed or loaded by another),
@@ -24,7 +32,10 @@
 //     doc for what it includes), one attached tab with Page.enable.
 //   - browserpool: a Pool (its LocalLauncher), one Session, Tab calls;
 //     screenshot and AX tree through Tab.Client() (mafredri/cdp), as
-//     bench_floor_test.go does.
+//     bench_floor_test.go does. Its zero Config routes the browser through
+//     the pool's network-policy proxy (--proxy-server on 127.0.0.1, its
+//     only flags beyond the floor's): the navigate row's page load goes
+//     through it, and that is part of what browserpool costs.
 //   - chromedp v0.23.0: its ExecAllocator over the pipe (its default), the
 //     launcher's flags given as Flag options (see chromedpOptions), its
 //     generic API (chromedp.Run / chromedp.Do with its actions) on the
@@ -64,7 +75,10 @@
 //   - BenchmarkAnchorsColdStart: start a browser, open a tab, first
 //     evaluate; each side's browser stopped right after it, untimed.
 //   - BenchmarkAnchorsFootprint: Go RSS and goroutines of a child process
-//     (this test binary) driving 1 browser + 10 tabs, per side.
+//     (this test binary) driving 1 browser + 10 tabs, per side. The binary
+//     links all four sides, so its file-backed pages are the same for each
+//     and larger than a program linking one library would have: compare
+//     MiB-anon-<side> (heap and stacks) for what each library allocates.
 package anchors_test
 
 import (
