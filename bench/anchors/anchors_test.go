@@ -79,6 +79,10 @@
 //     links all four sides, so its file-backed pages are the same for each
 //     and larger than a program linking one library would have: compare
 //     MiB-anon-<side> (heap and stacks) for what each library allocates.
+//
+// Room: the anchors' rows and their interleaving (interleave4). No locks:
+// each row drives its sides from the benchmark goroutine, the concurrent
+// rows through each library's own concurrent-safe calls.
 package anchors_test
 
 import (
