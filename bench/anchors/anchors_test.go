@@ -1,0 +1,542 @@
+// Package anchors_test measures chromedp and rod beside browserpool and the
+// bare floor (internal/benchfloor) in the same run, so that issue 14's
+// table (chromedp ÷ bare | rod ÷ bare | browserpool ÷ bare) comes from one
+// run on one machine. Run it with:
+//
+//	cd bench/anchors && go test -run '^$' -bench . -benchtime 100x
+//
+// (an iteration of BenchmarkAnchorsColdStart is four cold launches, about
+// 5 s on a loaded 2-core machine, and one of BenchmarkAnchorsFootprint is
+// four child processes, about 25 s: give those two a smaller -benchtime,
+// 20x and 3x, with -bench 'AnchorsColdStart$' and 'AnchorsFootprint$').
+// `go test ./...` here runs only TestEachSideDrivesTheSameBrowserWork,
+// which checks that every side does the same work with the same browser
+// flags.
+//
+// Every iteration of a row times the same operation on the four sides, one
+// after the other, in a rotating order (iteration i starts with side i%4,
+// so that no side always meets the machine warmed or loaded by another),
+// and reports per library side x-bare-<side> (its total time ÷ the floor's)
+// and x-bare-median-<side> (the median of the iterations' own ratios,
+// steadier on a shared machine), µs-bare/op and µs-<side>/op. ns/op is the
+// four sides together: read the named metrics. Lower is better everywhere
+// (the concurrent rows time a fixed batch of calls).
+//
+// The sides, each with its own browser, started from the same executable
+// (chromium on PATH) with the launcher's flag list (launch.Args), its
+// environment (launch.Environ: XDG dirs and TMPDIR inside the side's own
+// session directory under the test's temp root) and its own
+// --user-data-dir:
+//
+//   - bare: internal/benchfloor, raw NUL-framed JSON on the pipe (read its
+//     doc for what it includes), one attached tab with Page.enable.
+//   - browserpool: a Pool (its LocalLauncher), one Session, Tab calls;
+//     screenshot and AX tree through Tab.Client() (mafredri/cdp), as
+//     bench_floor_test.go does. Its zero Config routes the browser through
+//     the pool's network-policy proxy (--proxy-server on 127.0.0.1, its
+//     only flags beyond the floor's): the navigate row's page load goes
+//     through it, and that is part of what browserpool costs.
+//   - chromedp v0.23.0: its ExecAllocator over the pipe (its default), the
+//     launcher's flags given as Flag options (see chromedpOptions), its
+//     generic API (chromedp.Run / chromedp.Do with its actions) on the
+//     browser's first tab.
+//   - rod v0.116.2: its launcher with rod's default flags replaced by the
+//     launcher's list minus the pipe (rod speaks only the websocket), no
+//     leakless guard (see rodLauncher), rod.Browser and rod.Page calls.
+//     rod keeps its default device emulation on its pages (its normal API).
+//
+// Rows (one benchmark function per family):
+//
+//   - BenchmarkAnchors/evaluate-sequential: "1+1" by value. bare:
+//     Runtime.evaluate; browserpool: Tab.Evaluate; chromedp:
+//     chromedp.Run(ctx, chromedp.Evaluate[int]("1+1")) (Runtime.evaluate,
+//     returnByValue); rod: Page.Eval("() => 1+1") (Runtime.callFunctionOn
+//     on the page's window object, by value: rod's normal evaluate).
+//   - BenchmarkAnchors/navigate: to a local page, until its load event.
+//     bare: Page.navigate + Page.loadEventFired; browserpool: Tab.Navigate;
+//     chromedp: chromedp.Do(ctx, chromedp.Navigate(url)); rod:
+//     Page.Navigate + Page.WaitLoad.
+//   - BenchmarkAnchors/screenshot-1280x600: PNG, viewport set once per
+//     side. bare: Page.captureScreenshot; browserpool:
+//     Tab.Client().Page.CaptureScreenshot; chromedp:
+//     chromedp.CaptureScreenshot(); rod: Page.Screenshot(false, png).
+//   - BenchmarkAnchors/ax-tree-3000-nodes: the full AX tree of bigDOM.
+//     bare: Accessibility.getFullAXTree; browserpool:
+//     Tab.Client().Accessibility.GetFullAXTree; chromedp: cdp.Call(ctx, t,
+//     accessibility.GetFullAXTree, ...) in an action; rod:
+//     proto.AccessibilityGetFullAXTree{}.Call(page).
+//   - BenchmarkAnchors/tab-open-close: about:blank. bare: createTarget +
+//     attachToTarget + closeTarget; browserpool: Session.OpenTab +
+//     Session.CloseTab; chromedp: chromedp.NewContext(browser ctx) +
+//     chromedp.Do(tab ctx), then its cancel (closes the target and waits
+//     until it is gone); rod: Browser.Page + Page.Close.
+//   - BenchmarkAnchorsConcurrent/8-goroutines-{1,8}-tabs: each iteration is
+//     8 goroutines × 8 evaluates (as above; bare through benchfloor.Conc).
+//   - BenchmarkAnchorsColdStart: start a browser, open a tab, first
+//     evaluate; each side's browser stopped right after it, untimed.
+//   - BenchmarkAnchorsFootprint: Go RSS and goroutines of a child process
+//     (this test binary) driving 1 browser + 10 tabs, per side. The binary
+//     links all four sides, so its file-backed pages are the same for each
+//     and larger than a program linking one library would have: compare
+//     MiB-anon-<side> (heap and stacks) for what each library allocates.
+//
+// Room: the anchors' rows and their interleaving (interleave4). No locks:
+// each row drives its sides from the benchmark goroutine, the concurrent
+// rows through each library's own concurrent-safe calls.
+package anchors_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	cdpax "github.com/chromedp/cdproto/accessibility"
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/mafredri/cdp/protocol/accessibility"
+	"github.com/mafredri/cdp/protocol/emulation"
+	"github.com/mafredri/cdp/protocol/page"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/benchfloor"
+)
+
+// bigDOM builds about 3,000 accessibility nodes in the page (the same
+// expression as bench_floor_test.go's).
+const bigDOM = `(() => { document.body.innerHTML = ""; for (let i = 0; i < 1000; i++) { const d = document.createElement("div"); d.innerHTML = "<button>b" + i + "</button><a href='#'>l" + i + "</a>"; document.body.appendChild(d) } return document.querySelectorAll("*").length })()`
+
+// minAXNodes is the least a full AX tree of bigDOM has.
+const minAXNodes = 3000
+
+// op is one side's operation in an iteration; stop, if not nil, runs
+// right after it, untimed (a side that started a browser stops it before
+// the next side runs).
+type op func() (stop func(), err error)
+
+// keep makes an op of a func that starts nothing.
+func keep(f func() error) op { return func() (func(), error) { return nil, f() } }
+
+// interleave4 runs the four sides' ops once per iteration, in a rotating
+// order (iteration i starts with side i%4), timing each, and reports
+// µs-bare/op, and per library side µs-<side>/op, x-bare-<side> (total ÷
+// the floor's total) and x-bare-median-<side> (median of the iterations'
+// ratios).
+func interleave4(b *testing.B, ops [4]op) {
+	var total [4]time.Duration
+	var ratios [4][]float64
+	timed := func(j int) time.Duration {
+		t0 := time.Now()
+		stop, err := ops[j]()
+		d := time.Since(t0)
+		if stop != nil {
+			b.StopTimer()
+			stop()
+			b.StartTimer()
+		}
+		if err != nil {
+			b.Fatal(sideNames[j], ": ", err)
+		}
+		return d
+	}
+	i := 0
+	for b.Loop() {
+		var d [4]time.Duration
+		for k := range 4 {
+			j := (i + k) % 4
+			d[j] = timed(j)
+		}
+		i++
+		for j := range 4 {
+			total[j] += d[j]
+			ratios[j] = append(ratios[j], d[j].Seconds()/max(d[0].Seconds(), 1e-9))
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(total[0].Seconds()*1e6/n, "µs-bare/op")
+	for j := 1; j < 4; j++ {
+		b.ReportMetric(total[j].Seconds()*1e6/n, "µs-"+sideNames[j]+"/op")
+		b.ReportMetric(total[j].Seconds()/max(total[0].Seconds(), 1e-9), "x-bare-"+sideNames[j])
+		slices.Sort(ratios[j])
+		b.ReportMetric(ratios[j][len(ratios[j])/2], "x-bare-median-"+sideNames[j])
+	}
+}
+
+// env is one running browser per side, each with one tab, and a local
+// page; everything stops at the benchmark's cleanup.
+type env struct {
+	url  string
+	bare *bareSide
+	bp   *bpSide
+	cd   *cdpSide // its first tab (s.ctx) is the tab the rows use
+	rd   *rodSide
+}
+
+func newEnv(b *testing.B, tabs bool) *env {
+	exe := requireExe(b)
+	dir := newDir(b)
+	e := &env{url: newPageServer(b)}
+	ctx := context.Background()
+	var err error
+	if e.bare, err = startBare(exe, filepath.Join(dir, "bare")); err != nil {
+		b.Fatal("bare: ", err)
+	}
+	b.Cleanup(e.bare.stop)
+	if e.bp, err = startBP(ctx, exe, filepath.Join(dir, "pool")); err != nil {
+		b.Fatal("browserpool: ", err)
+	}
+	b.Cleanup(e.bp.stop)
+	if e.cd, err = startChromedp(exe, filepath.Join(dir, "cdp")); err != nil {
+		b.Fatal("chromedp: ", err)
+	}
+	b.Cleanup(e.cd.stop)
+	if e.rd, err = startRod(exe, filepath.Join(dir, "rod")); err != nil {
+		b.Fatal("rod: ", err)
+	}
+	b.Cleanup(e.rd.stop)
+	if !tabs {
+		return e
+	}
+	if err := e.bare.openTab(); err != nil {
+		b.Fatal("bare: ", err)
+	}
+	if err := e.bp.openTab(ctx); err != nil {
+		b.Fatal("browserpool: ", err)
+	}
+	if err := e.rd.openPage(); err != nil {
+		b.Fatal("rod: ", err)
+	}
+	return e
+}
+
+// evalArgs are the floor's Runtime.evaluate parameters (those
+// browserpool's Tab.Evaluate sends).
+var evalArgs = map[string]any{"expression": "1+1", "returnByValue": true, "awaitPromise": true}
+
+func BenchmarkAnchors(b *testing.B) {
+	e := newEnv(b, true)
+	ctx := context.Background()
+	b.Run("evaluate-sequential", func(b *testing.B) {
+		interleave4(b, [4]op{
+			keep(func() error { return e.bare.b.Call(e.bare.sid, "Runtime.evaluate", evalArgs, nil) }),
+			keep(func() error {
+				var n int
+				return e.bp.tab.Evaluate(ctx, "1+1", &n)
+			}),
+			keep(func() error {
+				_, err := chromedp.Run(e.cd.ctx, chromedp.Evaluate[int]("1+1"))
+				return err
+			}),
+			keep(func() error {
+				_, err := e.rd.page.Eval("() => 1+1")
+				return err
+			}),
+		})
+	})
+	b.Run("navigate", func(b *testing.B) {
+		interleave4(b, [4]op{
+			keep(func() error { return e.bare.navigate(e.url) }),
+			keep(func() error {
+				_, err := e.bp.tab.Navigate(ctx, e.url)
+				return err
+			}),
+			keep(func() error { return chromedp.Do(e.cd.ctx, chromedp.Navigate(e.url)) }),
+			keep(func() error {
+				if err := e.rd.page.Navigate(e.url); err != nil {
+					return err
+				}
+				return e.rd.page.WaitLoad()
+			}),
+		})
+	})
+	b.Run("screenshot-1280x600", func(b *testing.B) {
+		const w, h = 1280, 600
+		if err := e.bare.setViewport(w, h); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.bp.tab.Client().Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(w, h, 1, false)); err != nil {
+			b.Fatal(err)
+		}
+		if err := chromedp.Do(e.cd.ctx, chromedp.EmulateViewport(w, h)); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.rd.page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: w, Height: h, DeviceScaleFactor: 1}); err != nil {
+			b.Fatal(err)
+		}
+		interleave4(b, [4]op{
+			keep(func() error {
+				_, err := e.bare.screenshot()
+				return err
+			}),
+			keep(func() error {
+				_, err := e.bp.tab.Client().Page.CaptureScreenshot(ctx, page.NewCaptureScreenshotArgs().SetFormat("png"))
+				return err
+			}),
+			keep(func() error {
+				_, err := chromedp.Run(e.cd.ctx, chromedp.CaptureScreenshot())
+				return err
+			}),
+			keep(func() error {
+				_, err := e.rd.page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+				return err
+			}),
+		})
+	})
+	b.Run("ax-tree-3000-nodes", func(b *testing.B) {
+		var n int
+		if err := e.bare.evaluate(e.bare.sid, bigDOM, &n); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.bp.tab.Evaluate(ctx, bigDOM, &n); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := chromedp.Run(e.cd.ctx, chromedp.Evaluate[int](bigDOM)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.rd.page.Eval("() => " + bigDOM); err != nil {
+			b.Fatal(err)
+		}
+		// chromedp's way to send a command it has no action for.
+		axTree := chromedp.Action[cdpax.GetFullAXTreeResult](func(ctx context.Context, t *chromedp.Target) (cdpax.GetFullAXTreeResult, error) {
+			return cdproto.Call(ctx, t, cdpax.GetFullAXTree, cdpax.GetFullAXTreeParams{})
+		})
+		interleave4(b, [4]op{
+			keep(func() error {
+				var r struct {
+					Nodes []accessibility.AXNode `json:"nodes"`
+				}
+				if err := e.bare.b.Call(e.bare.sid, "Accessibility.getFullAXTree", nil, &r); err != nil {
+					return err
+				}
+				return enoughNodes(len(r.Nodes))
+			}),
+			keep(func() error {
+				r, err := e.bp.tab.Client().Accessibility.GetFullAXTree(ctx, accessibility.NewGetFullAXTreeArgs())
+				if err != nil {
+					return err
+				}
+				return enoughNodes(len(r.Nodes))
+			}),
+			keep(func() error {
+				r, err := chromedp.Run(e.cd.ctx, axTree)
+				if err != nil {
+					return err
+				}
+				return enoughNodes(len(r.Nodes))
+			}),
+			keep(func() error {
+				r, err := proto.AccessibilityGetFullAXTree{}.Call(e.rd.page)
+				if err != nil {
+					return err
+				}
+				return enoughNodes(len(r.Nodes))
+			}),
+		})
+	})
+	b.Run("tab-open-close", func(b *testing.B) {
+		interleave4(b, [4]op{
+			keep(func() error {
+				tid, _, err := e.bare.b.NewTab()
+				if err != nil {
+					return err
+				}
+				return e.bare.b.CloseTab(tid)
+			}),
+			keep(func() error {
+				t, err := e.bp.s.OpenTab(ctx, "about:blank")
+				if err != nil {
+					return err
+				}
+				return e.bp.s.CloseTab(ctx, t.ID())
+			}),
+			keep(func() error {
+				_, cancel, err := e.cd.newTab()
+				if err != nil {
+					return err
+				}
+				cancel()
+				return nil
+			}),
+			keep(func() error {
+				p, err := e.rd.b.Page(proto.TargetCreateTarget{})
+				if err != nil {
+					return err
+				}
+				return p.Close()
+			}),
+		})
+	})
+}
+
+// enoughNodes fails an AX tree smaller than bigDOM's.
+func enoughNodes(n int) error {
+	if n < minAXNodes {
+		return fmt.Errorf("%d AX nodes, want %d or more", n, minAXNodes)
+	}
+	return nil
+}
+
+// BenchmarkAnchorsConcurrent: 8 goroutines on 1 tab and on 8 tabs, 64
+// evaluates per iteration and side (the floor through benchfloor.Conc).
+func BenchmarkAnchorsConcurrent(b *testing.B) {
+	e := newEnv(b, false)
+	ctx := context.Background()
+	conc := e.bare.b.Concurrent()
+	var (
+		bareTabs []string
+		bpTabs   []*browserpool.Tab
+		cdTabs   []context.Context
+		rdTabs   []*rod.Page
+	)
+	for range 8 {
+		sid, err := concTab(conc)
+		if err != nil {
+			b.Fatal("bare: ", err)
+		}
+		bareTabs = append(bareTabs, sid)
+		t, err := e.bp.s.OpenTab(ctx, "about:blank")
+		if err != nil {
+			b.Fatal("browserpool: ", err)
+		}
+		bpTabs = append(bpTabs, t)
+		tctx, cancel, err := e.cd.newTab()
+		if err != nil {
+			b.Fatal("chromedp: ", err)
+		}
+		b.Cleanup(cancel) // before the browser's stop (cleanups run last first)
+		cdTabs = append(cdTabs, tctx)
+		p, err := e.rd.b.Page(proto.TargetCreateTarget{})
+		if err != nil {
+			b.Fatal("rod: ", err)
+		}
+		rdTabs = append(rdTabs, p)
+	}
+	run := func(call func(g int) error) error {
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := range 8 {
+			wg.Go(func() {
+				for range 8 {
+					if err := call(g); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs
+	}
+	for _, tabs := range []int{1, 8} {
+		b.Run(fmt.Sprintf("8-goroutines-%d-tabs", tabs), func(b *testing.B) {
+			interleave4(b, [4]op{
+				keep(func() error {
+					return run(func(g int) error { return conc.Call(bareTabs[g%tabs], "Runtime.evaluate", evalArgs, nil) })
+				}),
+				keep(func() error {
+					return run(func(g int) error {
+						var n int
+						return bpTabs[g%tabs].Evaluate(ctx, "1+1", &n)
+					})
+				}),
+				keep(func() error {
+					return run(func(g int) error {
+						_, err := chromedp.Run(cdTabs[g%tabs], chromedp.Evaluate[int]("1+1"))
+						return err
+					})
+				}),
+				keep(func() error {
+					return run(func(g int) error {
+						_, err := rdTabs[g%tabs].Eval("() => 1+1")
+						return err
+					})
+				}),
+			})
+		})
+	}
+}
+
+// concTab creates and attaches an about:blank tab through the floor's
+// concurrent client, returning its session id.
+func concTab(conc *benchfloor.Conc) (string, error) {
+	var tgt struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := conc.Call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt); err != nil {
+		return "", err
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	err := conc.Call("", "Target.attachToTarget", map[string]any{"targetId": tgt.TargetID, "flatten": true}, &att)
+	return att.SessionID, err
+}
+
+// BenchmarkAnchorsColdStart: a cold launch to the first page evaluate on
+// each side (bare: benchfloor.Start + FirstEvaluate; browserpool:
+// Pool.Open + Session.OpenTab + Tab.Evaluate, the pool made untimed
+// before; chromedp: NewExecAllocator + NewContext + the first
+// chromedp.Run of Evaluate, which starts the browser and attaches its
+// first tab; rod: its launcher's Launch + Browser.Connect + Browser.Page +
+// Page.Eval). Each side's browser is stopped right after it, untimed, so
+// that every launch starts on a machine running no other browser of the
+// benchmark.
+func BenchmarkAnchorsColdStart(b *testing.B) {
+	exe := requireExe(b)
+	dir := newDir(b)
+	ctx := context.Background()
+	p, err := newPool(exe, filepath.Join(dir, "pool"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	n := 0
+	sideDir := func(side string) string { n++; return filepath.Join(dir, fmt.Sprintf("%s-%d", side, n)) }
+	interleave4(b, [4]op{
+		func() (func(), error) {
+			s, err := startBare(exe, sideDir("bare"))
+			if err != nil {
+				return nil, err
+			}
+			return s.stop, nil
+		},
+		func() (func(), error) {
+			s, err := p.Open(ctx)
+			if err != nil {
+				return nil, err
+			}
+			stop := func() { s.Close(ctx) }
+			tab, err := s.OpenTab(ctx, "about:blank")
+			if err != nil {
+				return stop, err
+			}
+			var two int
+			return stop, tab.Evaluate(ctx, "1+1", &two)
+		},
+		func() (func(), error) {
+			s, err := newChromedp(exe, sideDir("cdp"))
+			if err != nil {
+				return nil, err
+			}
+			_, err = chromedp.Run(s.ctx, chromedp.Evaluate[int]("1+1"))
+			return s.stop, err
+		},
+		func() (func(), error) {
+			s, err := startRod(exe, sideDir("rod"))
+			if err != nil {
+				return nil, err
+			}
+			if err := s.openPage(); err != nil {
+				return s.stop, err
+			}
+			_, err = s.page.Eval("() => 1+1")
+			return s.stop, err
+		},
+	})
+}
