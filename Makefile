@@ -9,7 +9,7 @@ export BROWSERPOOL_REQUIRE_BROWSER ?= 1
 
 FFMPEG  := $(shell command -v ffmpeg || true)
 
-.PHONY: demo test browser ffmpeg fleet vet fmt bench bench-floor mcp
+.PHONY: demo test browser ffmpeg fleet vet fmt bench bench-floor bench-anchors mcp
 
 browser:
 ifeq ($(BROWSER),)
@@ -52,13 +52,16 @@ vet:
 test: browser ffmpeg fleet fmt vet
 	$(GO) test -race -count=1 -timeout 30m ./...
 	cd cmd/browserpool-mcp && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
+	cd bench/anchors && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
 
 # The MCP server (its own module): bin/browserpool-mcp.
 mcp:
 	cd cmd/browserpool-mcp && $(GO) build -o ../../bin/browserpool-mcp .
 
-# bench prints issue 14's table first (bench-floor), then the rest.
-bench: bench-floor fleet
+# bench prints issue 14's table first (bench-floor), then the same rows with
+# chromedp and rod beside the floor and browserpool (bench-anchors), then the
+# rest.
+bench: bench-floor bench-anchors fleet
 	$(GO) test -run '^$$' -bench . -skip 'BenchmarkFloor|BenchmarkAcquireWarmVsCold' -benchmem -timeout 60m ./...
 
 # bench-floor prints issue 14's table: every BenchmarkFloor* row as x-bare
@@ -76,3 +79,15 @@ bench-floor: browser
 	$(FLOOR_BENCH) 'BenchmarkFloorColdStart' -benchtime 10x
 	$(FLOOR_BENCH) 'BenchmarkFloorFootprint' -benchtime 1x
 	$(FLOOR_BENCH) 'BenchmarkAcquireWarmVsCold' -benchtime 30x
+
+# bench-anchors prints issue 14's table with chromedp and rod measured beside
+# the floor and browserpool in the same run (bench/anchors, its own module):
+# per row x-bare-<side> and x-bare-median-<side> for browserpool, chromedp
+# and rod; the footprint row's RSS, anonymous memory and goroutines per side.
+ANCHORS_BENCH = cd bench/anchors && $(GO) test -run '^$$' -count $(FLOOR_COUNT) -timeout 60m . -bench
+bench-anchors: browser
+	$(ANCHORS_BENCH) 'BenchmarkAnchors$$/evaluate-sequential' -benchtime 3000x
+	$(ANCHORS_BENCH) 'BenchmarkAnchorsConcurrent' -benchtime 200x
+	$(ANCHORS_BENCH) 'BenchmarkAnchors$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x
+	$(ANCHORS_BENCH) 'BenchmarkAnchorsColdStart' -benchtime 10x
+	$(ANCHORS_BENCH) 'BenchmarkAnchorsFootprint' -benchtime 1x
