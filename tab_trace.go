@@ -54,12 +54,14 @@ func (t *Tab) SetRecorder(f func(TraceEntry)) {
 	x.trace.mu.Unlock()
 }
 
-// traceRing is a tab's bounded ring of trace entries.
+// traceRing is a tab's bounded ring of trace entries. The ring grows as
+// entries come, up to TraceLimit, and only then wraps (start stays 0
+// until it is full): a tab nobody acts on costs no 20 KB ring.
 type traceRing struct {
 	mu       sync.Mutex
-	ring     [TraceLimit]TraceEntry // guarded by mu
-	start, n int                    // guarded by mu; oldest entry and count
-	recorder func(TraceEntry)       // guarded by mu
+	ring     []TraceEntry     // guarded by mu; len(ring) == n until it holds TraceLimit
+	start, n int              // guarded by mu; oldest entry and count
+	recorder func(TraceEntry) // guarded by mu
 }
 
 // record adds an entry for action, begun at start, whose (unredacted by
@@ -73,7 +75,7 @@ func (x *tabExt) record(action, args string, start time.Time, errp *error) {
 	r := &x.trace
 	r.mu.Lock()
 	if r.n < TraceLimit {
-		r.ring[(r.start+r.n)%TraceLimit] = e
+		r.ring = append(r.ring, e) // start is 0 until the ring is full
 		r.n++
 	} else {
 		r.ring[r.start] = e
