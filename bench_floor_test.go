@@ -2,7 +2,6 @@ package browserpool_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +12,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -241,23 +239,7 @@ func BenchmarkFloorConcurrent(b *testing.B) {
 		}
 		ourTabs = append(ourTabs, t)
 	}
-	run := func(call func(g int) error) error {
-		var wg sync.WaitGroup
-		errs := make(chan error, 8)
-		for g := range 8 {
-			wg.Go(func() {
-				for range 8 {
-					if err := call(g); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		return <-errs
-	}
+	run := func(call func(g int) error) error { return benchfloor.Fanout(8, 8, call) }
 	args := map[string]any{"expression": "1+1", "returnByValue": true, "awaitPromise": true}
 	for _, tabs := range []int{1, 8} {
 		b.Run(fmt.Sprintf("8-goroutines-%d-tabs", tabs), func(b *testing.B) {
@@ -342,7 +324,7 @@ func BenchmarkFloorFootprint(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		settleGoroutines()
+		benchfloor.SettleGoroutines()
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
 		b.ReportMetric(float64(runtime.NumGoroutine()-g0), "goroutines")
@@ -354,21 +336,6 @@ func BenchmarkFloorFootprint(b *testing.B) {
 		b.ReportMetric(ours, "MiB-rss-ours")
 		b.ReportMetric(ours-bare, "MiB-rss-over-bare")
 		b.ReportMetric(oursAnon-bareAnon, "MiB-anon-over-bare")
-	}
-}
-
-// settleGoroutines lets fresh tabs' page-event enables finish (their
-// goroutines end; ten fresh renderers can take a second or more): it
-// returns once the number of goroutines holds still for a second (at most
-// 10 s).
-func settleGoroutines() {
-	for n, deadline := -1, time.Now().Add(10*time.Second); time.Now().Before(deadline); {
-		time.Sleep(time.Second)
-		m := runtime.NumGoroutine()
-		if m == n {
-			return
-		}
-		n = m
 	}
 }
 
@@ -444,43 +411,17 @@ func runFootprintHelper(side string) int {
 				return fail(err)
 			}
 		}
-		settleGoroutines()
+		benchfloor.SettleGoroutines()
 	default:
 		return fail(fmt.Errorf("unknown footprint side %q", side))
 	}
 	runtime.GC()
 	debug.FreeOSMemory()
-	rss, err := residentKiB()
+	rss, anon, err := benchfloor.ResidentKiB()
 	stop()
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Println("rss-kib", rss[0], "anon-kib", rss[1])
+	fmt.Println("rss-kib", rss, "anon-kib", anon)
 	return 0
-}
-
-// residentKiB reads this process's resident set size and its anonymous
-// part (heap, stacks: what the program itself allocated, not the binary's
-// file-backed code pages) from /proc/self/status.
-func residentKiB() ([2]int, error) {
-	var out [2]int
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return out, err
-	}
-	found := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		for i, key := range []string{"VmRSS:", "RssAnon:"} {
-			if v, ok := strings.CutPrefix(line, key); ok {
-				if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &out[i]); err != nil {
-					return out, err
-				}
-				found++
-			}
-		}
-	}
-	if found != 2 {
-		return out, errors.New("no VmRSS or RssAnon in /proc/self/status")
-	}
-	return out, nil
 }

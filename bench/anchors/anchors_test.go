@@ -90,7 +90,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -416,23 +415,7 @@ func BenchmarkAnchorsConcurrent(b *testing.B) {
 		}
 		rdTabs = append(rdTabs, p)
 	}
-	run := func(call func(g int) error) error {
-		var wg sync.WaitGroup
-		errs := make(chan error, 8)
-		for g := range 8 {
-			wg.Go(func() {
-				for range 8 {
-					if err := call(g); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		return <-errs
-	}
+	run := func(call func(g int) error) error { return benchfloor.Fanout(8, 8, call) }
 	for _, tabs := range []int{1, 8} {
 		b.Run(fmt.Sprintf("8-goroutines-%d-tabs", tabs), func(b *testing.B) {
 			interleave4(b, [4]op{

@@ -4,7 +4,6 @@ package anchors_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,9 +12,10 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/browserpool/browserpool/internal/benchfloor"
 )
 
 // footprintTabs is how many tabs each side's child opens beside its
@@ -154,55 +154,15 @@ func runFootprint(side string) int {
 	default:
 		return fail(fmt.Errorf("unknown footprint side %q", side))
 	}
-	settleGoroutines()
+	benchfloor.SettleGoroutines()
 	runtime.GC()
 	debug.FreeOSMemory()
-	rss, err := residentKiB()
+	rss, anon, err := benchfloor.ResidentKiB()
 	g := runtime.NumGoroutine() - g0
 	stop()
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Println("rss-kib", rss[0], "anon-kib", rss[1], "goroutines", g)
+	fmt.Println("rss-kib", rss, "anon-kib", anon, "goroutines", g)
 	return 0
-}
-
-// settleGoroutines lets fresh tabs' background work finish (page-event
-// enables and the like; ten fresh renderers can take a second or more):
-// it returns once the number of goroutines holds still for a second (at
-// most 10 s). A benchmark helper, as bench_floor_test.go's.
-func settleGoroutines() {
-	for n, deadline := -1, time.Now().Add(10*time.Second); time.Now().Before(deadline); {
-		time.Sleep(time.Second)
-		m := runtime.NumGoroutine()
-		if m == n {
-			return
-		}
-		n = m
-	}
-}
-
-// residentKiB reads this process's resident set size and its anonymous
-// part from /proc/self/status.
-func residentKiB() ([2]int, error) {
-	var out [2]int
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return out, err
-	}
-	found := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		for i, key := range []string{"VmRSS:", "RssAnon:"} {
-			if v, ok := strings.CutPrefix(line, key); ok {
-				if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &out[i]); err != nil {
-					return out, err
-				}
-				found++
-			}
-		}
-	}
-	if found != 2 {
-		return out, errors.New("no VmRSS or RssAnon in /proc/self/status")
-	}
-	return out, nil
 }

@@ -1,0 +1,78 @@
+// Room: what the benchmarks that compare with the floor measure the same
+// way on every side (the root package's and bench/anchors'): a fan-out of
+// concurrent calls, the process's resident memory, and waiting for fresh
+// tabs' goroutines to settle. No locks.
+
+package benchfloor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fanout runs call from goroutines goroutines, calls times each (g is the
+// goroutine's index), and returns the first error (the goroutine that met
+// it stops; the others finish).
+func Fanout(goroutines, calls int, call func(g int) error) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		wg.Go(func() {
+			for range calls {
+				if err := call(g); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// ResidentKiB reads this process's resident set size (VmRSS) and its
+// anonymous part (RssAnon: heap and stacks, what the program allocated,
+// not the binary's file-backed pages) from /proc/self/status, in KiB.
+func ResidentKiB() (rss, anon int, err error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0, err
+	}
+	out := [2]int{}
+	found := 0
+	for line := range strings.SplitSeq(string(b), "\n") {
+		for i, key := range []string{"VmRSS:", "RssAnon:"} {
+			if v, ok := strings.CutPrefix(line, key); ok {
+				if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &out[i]); err != nil {
+					return 0, 0, err
+				}
+				found++
+			}
+		}
+	}
+	if found != 2 {
+		return 0, 0, errors.New("no VmRSS or RssAnon in /proc/self/status")
+	}
+	return out[0], out[1], nil
+}
+
+// SettleGoroutines lets fresh tabs' background work finish (their
+// page-event enables; ten fresh renderers can take a second or more): it
+// returns once the number of goroutines holds still for a second, or
+// after 10 s.
+func SettleGoroutines() {
+	for n, deadline := -1, time.Now().Add(10*time.Second); time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return
+		}
+		n = m
+	}
+}
