@@ -30,7 +30,7 @@ import (
 // throughput rows, the time per call: lower is better either way).
 
 // bigDOM builds about 3,000 accessibility nodes in the page.
-const bigDOM = `(() => { document.body.innerHTML = ""; for (let i = 0; i < 1000; i++) { const d = document.createElement("div"); d.innerHTML = "<button>b" + i + "</button><a href='#'>l" + i + "</a>"; document.body.appendChild(d) } return document.querySelectorAll("*").length })()`
+const bigDOM = benchfloor.BigDOM
 
 type floorEnv struct {
 	p    *browserpool.Pool

@@ -106,9 +106,8 @@ import (
 	"github.com/browserpool/browserpool/internal/benchfloor"
 )
 
-// bigDOM builds about 3,000 accessibility nodes in the page (the same
-// expression as bench_floor_test.go's).
-const bigDOM = `(() => { document.body.innerHTML = ""; for (let i = 0; i < 1000; i++) { const d = document.createElement("div"); d.innerHTML = "<button>b" + i + "</button><a href='#'>l" + i + "</a>"; document.body.appendChild(d) } return document.querySelectorAll("*").length })()`
+// bigDOM builds about 3,000 accessibility nodes in the page.
+const bigDOM = benchfloor.BigDOM
 
 // minAXNodes is the least a full AX tree of bigDOM has.
 const minAXNodes = 3000

@@ -1,7 +1,8 @@
 // Room: what the benchmarks that compare with the floor measure the same
-// way on every side (the root package's and bench/anchors'): a fan-out of
-// concurrent calls, the process's resident memory, and waiting for fresh
-// tabs' goroutines to settle. No locks.
+// way on every side (the root package's and bench/anchors'): the big page
+// of the AX-tree rows, a fan-out of concurrent calls, the process's
+// resident memory, and waiting for fresh tabs' goroutines to settle. No
+// locks.
 
 package benchfloor
 
@@ -14,6 +15,11 @@ import (
 	"sync"
 	"time"
 )
+
+// BigDOM is the page expression the AX-tree rows evaluate first: it builds
+// about 3,000 accessibility nodes (1,000 divs, each with a button and a
+// link) and returns how many elements the page has.
+const BigDOM = `(() => { document.body.innerHTML = ""; for (let i = 0; i < 1000; i++) { const d = document.createElement("div"); d.innerHTML = "<button>b" + i + "</button><a href='#'>l" + i + "</a>"; document.body.appendChild(d) } return document.querySelectorAll("*").length })()`
 
 // Fanout runs call from goroutines goroutines, calls times each (g is the
 // goroutine's index), and returns the first error (the goroutine that met
