@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 )
 
-// StatusReads returns how many of t's navigations asked the page for their
-// HTTP status at commit, and how many after the load event (an extra round
-// trip).
-func StatusReads(t *Tab) [2]int64 {
-	return [2]int64{t.statusCommitReads.Load(), t.statusFallbacks.Load()}
-}
+// StatusReadsAfterLoad returns how many of t's navigations had to ask the
+// page for their HTTP status after the load event (an extra round trip).
+func StatusReadsAfterLoad(t *Tab) int64 { return t.statusFallbacks.Load() }
 
 // MuxCall makes a direct call on t's CDP session (cdpmux.Mux.Call), for
 // benchmarks of the mux alone.

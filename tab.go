@@ -46,14 +46,9 @@ type Tab struct {
 	readyErr  error
 
 	// pageReady is closed when Page.enable and lifecycle events are on
-	// (connect sends them without waiting); pageErr and statusArmed are
-	// set before.
+	// (connect sends them without waiting); pageErr is set before.
 	pageReady chan struct{}
 	pageErr   error
-	// statusArmed: the status script and the Performance domain are on,
-	// so every main-frame document reports its HTTP status by itself
-	// (statusScript in tab_navigate.go).
-	statusArmed bool
 
 	lifecycle *lifecycleWatch
 	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
@@ -61,9 +56,8 @@ type Tab struct {
 	navMu   sync.Mutex
 	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
 
-	docs              docWatch     // the main frame's latest documents (tab_navigate.go); locks itself
-	statusCommitReads atomic.Int64 // navigations whose status was read at commit (tests)
-	statusFallbacks   atomic.Int64 // navigations whose status was read after their load event (tests)
+	docs            docWatch     // the main frame's latest documents (tab_navigate.go); locks itself
+	statusFallbacks atomic.Int64 // navigations whose status was read after their load event (tests)
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session
@@ -151,18 +145,17 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 		g.Go(func() error {
 			return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
 		})
-		var armed [2]bool // not an error when refused: Navigate then reads the status itself
+		// The status report (statusScript): not an error when refused,
+		// Navigate then asks the page after the load event.
 		g.Go(func() error {
-			armed[0] = t.client.Performance.Enable(gctx, nil) == nil
+			_ = t.client.Performance.Enable(gctx, nil)
 			return nil
 		})
 		g.Go(func() error {
-			_, err := t.client.Page.AddScriptToEvaluateOnNewDocument(gctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(statusScript))
-			armed[1] = err == nil
+			_, _ = t.client.Page.AddScriptToEvaluateOnNewDocument(gctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(statusScript))
 			return nil
 		})
 		t.pageErr = g.Wait()
-		t.statusArmed = armed[0] && armed[1]
 	}()
 	return nil
 }
@@ -196,9 +189,7 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 	case "":
 		t.x.ended()
 	case "Page.frameNavigated":
-		if t.noteDoc(method, params) {
-			t.lifecycle.bump() // wakes a status read waiting for the commit
-		}
+		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params)
 	case "Performance.metrics":
 		t.noteDoc(method, params) // the status script's report (tab_navigate.go)
@@ -354,15 +345,6 @@ func (w *lifecycleWatch) note(params json.RawMessage) {
 		w.pending = slices.Delete(w.pending, 0, 1)
 	}
 	w.pending = append(w.pending, ev)
-	close(w.changed)
-	w.changed = make(chan struct{})
-	w.mu.Unlock()
-}
-
-// bump wakes the waiters without an event (for one that waits on state
-// of its own, such as the tab's docWatch).
-func (w *lifecycleWatch) bump() {
-	w.mu.Lock()
 	close(w.changed)
 	w.changed = make(chan struct{})
 	w.mu.Unlock()

@@ -79,10 +79,6 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	if err := t.pageEvents(ctx); err != nil {
 		return res, t.s.wrap(op, t.id, err)
 	}
-	x := t.ext()
-	x.net.mu.Lock()
-	netOn := x.net.on // the document's Network.responseReceived will come
-	x.net.mu.Unlock()
 	start := time.Now()
 	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
 	if err != nil {
@@ -100,17 +96,6 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, nil // same-document navigation: nothing to load
 	}
 	res.LoaderID = string(*reply.LoaderID)
-	var early <-chan loadedDoc
-	if !netOn && !t.statusArmed {
-		// Neither the Network domain nor the status script reports the
-		// status: read it in the page as soon as the document commits,
-		// while the page loads, so that the read costs no round trip
-		// after the load event.
-		ectx, ecancel := context.WithCancel(ctx)
-		defer ecancel()
-		t.statusCommitReads.Add(1)
-		early = t.readStatusAtCommit(ectx, res.LoaderID)
-	}
 	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", echo(res.URL), t.deps.navigationTimeout))
@@ -120,7 +105,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		}
 		return res, t.s.wrap(op, t.id, err)
 	}
-	res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID, early)
+	res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID)
 	t.navMu.Lock()
 	t.lastNav = res
 	t.navMu.Unlock()
@@ -131,26 +116,12 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 // loaderID loaded: from the events the tab followed (the main frame's
 // Page.frameNavigated gives the URL; the status script's report, or
 // Network.responseReceived of its document request when the Network domain
-// is on, the status), else from
-// early (the page's own answer read at commit), else, if neither said, by
+// is on, the status), else, if they did not say (a browser that refused
+// the script, or the user turned the Page or Performance domain off), by
 // asking the page now (one round trip; a failure here does not fail the
 // navigation).
-func (t *Tab) loaded(ctx context.Context, loaderID string, early <-chan loadedDoc) (int, string) {
+func (t *Tab) loaded(ctx context.Context, loaderID string) (int, string) {
 	d := t.docs.get(loaderID)
-	if d.status != 0 && d.url != "" {
-		return d.status, d.url
-	}
-	if early != nil && d.committed {
-		// Committed before load: the read was sent then and its answer
-		// is here or on its way.
-		select {
-		case e := <-early:
-			if e.status != 0 {
-				d.status = e.status
-			}
-		case <-ctx.Done():
-		}
-	}
 	if d.status != 0 && d.url != "" {
 		return d.status, d.url
 	}
@@ -165,27 +136,6 @@ func (t *Tab) loaded(ctx context.Context, loaderID string, early <-chan loadedDo
 	return status, url
 }
 
-// readStatusAtCommit starts reading the document's HTTP status in the page
-// once the main frame commits loaderID (Page.frameNavigated). The channel
-// gets one answer (zero when the read failed) unless ctx ends first.
-func (t *Tab) readStatusAtCommit(ctx context.Context, loaderID string) <-chan loadedDoc {
-	out := make(chan loadedDoc, 1)
-	go func() {
-		for {
-			_, changed := t.lifecycle.has("")
-			if t.docs.get(loaderID).committed {
-				break
-			}
-			if t.lifecycle.next(ctx, changed) != nil {
-				return
-			}
-		}
-		status, _ := t.loadedStatus(ctx)
-		out <- loadedDoc{status: status}
-	}()
-	return out
-}
-
 // statusScript runs in every new document of the tab's main frame before
 // the page's own scripts (Page.addScriptToEvaluateOnNewDocument) and
 // reports the document's HTTP status as the title of a console.timeStamp,
@@ -193,8 +143,8 @@ func (t *Tab) readStatusAtCommit(ctx context.Context, loaderID string) <-chan lo
 // document's renderer sends it right after its Page.frameNavigated and
 // before any of its lifecycle events, so Navigate has the status when the
 // load event comes, at no round trip: a Runtime.evaluate sent at commit
-// (the way without it) is answered only after the renderer's loading
-// work, 2-5 ms after the load event on a small page. It needs neither the
+// is answered only after the renderer's loading work (2-5 ms after the
+// load event on a small page), one sent after the load event later still. It needs neither the
 // Runtime domain (which the package keeps off: see Tab.Console) nor the
 // Network domain. The page cannot see it: it has no effect but the event.
 const statusScript = `if (window === window.top) { const n = performance.getEntriesByType("navigation")[0]; console.timeStamp("` + statusTitle + `" + ((n && n.responseStatus) || 0)); }`
@@ -226,11 +176,10 @@ func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
 
 // loadedDoc is what the tab learned of one main-frame document.
 type loadedDoc struct {
-	loaderID  string
-	committed bool   // its Page.frameNavigated came
-	url       string // redacted, from Page.frameNavigated
-	status    int    // from the status script or Network.responseReceived of its document request; 0 if neither came
-	reported  bool   // the status script reported (its first report counts)
+	loaderID string
+	url      string // redacted, from Page.frameNavigated
+	status   int    // from the status script or Network.responseReceived of its document request; 0 if neither came
+	reported bool   // the status script reported (its first report counts)
 }
 
 // docWatchLimit bounds the documents a docWatch remembers (the newest
@@ -274,9 +223,9 @@ func (w *docWatch) updateLocked(loaderID string, f func(*loadedDoc)) {
 // committed, at this URL), Page.navigatedWithinDocument (the current
 // document shows another URL) and its document requests'
 // Network.responseReceived (the status of the final response, after
-// redirects); it reports whether the event committed a document. On the
-// mux's reader.
-func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
+// redirects) and the status script's Performance.metrics. On the mux's
+// reader.
+func (t *Tab) noteDoc(method string, params json.RawMessage) {
 	switch method {
 	case "Page.frameNavigated":
 		var ev struct {
@@ -288,14 +237,13 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 			} `json:"frame"`
 		}
 		if json.Unmarshal(params, &ev) != nil || ev.Frame.ParentID != "" || ev.Frame.LoaderID == "" {
-			return false
+			return
 		}
 		url := redact.URL(ev.Frame.URL)
 		t.docs.mu.Lock()
-		t.docs.updateLocked(ev.Frame.LoaderID, func(d *loadedDoc) { d.committed, d.url = true, url })
+		t.docs.updateLocked(ev.Frame.LoaderID, func(d *loadedDoc) { d.url = url })
 		t.docs.cur = ev.Frame.LoaderID
 		t.docs.mu.Unlock()
-		return true
 	case "Page.navigatedWithinDocument":
 		// history.pushState/replaceState or a fragment: the current
 		// document now shows another URL.
@@ -304,7 +252,7 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 			URL     string `json:"url"`
 		}
 		if json.Unmarshal(params, &ev) != nil || ev.FrameID != t.id {
-			return false
+			return
 		}
 		url := redact.URL(ev.URL)
 		t.docs.mu.Lock()
@@ -318,18 +266,18 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 		// counts: a page calling console.timeStamp with our title later
 		// cannot change it.
 		if !bytes.Contains(params, []byte(statusTitle)) {
-			return false // another timestamp, or none: skip the decode
+			return // another timestamp, or none: skip the decode
 		}
 		var ev struct {
 			Title string `json:"title"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
-			return false
+			return
 		}
 		digits, ok := strings.CutPrefix(ev.Title, statusTitle)
 		status, err := strconv.Atoi(digits)
 		if !ok || err != nil {
-			return false
+			return
 		}
 		t.docs.mu.Lock()
 		if t.docs.cur != "" {
@@ -345,7 +293,7 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 		t.docs.mu.Unlock()
 	case "Network.responseReceived":
 		if !bytes.Contains(params, []byte(`"Document"`)) {
-			return false // not a document's response: skip the decode
+			return // not a document's response: skip the decode
 		}
 		var ev struct {
 			LoaderID string `json:"loaderId"`
@@ -356,11 +304,10 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) (committed bool) {
 			} `json:"response"`
 		}
 		if json.Unmarshal(params, &ev) != nil || ev.Type != "Document" || ev.FrameID != t.id || ev.LoaderID == "" {
-			return false
+			return
 		}
 		t.docs.mu.Lock()
 		t.docs.updateLocked(ev.LoaderID, func(d *loadedDoc) { d.status = ev.Response.Status })
 		t.docs.mu.Unlock()
 	}
-	return false
 }
