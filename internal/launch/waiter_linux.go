@@ -148,7 +148,7 @@ func (p *Process) loop(cmd *exec.Cmd, w *waiter) {
 		if err != nil {
 			// Not with descriptors of our own; finish without the set.
 			if !reaped {
-				_ = waitNoReap(pid) // on failure, fall through: killing an unreaped group is safe
+				exitedNoReap(pid, true) // on failure, fall through: killing an unreaped group is safe
 				p.reap(cmd)
 			}
 			if !outDone {
@@ -174,14 +174,14 @@ func (p *Process) loop(cmd *exec.Cmd, w *waiter) {
 					p.drain(w.outR, buf)
 					endOutput()
 				}
-			case fd == w.pidfd && exitedNoReap(pid):
+			case fd == w.pidfd && exitedNoReap(pid, false):
 				w.drop(w.pidfd)
 				w.pidfd = -1
 				reaped = true
 				p.reap(cmd)
 			}
 		}
-		if w.pidfd < 0 && !reaped && exitedNoReap(pid) {
+		if w.pidfd < 0 && !reaped && exitedNoReap(pid, false) {
 			reaped = true
 			p.reap(cmd)
 		}
@@ -240,16 +240,21 @@ func (p *Process) giveUpOutput() {
 	_, _ = p.wake.Write(one[:])
 }
 
-// exitedNoReap reports whether pid has exited, leaving it a zombie. It
-// reports true when pid cannot be waited for at all: the reap then says so.
-func exitedNoReap(pid int) bool {
+// exitedNoReap reports whether pid has exited, leaving it a zombie; with
+// block it waits for that. It reports true when pid cannot be waited for
+// at all: the reap then says so.
+func exitedNoReap(pid int, block bool) bool {
+	flags := syscall.WEXITED | syscall.WNOWAIT
+	if !block {
+		flags |= syscall.WNOHANG
+	}
 	var info [128]byte // siginfo_t; si_pid at offset 16 stays 0 if nothing exited
 	for {
 		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOWAIT|syscall.WNOHANG, 0, 0)
+			uintptr(unsafe.Pointer(&info)), uintptr(flags), 0, 0)
 		switch errno {
 		case 0:
-			return binary.NativeEndian.Uint32(info[16:20]) != 0
+			return block || binary.NativeEndian.Uint32(info[16:20]) != 0
 		case syscall.EINTR:
 			continue
 		default:
@@ -260,20 +265,3 @@ func exitedNoReap(pid int) bool {
 
 // pPID is waitid's idtype_t P_PID.
 const pPID = 1
-
-// waitNoReap blocks until pid has exited, leaving it a zombie.
-func waitNoReap(pid int) error {
-	var info [128]byte // siginfo_t
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
-		switch errno {
-		case 0:
-			return nil
-		case syscall.EINTR:
-			continue
-		default:
-			return errno
-		}
-	}
-}
