@@ -22,6 +22,12 @@ type readerOnly struct{ cdpmux.Transport }
 // benchTab starts a browser, builds a mux on its pipe (through wrap) and
 // returns a direct-call handle on a blank page's session.
 func benchTab(b *testing.B, wrap func(cdpmux.Transport) cdpmux.Transport) *cdpmux.Direct {
+	tabs, _ := benchTabs(b, wrap, 1)
+	return tabs[0]
+}
+
+// benchTabs is benchTab with n blank pages on the one browser, and the mux.
+func benchTabs(b *testing.B, wrap func(cdpmux.Transport) cdpmux.Transport, n int) ([]*cdpmux.Direct, *cdpmux.Mux) {
 	ctx := context.Background()
 	p, err := launch.Start(ctx, launch.Options{SessionDir: filepath.Join(b.TempDir(), "s"), NoPort: true})
 	if err != nil {
@@ -33,26 +39,30 @@ func benchTab(b *testing.B, wrap func(cdpmux.Transport) cdpmux.Transport) *cdpmu
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { m.Close() })
-	raw, err := m.Call(ctx, "", "Target.createTarget", []byte(`{"url":"about:blank"}`))
-	if err != nil {
-		b.Fatal(err)
+	var tabs []*cdpmux.Direct
+	for range n {
+		raw, err := m.Call(ctx, "", "Target.createTarget", []byte(`{"url":"about:blank"}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ct struct {
+			TargetID string `json:"targetId"`
+		}
+		if err := json.Unmarshal(raw, &ct); err != nil {
+			b.Fatal(err)
+		}
+		conn, sid, err := m.Attach(ctx, ct.TargetID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { conn.Close() })
+		d, err := m.Direct(sid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tabs = append(tabs, d)
 	}
-	var ct struct {
-		TargetID string `json:"targetId"`
-	}
-	if err := json.Unmarshal(raw, &ct); err != nil {
-		b.Fatal(err)
-	}
-	conn, sid, err := m.Attach(ctx, ct.TargetID)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { conn.Close() })
-	d, err := m.Direct(sid)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return d
+	return tabs, m
 }
 
 // BenchmarkCallerReads makes the same sequential Runtime.evaluate on two

@@ -1,7 +1,8 @@
 // Room: the write path (requests from rpcc.Conns and direct calls). Mux.mu
 // is held only to register a call's route (and take or look at the read
-// role); Mux.wmu only around the transport write; a direct caller waits,
-// or reads for its reply (role.go), holding no lock.
+// role); Mux.wmu guards the write queue, and is held around the transport
+// write only on a transport that cannot batch (no FrameWriter); a direct
+// caller waits, or reads for its reply (role.go), holding no lock.
 
 package cdpmux
 
@@ -122,10 +123,7 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 		m.wakeReader() // before the write: the reader may be reading when the reply comes
 	}
 
-	m.wmu.Lock()
-	err := m.t.WriteMessage(buf)
-	m.wmu.Unlock()
-	if err != nil {
+	if err := m.writeFrame(buf); err != nil {
 		// A message transport that fails a write is dead (a broken pipe;
 		// gorilla/websocket after any write error), and the message was
 		// never processed: end the mux now rather than when the reader
@@ -277,4 +275,64 @@ func appendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	buf = append(buf, s...)
 	return append(buf, '"')
+}
+
+// FrameWriter is a Transport that can frame messages into one buffer and
+// write many at once (PipeTransport). On one the mux coalesces the
+// messages of concurrent callers: a caller that finds another writing
+// queues its framed message and goes on to wait for its reply, and the
+// writer writes everything queued in one write before it stops, so N
+// concurrent calls cost the browser and us about one write, not N.
+type FrameWriter interface {
+	AppendFrame(dst, msg []byte) []byte
+	WriteFrames(b []byte) error
+}
+
+// wqKeep is the largest batch buffer kept for reuse.
+const wqKeep = 64 << 10
+
+// writeFrame writes buf (one request) to the transport. On a FrameWriter a
+// caller that finds another writing queues its framed request and returns
+// at once; the writer, once its own request is out, writes what was
+// queued meanwhile, in batches, until nothing is left. The error is that
+// of buf's own write (the request was not sent). A batch that fails ends
+// the mux, and its callers report that end like any call in flight when
+// the connection dropped: a batch may have been written in part, so its
+// requests are not known to be unsent (ErrNotSent).
+func (m *Mux) writeFrame(buf []byte) error {
+	m.wmu.Lock()
+	if m.fw == nil {
+		defer m.wmu.Unlock()
+		return m.t.WriteMessage(buf)
+	}
+	if m.writing {
+		m.wq = m.fw.AppendFrame(m.wq, buf)
+		m.wmu.Unlock()
+		m.queued.Add(1)
+		return nil
+	}
+	m.writing = true
+	m.wmu.Unlock()
+	err := m.t.WriteMessage(buf)
+	m.wmu.Lock()
+	for err == nil && len(m.wq) > 0 {
+		batch := m.wq
+		m.wq, m.wspare = m.wspare[:0], nil
+		m.wmu.Unlock()
+		berr := m.fw.WriteFrames(batch)
+		m.batches.Add(1)
+		m.wmu.Lock()
+		if cap(batch) <= wqKeep {
+			m.wspare = batch[:0]
+		}
+		if berr != nil {
+			m.wq, m.writing = m.wq[:0], false
+			m.wmu.Unlock()
+			m.fail(fmt.Errorf("cdpmux: writing queued requests: %w", berr))
+			return nil
+		}
+	}
+	m.wq, m.writing = m.wq[:0], false // dropped if buf's own write failed
+	m.wmu.Unlock()
+	return err
 }

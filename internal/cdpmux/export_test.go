@@ -13,3 +13,7 @@ func (m *Mux) ReadRole() string {
 
 // IdleFires returns how many times the idle timer fired.
 func (m *Mux) IdleFires() int64 { return m.idleFires.Load() }
+
+// Coalesced reports how many requests were queued for another caller's
+// write, and how many writes of queued requests there were.
+func (m *Mux) Coalesced() (queued, batches uint64) { return m.queued.Load(), m.batches.Load() }

@@ -4,10 +4,12 @@
 package cdpmux_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 	"testing"
@@ -113,23 +115,29 @@ func eval(ctx context.Context, p page, expr string) (string, error) {
 // to the fake. A dropped connection arrives as a message cut short.
 func pipeBridge(t *testing.T, tr *cdptest.Transport) cdpmux.Transport {
 	t.Helper()
-	r, w, err := os.Pipe()
+	return pipeBridgeTo(t, tr, fakeWriter{tr})
+}
+
+// pipeBridgeTo is pipeBridge with the mux's writes going to w.
+func pipeBridgeTo(t *testing.T, tr *cdptest.Transport, w io.WriteCloser) *cdpmux.PipeTransport {
+	t.Helper()
+	r, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer w.Close()
+		defer pw.Close()
 		for {
 			msg, err := tr.ReadMessage()
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				w.WriteString(`{"id":`)
+				pw.WriteString(`{"id":`)
 			}
 			if err != nil {
 				return
 			}
-			if _, err := w.Write(append(msg, 0)); err != nil {
+			if _, err := pw.Write(append(msg, 0)); err != nil {
 				return
 			}
 		}
@@ -138,17 +146,43 @@ func pipeBridge(t *testing.T, tr *cdptest.Transport) cdpmux.Transport {
 		tr.Close()
 		<-done
 	})
-	return cdpmux.NewPipeTransport(r, fakeWriter{tr})
+	return cdpmux.NewPipeTransport(r, w)
 }
 
-// fakeWriter hands each NUL-terminated request to the fake.
+// fakeWriter hands each NUL-terminated request to the fake; one Write may
+// carry several (the mux coalesces concurrent writes).
 type fakeWriter struct{ tr *cdptest.Transport }
 
 func (fw fakeWriter) Write(b []byte) (int, error) {
-	if err := fw.tr.WriteMessage(b[:len(b)-1]); err != nil {
+	if err := fw.write(b); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+func (fw fakeWriter) write(b []byte) error {
+	for frame := range frames(b) {
+		if err := fw.tr.WriteMessage(frame); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// frames yields the NUL-terminated messages of b, without their NULs.
+func frames(b []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, 0)
+			if i < 0 {
+				panic(fmt.Sprintf("a write ends in an unterminated message: %q", b))
+			}
+			if !yield(b[:i]) {
+				return
+			}
+			b = b[i+1:]
+		}
+	}
 }
 
 func (fw fakeWriter) Close() error { return fw.tr.Close() }

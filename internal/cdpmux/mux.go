@@ -2,10 +2,11 @@
 // browser.
 //
 // Room: the mux. Mux.mu guards the routing tables (pending calls and
-// sessions) and the read role (role.go); Mux.wmu serializes writes to the
-// transport; session.mu guards one session's inbound queue. No lock is held
-// while writing to the transport except wmu, none while reading it, and no
-// lock is held while a caller's code runs.
+// sessions) and the read role (role.go); Mux.wmu guards the write queue
+// (call.go: concurrent requests are coalesced into one write on a pipe);
+// session.mu guards one session's inbound queue. No lock is held while
+// writing to the transport except wmu on a transport that cannot batch,
+// none while reading it, and no lock is held while a caller's code runs.
 //
 // Who reads: one goroutine at a time, the holder of the read role. The
 // mux's reader goroutine (readLoop) holds it by default. On a transport a
@@ -149,8 +150,15 @@ type Mux struct {
 	limit int
 	cause func(error) error
 
-	wmu    sync.Mutex // serializes t.WriteMessage
-	nextID atomic.Uint64
+	// The write path (call.go, writeFrame). On a FrameWriter transport a
+	// caller that finds another writing queues its message in wq and
+	// returns; the writer writes the queue in one go before it stops.
+	wmu     sync.Mutex  // guards wq, wspare, writing; held around t.WriteMessage when fw is nil
+	fw      FrameWriter // t as a FrameWriter, or nil; set by New
+	wq      []byte      // guarded by wmu; framed messages waiting for the writer
+	wspare  []byte      // guarded by wmu; the last written batch's buffer, for reuse
+	writing bool        // guarded by wmu; a caller is writing (on a FrameWriter)
+	nextID  atomic.Uint64
 
 	// replies holds the reply channels of direct calls (Call) whose reply
 	// came; a channel whose call was abandoned may still receive one and
@@ -162,6 +170,7 @@ type Mux struct {
 	wbufs sync.Pool
 
 	dropped, unroutable, malformed atomic.Uint64
+	queued, batches                atomic.Uint64 // requests queued for another's write; writes of queued requests (for tests)
 
 	// Use: calls of counted sessions (all but quiet) in flight, and when
 	// one last started or ended (unix nanos). Updated with mu held, read
@@ -220,6 +229,7 @@ func New(t Transport, opts Options) (*Mux, error) {
 		role:       roleReader, // readLoop's from the start
 	}
 	m.ended, m.endNow = context.WithCancel(context.Background())
+	m.fw, _ = t.(FrameWriter)
 	if d, ok := t.(ReadDeadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		m.deadline = d
 		m.interruptF = m.interrupt

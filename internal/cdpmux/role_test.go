@@ -41,15 +41,17 @@ type scripted struct {
 }
 
 // reqWriter is the mux's end of the other direction: it parses each
-// request (one NUL-terminated message per Write).
+// request (one or more NUL-terminated messages per Write).
 type reqWriter struct{ reqs chan request }
 
 func (rw reqWriter) Write(b []byte) (int, error) {
-	var r request
-	if err := json.Unmarshal(b[:len(b)-1], &r); err != nil {
-		return 0, err
+	for frame := range frames(b) {
+		var r request
+		if err := json.Unmarshal(frame, &r); err != nil {
+			return 0, err
+		}
+		rw.reqs <- r
 	}
-	rw.reqs <- r
 	return len(b), nil
 }
 

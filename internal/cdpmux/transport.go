@@ -154,6 +154,17 @@ func (p *PipeTransport) WriteMessage(b []byte) error {
 	return err
 }
 
+// AppendFrame appends msg and its NUL terminator to dst.
+func (p *PipeTransport) AppendFrame(dst, msg []byte) []byte {
+	return append(append(dst, msg...), 0)
+}
+
+// WriteFrames writes frames made by AppendFrame, in one write.
+func (p *PipeTransport) WriteFrames(b []byte) error {
+	_, err := p.w.Write(b)
+	return err
+}
+
 // Close closes both ends. It is idempotent.
 func (p *PipeTransport) Close() error {
 	var err error

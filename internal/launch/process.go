@@ -74,8 +74,14 @@ func newProcess(exe, dir, id string) *Process {
 // NoPipe mode the browser's websocket. Readiness used it once
 // (Browser.getVersion, call id 1); the caller builds its mux on it (with
 // Cause) and owns its reads from then on. It is safe for writes from Stop
-// while the caller's mux writes too, and Stop closes it.
-func (p *Process) Transport() cdpmux.Transport { return p.t }
+// while the caller's mux writes too, and Stop closes it. Over the pipe it
+// is a cdpmux.FrameWriter, so the mux coalesces concurrent writes.
+func (p *Process) Transport() cdpmux.Transport {
+	if fw, ok := p.t.t.(cdpmux.FrameWriter); ok {
+		return framed{p.t, fw}
+	}
+	return p.t
+}
 
 // PID returns the browser's main process id.
 func (p *Process) PID() int { return p.pid }
@@ -354,6 +360,21 @@ func (t *transport) WriteMessage(b []byte) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	return t.t.WriteMessage(b)
+}
+
+// framed is the pipe's transport with the pipe's batch writes
+// (cdpmux.FrameWriter), serialized with WriteMessage.
+type framed struct {
+	*transport
+	fw cdpmux.FrameWriter
+}
+
+func (f framed) AppendFrame(dst, msg []byte) []byte { return f.fw.AppendFrame(dst, msg) }
+
+func (f framed) WriteFrames(b []byte) error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	return f.fw.WriteFrames(b)
 }
 
 func (t *transport) Close() error {
