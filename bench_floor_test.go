@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,7 +41,12 @@ type floorEnv struct {
 	bsid string // the bare tab's session id
 	btid string
 	url  string
+
+	oursFirst bool // our browser was started before the floor's
 }
+
+// floorEnvs counts newFloorEnv's calls (see oursFirst).
+var floorEnvs atomic.Int32
 
 func newFloorEnv(b *testing.B) *floorEnv {
 	requireBrowser(b)
@@ -53,28 +59,46 @@ func newFloorEnv(b *testing.B) *floorEnv {
 	}))
 	b.Cleanup(srv.Close)
 	e := &floorEnv{url: srv.URL + "/"}
-	e.p = newRealPool(b, browserpool.Config{})
-	ctx := context.Background()
-	if e.s, err = e.p.Open(ctx); err != nil {
-		b.Fatal(err)
+	startOurs := func() {
+		e.p = newRealPool(b, browserpool.Config{})
+		ctx := context.Background()
+		var err error
+		if e.s, err = e.p.Open(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if e.tab, err = e.s.OpenTab(ctx, "about:blank"); err != nil {
+			b.Fatal(err)
+		}
 	}
-	if e.tab, err = e.s.OpenTab(ctx, "about:blank"); err != nil {
-		b.Fatal(err)
+	startBare := func() {
+		var err error
+		e.bare, err = benchfloor.Start(exe, filepath.Join(b.TempDir(), "bare-floor"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(e.bare.Stop)
+		if err := e.bare.FirstEvaluate(); err != nil {
+			b.Fatal(err)
+		}
+		if e.btid, e.bsid, err = e.bare.NewTab(); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.bare.Call(e.bsid, "Page.enable", nil, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
-	e.bare, err = benchfloor.Start(exe, filepath.Join(e.p.Config().Root, "sessions", "bare-floor"))
-	if err != nil {
-		b.Fatal(err)
+	// The browser started first tends to run faster on a loaded machine
+	// (measured up to ±10 % on the concurrent rows): the envs take turns,
+	// so that -count 2 measures each order once; ours-first says which.
+	oursFirst := floorEnvs.Add(1)%2 == 1
+	if oursFirst {
+		startOurs()
+		startBare()
+	} else {
+		startBare()
+		startOurs()
 	}
-	b.Cleanup(e.bare.Stop)
-	if err := e.bare.FirstEvaluate(); err != nil {
-		b.Fatal(err)
-	}
-	if e.btid, e.bsid, err = e.bare.NewTab(); err != nil {
-		b.Fatal(err)
-	}
-	if err := e.bare.Call(e.bsid, "Page.enable", nil, nil); err != nil {
-		b.Fatal(err)
-	}
+	e.oursFirst = oursFirst
 	return e
 }
 
@@ -89,6 +113,17 @@ func interleave(b *testing.B, floor, ours func() error) {
 		return func() (func(), error) { return nil, f() }
 	}
 	interleaveStop(b, keep(floor), keep(ours))
+}
+
+// interleave is interleave on e's browsers; the row also reports which
+// was started first (ours-first: 1 or 0, see floorEnv.oursFirst).
+func (e *floorEnv) interleave(b *testing.B, floor, ours func() error) {
+	interleave(b, floor, ours)
+	first := 0.0
+	if e.oursFirst {
+		first = 1
+	}
+	b.ReportMetric(first, "ours-first")
 }
 
 // interleaveStop is interleave for sides that start something: each side
@@ -139,7 +174,7 @@ func BenchmarkFloor(b *testing.B) {
 	e := newFloorEnv(b)
 	ctx := context.Background()
 	b.Run("evaluate-sequential", func(b *testing.B) {
-		interleave(b, func() error {
+		e.interleave(b, func() error {
 			return e.bare.Call(e.bsid, "Runtime.evaluate", map[string]any{"expression": "1+1", "returnByValue": true, "awaitPromise": true}, nil)
 		}, func() error {
 			var n int
@@ -147,7 +182,7 @@ func BenchmarkFloor(b *testing.B) {
 		})
 	})
 	b.Run("tab-open-close", func(b *testing.B) {
-		interleave(b, func() error {
+		e.interleave(b, func() error {
 			tid, _, err := e.bare.NewTab()
 			if err != nil {
 				return err
@@ -162,7 +197,7 @@ func BenchmarkFloor(b *testing.B) {
 		})
 	})
 	b.Run("navigate", func(b *testing.B) {
-		interleave(b, func() error {
+		e.interleave(b, func() error {
 			if err := e.bare.Call(e.bsid, "Page.navigate", map[string]any{"url": e.url}, nil); err != nil {
 				return err
 			}
@@ -179,7 +214,7 @@ func BenchmarkFloor(b *testing.B) {
 		if err := e.tab.Client().Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(1280, 600, 1, false)); err != nil {
 			b.Fatal(err)
 		}
-		interleave(b, func() error {
+		e.interleave(b, func() error {
 			return e.bare.Call(e.bsid, "Page.captureScreenshot", map[string]any{"format": "png"}, new(struct {
 				Data []byte `json:"data"`
 			}))
@@ -196,7 +231,7 @@ func BenchmarkFloor(b *testing.B) {
 		if err := e.tab.Evaluate(ctx, bigDOM, &n); err != nil {
 			b.Fatal(err)
 		}
-		interleave(b, func() error {
+		e.interleave(b, func() error {
 			var r struct {
 				Nodes []accessibility.AXNode `json:"nodes"`
 			}
@@ -243,7 +278,7 @@ func BenchmarkFloorConcurrent(b *testing.B) {
 	args := map[string]any{"expression": "1+1", "returnByValue": true, "awaitPromise": true}
 	for _, tabs := range []int{1, 8} {
 		b.Run(fmt.Sprintf("8-goroutines-%d-tabs", tabs), func(b *testing.B) {
-			interleave(b, func() error {
+			e.interleave(b, func() error {
 				return run(func(g int) error { return conc.Call(bareTabs[g%tabs], "Runtime.evaluate", args, nil) })
 			}, func() error {
 				return run(func(g int) error {

@@ -358,7 +358,7 @@ func (t *Tab) blockedNavigation(ctx context.Context, op string, start time.Time,
 	if u, err := url.Parse(rawURL); err == nil {
 		hosts = append(hosts, normHost(u.Hostname()))
 	}
-	if tree, err := t.client.Page.GetFrameTree(ctx); err == nil {
+	if tree, err := t.cdpClient().Page.GetFrameTree(ctx); err == nil {
 		f := tree.FrameTree.Frame
 		for _, s := range []*string{&f.URL, f.UnreachableURL} {
 			if s == nil {

@@ -14,3 +14,7 @@ func StatusReadsAfterLoad(t *Tab) int64 { return t.statusFallbacks.Load() }
 func MuxCall(ctx context.Context, t *Tab, method string, params []byte) (json.RawMessage, error) {
 	return t.s.mux.Call(ctx, t.sessionID, method, params)
 }
+
+// ClientBuilt reports whether t has built its generated CDP client
+// (cdpClient). Call it only while nothing else uses t.
+func ClientBuilt(t *Tab) bool { return t.client != nil }

@@ -150,3 +150,36 @@ func TestABrowserWithoutItsDevToolsPortWorksOverThePipe(t *testing.T) {
 		t.Errorf("the browser was started with a DevTools port: %q", cl)
 	}
 }
+
+func TestAFreshTabSetsItselfUpWithoutAGeneratedClientAndBuildsOneWhenAsked(t *testing.T) {
+	requireBrowser(t)
+	t.Parallel()
+	site := startSite(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A navigation waits for the tab's setup calls.
+	if res, err := tab.Navigate(ctx, site.URL+"/form.html"); err != nil || res.Status != 200 {
+		t.Fatalf("Navigate = %+v, %v; want status 200", res, err)
+	}
+	var size string
+	if err := tab.Evaluate(ctx, "innerWidth + 'x' + innerHeight", &size); err != nil || size != fmt.Sprintf("%dx%d", browserpool.DefaultViewportWidth, browserpool.DefaultViewportHeight) {
+		t.Errorf("viewport = %q, %v; want the default", size, err)
+	}
+	if browserpool.ClientBuilt(tab) {
+		t.Errorf("a fresh tab built its generated CDP client to set itself up, navigate or evaluate")
+	}
+
+	tree, err := tab.Client().Page.GetFrameTree(ctx)
+
+	if err != nil || tree.FrameTree.Frame.URL != site.URL+"/form.html" {
+		t.Fatalf("Page.getFrameTree through Client() = %+v, %v; want the site's frame", tree, err)
+	}
+	if !browserpool.ClientBuilt(tab) {
+		t.Errorf("Client() returned a client but the tab kept none")
+	}
+}

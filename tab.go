@@ -40,7 +40,6 @@ type Tab struct {
 
 	// Set by connect before ready is closed; read-only after.
 	conn      *rpcc.Conn
-	client    *cdp.Client
 	sessionID string         // the flattened CDP session id
 	direct    *cdpmux.Direct // direct calls on that session (Tab.Evaluate)
 	readyErr  error
@@ -52,6 +51,9 @@ type Tab struct {
 
 	lifecycle *lifecycleWatch
 	x         *tabExt // the agent actions' state (refs, dialogs, trace): see tabExt
+
+	clientOnce sync.Once
+	client     *cdp.Client // built by cdpClient on first use, then read-only
 
 	navMu   sync.Mutex
 	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
@@ -93,7 +95,16 @@ func (t *Tab) Session() *Session { return t.s }
 // script to evaluate on new documents (the status report Navigate reads):
 // turning them off through the client leaves the tab working, but costs
 // each Navigate a round trip after the load event.
-func (t *Tab) Client() *cdp.Client { return t.client }
+func (t *Tab) Client() *cdp.Client { return t.cdpClient() }
+
+// cdpClient returns the tab's generated CDP client, built on first use: a
+// tab that nothing has asked for one never builds it (cdp.NewClient makes
+// a client for every CDP domain, and each domain's code then takes a page
+// of the program's memory).
+func (t *Tab) cdpClient() *cdp.Client {
+	t.clientOnce.Do(func() { t.client = cdp.NewClient(t.conn) })
+	return t.client
+}
 
 // connect attaches a flattened session to the target and asks for what
 // the tab's own actions rely on (the Page domain, lifecycle events, the
@@ -115,7 +126,7 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 		conn.Close()
 		return err
 	}
-	t.conn, t.sessionID, t.client, t.direct = conn, sid, cdp.NewClient(conn), direct
+	t.conn, t.sessionID, t.direct = conn, sid, direct
 	t.pageReady = make(chan struct{})
 	t.lifecycle = newLifecycleWatch(conn.Context().Done(), t.pageEvents)
 	t.x = newTabExt(t)
@@ -140,19 +151,23 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	go func() {
 		defer close(t.pageReady)
 		g, gctx := errgroup.WithContext(conn.Context())
-		g.Go(func() error { return t.client.Page.Enable(gctx) })
+		call := func(method string, params []byte) func() error {
+			return func() error {
+				_, err := direct.Call(gctx, method, params)
+				return err
+			}
+		}
+		g.Go(call("Page.enable", nil))
 		g.Go(func() error { return t.applyViewport(gctx) })
-		g.Go(func() error {
-			return t.client.Page.SetLifecycleEventsEnabled(gctx, page.NewSetLifecycleEventsEnabledArgs(true))
-		})
+		g.Go(call("Page.setLifecycleEventsEnabled", []byte(`{"enabled":true}`)))
 		// The status report (statusScript): not an error when refused,
 		// Navigate then asks the page after the load event.
 		g.Go(func() error {
-			_ = t.client.Performance.Enable(gctx, nil)
+			_ = call("Performance.enable", nil)()
 			return nil
 		})
 		g.Go(func() error {
-			_, _ = t.client.Page.AddScriptToEvaluateOnNewDocument(gctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(statusScript))
+			_ = call("Page.addScriptToEvaluateOnNewDocument", statusScriptParams)()
 			return nil
 		})
 		t.pageErr = g.Wait()
@@ -246,7 +261,7 @@ func (t *Tab) ext() *tabExt { return t.x }
 
 func newTabExt(t *Tab) *tabExt {
 	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
-	x.refs.top = &frameSess{targetID: t.id, conn: t.conn, client: t.client}
+	x.refs.top = &frameSess{targetID: t.id, conn: t.conn} // its client: the tab's (frameClient)
 	x.refs.setup()
 	x.dialog.setup()
 	return x
@@ -259,7 +274,7 @@ func newTabExt(t *Tab) *tabExt {
 func (x *tabExt) start(ctx context.Context) error {
 	t := x.t
 	start := time.Now()
-	if t.client.Page.HandleJavaScriptDialog(ctx, page.NewHandleJavaScriptDialogArgs(false)) == nil {
+	if _, err := t.direct.Call(ctx, "Page.handleJavaScriptDialog", []byte(`{"accept":false}`)); err == nil {
 		d := Dialog{Type: "unknown", Opened: start, Closed: time.Now(), By: DialogDismissedUnseen}
 		x.dialog.remember(d)
 		x.record("dialog", "unknown dialog open before the tab was watched: dismissed", start, nil)

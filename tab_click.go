@@ -174,7 +174,7 @@ func (x *tabExt) release(ctx context.Context, px, py float64) error {
 }
 
 func (x *tabExt) mouse(ctx context.Context, args *input.DispatchMouseEventArgs) error {
-	if err := x.t.client.Input.DispatchMouseEvent(ctx, args); err != nil {
+	if err := x.t.cdpClient().Input.DispatchMouseEvent(ctx, args); err != nil {
 		return err
 	}
 	if args.Type != "mouseWheel" {

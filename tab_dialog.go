@@ -114,7 +114,7 @@ func (t *Tab) AnswerDialog(ctx context.Context, accept bool, promptText string) 
 	if promptText != "" {
 		args.SetPromptText(promptText)
 	}
-	if err := t.client.Page.HandleJavaScriptDialog(ctx, args); err != nil {
+	if err := t.cdpClient().Page.HandleJavaScriptDialog(ctx, args); err != nil {
 		if noDialog(err) {
 			d.Closed, d.By = time.Now(), DialogClosedByPage
 			x.dialog.remember(d)
@@ -301,7 +301,7 @@ func (x *tabExt) watch() {
 			if after <= 0 {
 				continue
 			}
-			cs, err := t.client.Page.JavascriptDialogClosed(context.Background())
+			cs, err := t.cdpClient().Page.JavascriptDialogClosed(context.Background())
 			if err != nil {
 				cs = nil
 			}
@@ -401,7 +401,7 @@ func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 	if text != "" {
 		args.SetPromptText(text)
 	}
-	err := t.client.Page.HandleJavaScriptDialog(ctx, args)
+	err := t.cdpClient().Page.HandleJavaScriptDialog(ctx, args)
 	d.Closed, d.Accepted, d.By = time.Now(), accept, by
 	if err != nil && noDialog(err) {
 		d.Accepted, d.By, err = false, DialogClosedByPage, nil

@@ -80,8 +80,8 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, t.s.wrap(op, t.id, err)
 	}
 	start := time.Now()
-	reply, err := t.client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
-	if err != nil {
+	var reply page.NavigateReply
+	if err := t.direct.Invoke(ctx, "Page.navigate", page.NewNavigateArgs(rawURL), &reply); err != nil {
 		return res, t.s.wrap(op, t.id, err)
 	}
 	if e := t.blockedNavigation(ctx, op, start, rawURL, reply.ErrorText != nil && *reply.ErrorText != ""); e != nil {
@@ -149,6 +149,18 @@ func (t *Tab) loaded(ctx context.Context, loaderID string) (int, string) {
 // Network domain. The page cannot see it: it has no effect but the event.
 const statusScript = `if (window === window.top) { const n = performance.getEntriesByType("navigation")[0]; console.timeStamp("` + statusTitle + `" + ((n && n.responseStatus) || 0)); }`
 
+// statusScriptParams are Page.addScriptToEvaluateOnNewDocument's params
+// for statusScript (Tab.connect sends them).
+var statusScriptParams = func() []byte {
+	b, err := json.Marshal(struct {
+		Source string `json:"source"`
+	}{statusScript})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
 // statusTitle prefixes the status script's timestamp title.
 const statusTitle = "browserpool-document-status:"
 
@@ -160,7 +172,7 @@ const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigat
 // just loaded, or 0 and "" if the page does not say (one round trip; a
 // failure here does not fail the navigation).
 func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true))
+	reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true))
 	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 {
 		return 0, ""
 	}

@@ -140,13 +140,13 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 		return Download{}, s.wrap(op, t.id, err)
 	}
 	defer begins.Close()
-	paused, err := t.client.Fetch.RequestPaused(ctx)
+	paused, err := t.cdpClient().Fetch.RequestPaused(ctx)
 	if err != nil {
 		return Download{}, s.wrap(op, t.id, err)
 	}
 	defer paused.Close()
 	star, doc := "*", network.ResourceTypeDocument
-	if err := t.client.Fetch.Enable(ctx, fetch.NewEnableArgs().SetPatterns([]fetch.RequestPattern{
+	if err := t.cdpClient().Fetch.Enable(ctx, fetch.NewEnableArgs().SetPatterns([]fetch.RequestPattern{
 		{URLPattern: &star, ResourceType: &doc, RequestStage: fetch.RequestStageResponse},
 	})); err != nil {
 		return Download{}, s.wrap(op, t.id, err)
@@ -159,7 +159,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 		// Disabling Fetch lets paused requests go on, so a trigger waiting
 		// for one returns; then the trigger is joined.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		t.client.Fetch.Disable(dctx)
+		t.cdpClient().Fetch.Disable(dctx)
 		cancel()
 		tcancel()
 		if started && trigC != nil {
@@ -262,7 +262,7 @@ func urlKey(u string) string {
 // (empty when the response is surely a download); anything else goes on
 // untouched. It returns the streamed body (zero when none was kept).
 func (t *Tab) streamResponse(ctx context.Context, op string, ev *fetch.RequestPausedReply) (streamed, error) {
-	c := t.client
+	c := t.cdpClient()
 	id := ev.RequestID
 	status := 0
 	if ev.ResponseStatusCode != nil {
@@ -366,7 +366,7 @@ var errTooBig = errors.New("body over the limit")
 // readBody streams the paused response id's body into w, at most limit
 // bytes (no limit when negative), and returns how many bytes it wrote.
 func (t *Tab) readBody(ctx context.Context, id fetch.RequestID, w io.Writer, limit int64) (int64, error) {
-	c := t.client
+	c := t.cdpClient()
 	st, err := c.Fetch.TakeResponseBodyAsStream(ctx, fetch.NewTakeResponseBodyAsStreamArgs(id))
 	if err != nil {
 		return 0, err

@@ -207,7 +207,7 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 		}
 		args.SetQuality(q)
 	}
-	img, err := t.client.Page.CaptureScreenshot(ctx, args)
+	img, err := t.cdpClient().Page.CaptureScreenshot(ctx, args)
 	if err != nil {
 		return Screenshot{}, t.s.wrap(op, t.id, err)
 	}

@@ -180,8 +180,17 @@ type frameSess struct {
 	targetID  string
 	sessionID string // of an out-of-process iframe's session
 	conn      *rpcc.Conn
-	client    *cdp.Client
-	own       bool // attached by us for an out-of-process iframe
+	client    *cdp.Client // an out-of-process iframe's; nil for the top frame (see frameClient)
+	own       bool        // attached by us for an out-of-process iframe
+}
+
+// frameClient returns f's generated CDP client: the tab's own, built on
+// first use, for the top frame.
+func (x *tabExt) frameClient(f *frameSess) *cdp.Client {
+	if f.client == nil {
+		return x.t.cdpClient()
+	}
+	return f.client
 }
 
 // detach ends a session attached for an out-of-process iframe, in the

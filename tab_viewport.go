@@ -7,6 +7,7 @@ package browserpool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -90,7 +91,12 @@ func (t *Tab) applyViewport(ctx context.Context) error {
 	if t.deps.viewport == (Viewport{}) {
 		return nil
 	}
-	return t.client.Emulation.SetDeviceMetricsOverride(ctx, viewportArgs(t.deps.viewport))
+	params, err := json.Marshal(viewportArgs(t.deps.viewport))
+	if err != nil {
+		return err
+	}
+	_, err = t.direct.Call(ctx, "Emulation.setDeviceMetricsOverride", params)
+	return err
 }
 
 // SetViewport resizes the tab's viewport to width x height CSS pixels with
@@ -115,7 +121,7 @@ func (t *Tab) SetViewport(ctx context.Context, width, height int, scale float64)
 		return nil
 	}
 	return t.act(ctx, op, "set-viewport", v.String(), check, func(ctx context.Context, x *tabExt, _ *string) error {
-		if err := t.client.Emulation.SetDeviceMetricsOverride(ctx, viewportArgs(v)); err != nil {
+		if err := t.cdpClient().Emulation.SetDeviceMetricsOverride(ctx, viewportArgs(v)); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		return nil

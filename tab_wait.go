@@ -80,7 +80,7 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 		if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
-		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+		reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
 		if err != nil {
 			return x.waitErr(op, caller, ctx, "the page did not answer", err)
 		}
@@ -408,7 +408,7 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 			ms = max(time.Until(dl).Milliseconds(), 1)
 		}
 		expr := pagejs.PollCall(check, ms)
-		reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
+		reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
 			return t.jsError(op, reply.ExceptionDetails)
 		}
@@ -515,7 +515,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	reply, err := t.client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.PageInfo).SetReturnByValue(true))
+	reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.PageInfo).SetReturnByValue(true))
 	if err != nil {
 		if d, ok := x.dialog.current(); ok {
 			info.Dialog = &d
