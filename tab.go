@@ -8,6 +8,7 @@
 package browserpool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,7 +23,6 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/rpcc"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/cdpmux"
@@ -147,30 +147,26 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	// All in flight at once, and not waited for here: the tab's commands
 	// run in order, so the first action after them sees the viewport, and
 	// navigations and waits wait for pageReady. Bounded by the connection
-	// (closing the tab ends them), not by the caller's ctx.
+	// (closing the tab ends them), not by the caller's ctx. One goroutine
+	// sends them all and waits (cdpmux.Direct.CallAll).
+	reqs := []cdpmux.Request{
+		{Method: "Page.enable"},
+		{Method: "Page.setLifecycleEventsEnabled", Params: []byte(`{"enabled":true}`)},
+	}
+	if vp, ok := t.viewportParams(); ok {
+		reqs = append(reqs, cdpmux.Request{Method: "Emulation.setDeviceMetricsOverride", Params: vp})
+	}
+	required := len(reqs) // the ones after may be refused:
+	reqs = append(reqs,
+		// the status report (statusScript); when refused, Navigate asks
+		// the page after the load event.
+		cdpmux.Request{Method: "Performance.enable"},
+		cdpmux.Request{Method: "Page.addScriptToEvaluateOnNewDocument", Params: statusScriptParams},
+	)
 	go func() {
 		defer close(t.pageReady)
-		g, gctx := errgroup.WithContext(conn.Context())
-		call := func(method string, params []byte) func() error {
-			return func() error {
-				_, err := direct.Call(gctx, method, params)
-				return err
-			}
-		}
-		g.Go(call("Page.enable", nil))
-		g.Go(func() error { return t.applyViewport(gctx) })
-		g.Go(call("Page.setLifecycleEventsEnabled", []byte(`{"enabled":true}`)))
-		// The status report (statusScript): not an error when refused,
-		// Navigate then asks the page after the load event.
-		g.Go(func() error {
-			_ = call("Performance.enable", nil)()
-			return nil
-		})
-		g.Go(func() error {
-			_ = call("Page.addScriptToEvaluateOnNewDocument", statusScriptParams)()
-			return nil
-		})
-		t.pageErr = g.Wait()
+		_, errs := direct.CallAll(conn.Context(), reqs)
+		t.pageErr = cmp.Or(errs[:required]...)
 	}()
 	return nil
 }
@@ -331,9 +327,9 @@ type lifecycleWatch struct {
 	ready func(ctx context.Context) error // Tab.pageEvents: waiters wait for it first
 
 	mu      sync.Mutex
-	seen    map[string]bool             // guarded by mu; "loaderID/name" received
-	pending []*page.LifecycleEventReply // guarded by mu; not yet taken by the agent actions (bounded)
-	changed chan struct{}               // guarded by mu; closed and replaced on every event
+	seen    map[string]bool   // guarded by mu; "loaderID/name" received
+	pending []*lifecycleEvent // guarded by mu; not yet taken by the agent actions (bounded)
+	changed chan struct{}     // guarded by mu; closed and replaced on every event
 }
 
 // lifecyclePending bounds the events kept for the agent actions between
@@ -345,9 +341,17 @@ func newLifecycleWatch(done <-chan struct{}, ready func(context.Context) error) 
 	return &lifecycleWatch{done: done, ready: ready, seen: make(map[string]bool), changed: make(chan struct{})}
 }
 
+// lifecycleEvent is the part of a Page.lifecycleEvent the tab reads
+// (page.LifecycleEventReply's timestamp would cost a decoder of its own).
+type lifecycleEvent struct {
+	FrameID  string `json:"frameId"`
+	LoaderID string `json:"loaderId"`
+	Name     string `json:"name"`
+}
+
 // note records one event (on the mux's reader).
 func (w *lifecycleWatch) note(params json.RawMessage) {
-	ev := new(page.LifecycleEventReply)
+	ev := new(lifecycleEvent)
 	if json.Unmarshal(params, ev) != nil {
 		return
 	}
@@ -366,7 +370,7 @@ func (w *lifecycleWatch) note(params json.RawMessage) {
 }
 
 // take returns the events recorded since the last take.
-func (w *lifecycleWatch) take() []*page.LifecycleEventReply {
+func (w *lifecycleWatch) take() []*lifecycleEvent {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	evs := w.pending
@@ -375,7 +379,7 @@ func (w *lifecycleWatch) take() []*page.LifecycleEventReply {
 }
 
 // peek returns the events not yet taken, without taking them.
-func (w *lifecycleWatch) peek() []*page.LifecycleEventReply {
+func (w *lifecycleWatch) peek() []*lifecycleEvent {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.pending

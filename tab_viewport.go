@@ -83,20 +83,17 @@ func viewportArgs(v Viewport) *emulation.SetDeviceMetricsOverrideArgs {
 	return emulation.NewSetDeviceMetricsOverrideArgs(v.Width, v.Height, v.DeviceScaleFactor, false)
 }
 
-// applyViewport sets the tab's viewport at connect (Tab.connect runs it
-// alongside its other calls, so it costs no extra round trip). A zero
-// deps.viewport (a browser the pool attached to rather than launched)
-// leaves the browser's own size alone.
-func (t *Tab) applyViewport(ctx context.Context) error {
+// viewportParams are the Emulation.setDeviceMetricsOverride params that
+// set the tab's viewport at connect (Tab.connect sends them alongside its
+// other calls, so they cost no extra round trip). ok is false for a zero
+// deps.viewport (a browser the pool attached to rather than launched),
+// whose own size is left alone.
+func (t *Tab) viewportParams() (params []byte, ok bool) {
 	if t.deps.viewport == (Viewport{}) {
-		return nil
+		return nil, false
 	}
 	params, err := json.Marshal(viewportArgs(t.deps.viewport))
-	if err != nil {
-		return err
-	}
-	_, err = t.direct.Call(ctx, "Emulation.setDeviceMetricsOverride", params)
-	return err
+	return params, err == nil
 }
 
 // SetViewport resizes the tab's viewport to width x height CSS pixels with

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
@@ -143,7 +142,7 @@ func (x *tabExt) takeLifecycle() string {
 // onLifecycle sees every lifecycle event of the tab that the package
 // reads. For a new main-frame document it drops the refs of the old one
 // and returns its loader id; otherwise it returns "".
-func (x *tabExt) onLifecycle(ev *page.LifecycleEventReply) string {
+func (x *tabExt) onLifecycle(ev *lifecycleEvent) string {
 	if string(ev.FrameID) == x.t.id && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" {
 		x.navigated(string(ev.LoaderID))
 		return string(ev.LoaderID)

@@ -212,6 +212,23 @@ func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, pa
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c, err := m.start(s, sessionID, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return m.await(ctx, c)
+}
+
+// sent is a direct call written to the browser, its reply to come on ch.
+type sent struct {
+	s   *session
+	ch  chan *message
+	led bool // its caller took the read role (see write) and must await it first
+}
+
+// start writes a direct call on s (with s nil, on the session sessionID
+// looked up now).
+func (m *Mux) start(s *session, sessionID, method string, params []byte) (sent, error) {
 	w := m.getWbuf()
 	gid := m.nextID.Add(1)
 	w.head(gid, sessionID, method)
@@ -228,30 +245,75 @@ func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, pa
 	m.putWbuf(w)
 	if err != nil {
 		m.replies.Put(ch)
-		return nil, err
+		return sent{}, err
 	}
+	return sent{s: s, ch: ch, led: led}, nil
+}
+
+// await waits for c's reply, reading for it when c.led.
+func (m *Mux) await(ctx context.Context, c sent) (json.RawMessage, error) {
 	var msg *message
-	if led {
+	if c.led {
+		var err error
 		var ok bool
-		if msg, err, ok = m.lead(ctx, s, ch); ok {
+		if msg, err, ok = m.lead(ctx, c.s, c.ch); ok {
 			if err != nil {
 				return nil, err // ch is not reused: the reply may still come
 			}
-			return m.result(ch, msg)
+			return m.result(c.ch, msg)
 		}
 	}
 	select {
-	case msg = <-ch:
+	case msg = <-c.ch:
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case <-s.done:
+	case <-c.s.done:
 		select {
-		case msg = <-ch: // answered just before the end
+		case msg = <-c.ch: // answered just before the end
 		default:
-			return nil, s.endErr()
+			return nil, c.s.endErr()
 		}
 	}
-	return m.result(ch, msg)
+	return m.result(c.ch, msg)
+}
+
+// Request is one call of Direct.CallAll.
+type Request struct {
+	Method string
+	Params []byte // one JSON object; nil for none
+}
+
+// CallAll writes every request at once, in order, then waits for all
+// their replies: what len(reqs) concurrent Calls do, on the caller's
+// goroutine alone. replies[i] and errs[i] are reqs[i]'s, with Call's
+// meaning; a request that could not be written (ErrNotSent) does not stop
+// the others.
+func (d *Direct) CallAll(ctx context.Context, reqs []Request) (replies []json.RawMessage, errs []error) {
+	replies, errs = make([]json.RawMessage, len(reqs)), make([]error, len(reqs))
+	if err := ctx.Err(); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return replies, errs
+	}
+	calls := make([]sent, len(reqs))
+	led := -1
+	for i, r := range reqs {
+		if calls[i], errs[i] = d.m.start(d.s, d.s.id, r.Method, r.Params); errs[i] == nil && calls[i].led {
+			led = i
+		}
+	}
+	// The one holding the read role reads first: the others' replies
+	// come through its reads (or the reader's, once it lets go).
+	if led >= 0 {
+		replies[led], errs[led] = d.m.await(ctx, calls[led])
+	}
+	for i, c := range calls {
+		if i != led && errs[i] == nil {
+			replies[i], errs[i] = d.m.await(ctx, c)
+		}
+	}
+	return replies, errs
 }
 
 // result puts a direct call's reply channel back and returns its reply.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mafredri/cdp/rpcc"
@@ -186,5 +187,96 @@ func TestInvokeEncodesItsParamsAndDecodesItsReplyOrSaysWhichMethodFailed(t *test
 	err = m.BrowserDirect().Invoke(ctx, "Target.createTarget", map[string]string{"url": "about:blank"}, &wrong)
 	if err == nil || !strings.Contains(err.Error(), "decoding the reply of Target.createTarget") {
 		t.Errorf("reply that does not fit: error = %v, want one naming the reply of Target.createTarget", err)
+	}
+}
+
+func TestCallAllHasEveryRequestInFlightAtOnceAndReturnsEachReplyInItsPlace(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	ctx := t.Context()
+	p := openPage(ctx, t, m, "about:blank")
+	d, err := m.Direct(p.sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := b.Hold("Runtime.evaluate")
+	type result struct {
+		replies []json.RawMessage
+		errs    []error
+	}
+	done := make(chan result, 1)
+	go func() {
+		replies, errs := d.CallAll(ctx, []cdpmux.Request{
+			{Method: "Runtime.evaluate", Params: []byte(`{"expression":"1+1"}`)},
+			{Method: "No.suchMethod"},
+			{Method: "Runtime.evaluate", Params: []byte(`{"expression":"2+2"}`)},
+			{Method: "Runtime.evaluate", Params: []byte(`{"expression":"3+3"}`)},
+		})
+		done <- result{replies, errs}
+	}()
+	wctx, cancel := context.WithTimeout(ctx, hangLimit)
+	defer cancel()
+	if err := g.Wait(wctx, 3); err != nil {
+		g.Release()
+		t.Fatalf("waiting for the three evaluations to be in flight together: %v", err)
+	}
+	g.Release()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(hangLimit):
+		t.Fatalf("CallAll did not return within %v", hangLimit)
+	}
+
+	var got []string
+	for i, raw := range r.replies {
+		if r.errs[i] != nil {
+			got = append(got, "error")
+			continue
+		}
+		var v struct {
+			Result struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		got = append(got, string(v.Result.Value))
+	}
+	if diff := cmp.Diff([]string{"2", "error", "4", "6"}, got); diff != "" {
+		t.Errorf("replies in request order (-want +got):\n%s", diff)
+	}
+	var re *rpcc.ResponseError
+	if !errors.As(r.errs[1], &re) {
+		t.Errorf("the unknown method's error = %v, want the browser's error reply (*rpcc.ResponseError)", r.errs[1])
+	}
+	if n, _ := m.Use(); n != 0 {
+		t.Errorf("Use() in flight = %d after CallAll returned, want 0", n)
+	}
+}
+
+func TestCallAllOnAnEndedSessionReportsEveryRequestUnsentWithTheEnd(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	ctx := t.Context()
+	p := openPage(ctx, t, m, "about:blank")
+	d, err := m.Direct(p.sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.DetachTarget(p.targetID)
+	select {
+	case <-p.conn.Context().Done():
+	case <-time.After(hangLimit):
+		t.Fatalf("the detached session's conn did not end within %v", hangLimit)
+	}
+
+	_, errs := d.CallAll(ctx, []cdpmux.Request{{Method: "Page.enable"}, {Method: "Runtime.evaluate", Params: []byte(`{"expression":"1"}`)}})
+
+	for i, err := range errs {
+		if !errors.Is(err, cdpmux.ErrNotSent) || !errors.Is(err, cdpmux.ErrDetached) {
+			t.Errorf("request %d on the detached session: %v, want ErrNotSent and ErrDetached", i, err)
+		}
 	}
 }

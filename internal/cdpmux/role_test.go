@@ -586,6 +586,8 @@ func TestTheMuxSuiteOverAPipe(t *testing.T) {
 		"direct call":            TestADirectCallGetsItsReplyAndCountsAsUseWhileInFlight,
 		"direct call ends":       TestADirectCallFailsLikeAConnCallWhenItsSessionOrConnectionEnds,
 		"direct call errors":     TestADirectCallReportsErrorRepliesAndCancellation,
+		"call all":               TestCallAllHasEveryRequestInFlightAtOnceAndReturnsEachReplyInItsPlace,
+		"call all ended":         TestCallAllOnAnEndedSessionReportsEveryRequestUnsentWithTheEnd,
 		"events in order":        TestEventsArriveInOrderOnTheirOwnSession,
 		"queue limit":            TestUndialedSessionDropsEventsOverTheQueueLimitButStillGetsItsReplies,
 		"cancelled call":         TestCancelledCallReturnsContextErrorAndLaterCallsWork,
