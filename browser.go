@@ -74,7 +74,11 @@ type Config struct {
 	// microsoft-edge, brave-browser, then the usual install paths. Ignored
 	// when Launcher is set.
 	Executable string
-	// BrowserArgs are extra command-line flags for local browsers.
+	// BrowserArgs are extra command-line flags for local browsers. They
+	// come after the pool's own, so a flag given here wins, except that
+	// a --disable-features joins the features the pool turns off
+	// (Chromium's own background requests, see LocalLauncher) instead of
+	// replacing them.
 	BrowserArgs []string
 	// Launcher starts browsers. Zero means local processes (a *LocalLauncher
 	// built from Executable and BrowserArgs). Use cdptest's launcher in

@@ -163,12 +163,18 @@ type Transport interface {
 // its own process group with its own profile, controlled over
 // --remote-debugging-pipe (so the browser exits when its host dies, even by
 // SIGKILL), with its DevTools port on 127.0.0.1 for other clients, headless.
-// The zero value searches PATH for a browser.
+// Its browsers make no requests of their own: beyond
+// --disable-background-networking they run without the network time,
+// optimization hints and autofill server features, and their component
+// updates and Google sign-in check go to a port Chromium refuses, so only
+// the pages' own traffic goes through the network policy. The zero value
+// searches PATH for a browser.
 type LocalLauncher struct {
 	// Executable is the browser's path. Zero means search (see
 	// Config.Executable).
 	Executable string
-	// Args are extra command-line flags.
+	// Args are extra command-line flags (see Config.BrowserArgs: a
+	// --disable-features joins the launcher's own).
 	Args []string
 	// NoDevToolsPort starts the browser without its TCP DevTools port:
 	// the pool drives it over the pipe either way, and the launch does not

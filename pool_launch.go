@@ -180,17 +180,22 @@ func (p *Pool) emitCreated(s *Session, d time.Duration) {
 	}))
 }
 
-// launch starts one browser and builds its session. On error nothing is
-// left running and the session dir is removed.
-func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Session, error) {
-	dir := filepath.Join(p.cfg.Root, "sessions", id)
+// startNet starts the policy proxy, once, before the first local launch.
+func (p *Pool) startNet() error {
 	p.netOnce.Do(func() {
 		if p.netLocal {
 			p.netErr = p.startNetPolicy()
 		}
 	})
-	if p.netErr != nil {
-		return nil, p.netErr
+	return p.netErr
+}
+
+// launch starts one browser and builds its session. On error nothing is
+// left running and the session dir is removed.
+func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Session, error) {
+	dir := filepath.Join(p.cfg.Root, "sessions", id)
+	if err := p.startNet(); err != nil {
+		return nil, err
 	}
 	if err := p.manifest.Reserve(id, dir); err != nil {
 		e := newError("Pool.Open", ErrLaunchFailed, "cannot record the launch in the manifest")

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -759,5 +760,26 @@ func TestStopWithAnEndedContextStillKillsAndCleansUp(t *testing.T) {
 	var ee *ExitError
 	if !errors.As(p.ExitErr(), &ee) || ee.Signal != syscall.SIGKILL {
 		t.Errorf("ExitErr() = %v, want SIGKILL: an ended ctx skips the graceful close", p.ExitErr())
+	}
+}
+
+func TestAUsersDisableFeaturesJoinsTheQuietFeaturesInOneSwitch(t *testing.T) {
+	args := ArgsPort("/p/user-data", true, false, []string{"--disable-features=Translate,MediaRouter", "--lang=fr", "--gaia-url=https://example.test/"})
+
+	var features []string
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--disable-features="); ok {
+			features = append(features, v)
+		}
+	}
+	// Chromium obeys only the last --disable-features: one switch with all.
+	if diff := cmp.Diff([]string{"NetworkTimeServiceQuerying,OptimizationHints,AutofillServerCommunication,Translate,MediaRouter"}, features); diff != "" {
+		t.Errorf("--disable-features switches (-want +got):\n%s", diff)
+	}
+	// The user's other flags follow the pool's, so theirs win (the last
+	// of a switch counts), and the initial URL stays last.
+	gaia := slices.Index(args, "--gaia-url=https://example.test/")
+	if ours := slices.Index(args, "--gaia-url=http://127.0.0.1:9/"); ours < 0 || gaia < ours || !slices.Contains(args, "--lang=fr") || args[len(args)-1] != "about:blank" {
+		t.Errorf("command line %q: want the pool's --gaia-url before the user's, --lang=fr kept and about:blank last", args)
 	}
 }
