@@ -65,6 +65,11 @@ type Hooks struct {
 	OrphansSwept   func(SweepEvent)
 }
 
+// none reports that no hook is set (a new field must be added here).
+func (h Hooks) none() bool {
+	return h.SessionCreated == nil && h.SessionClosed == nil && h.LaunchFailed == nil && h.OrphansSwept == nil
+}
+
 // eventQueue runs hooks on one goroutine, in order, without blocking the
 // caller.
 type eventQueue struct {

@@ -53,7 +53,9 @@ type netProxy struct {
 }
 
 func startNetProxy(policy *netPolicy, log *slog.Logger) (*netProxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// An address, not "127.0.0.1:0": no parsing, resolving or probing of
+	// the host's IPv6 support, code a pool would otherwise keep resident.
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		return nil, err
 	}

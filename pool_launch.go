@@ -166,8 +166,13 @@ func (p *Pool) runLaunch(op *launchOp) {
 	close(op.done)
 }
 
+// hook returns the event's call of f on the pool's hooks, for
+// eventQueue.emit; nil when no hook is set.
 func (p *Pool) hook(f func(Hooks)) func() {
 	h := p.cfg.Hooks
+	if h.none() {
+		return nil // nothing to run: no goroutine (eventQueue.emit)
+	}
 	return func() { f(h) }
 }
 
