@@ -69,13 +69,19 @@ bench: bench-floor bench-anchors fleet
 # turns) and x-bare-median (the median of the per-iteration ratios, steadier
 # on a shared machine), then warm acquire against a cold launch. Each row
 # gets a fixed iteration count: the default -benchtime gives the slow rows
-# 1 to 6 iterations. FLOOR_COUNT repeats every row (go test -count).
+# 1 to 6 iterations. The rows that time two browsers side by side run
+# twice, once with our browser started first and once with the floor's
+# (ours-first: 1 or 0): the browser started first tends to be faster on a
+# loaded machine. FLOOR_COUNT repeats every row (go test -count).
 FLOOR_COUNT ?= 1
 FLOOR_BENCH  = $(GO) test -run '^$$' -count $(FLOOR_COUNT) -timeout 60m . -bench
 bench-floor: browser
-	$(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 3000x
-	$(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 200x
-	$(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x
+	for first in ours floor; do \
+	  export BROWSERPOOL_BENCH_FIRST=$$first; \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 3000x && \
+	  $(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 200x && \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x || exit 1; \
+	done
 	$(FLOOR_BENCH) 'BenchmarkFloorColdStart' -benchtime 10x
 	$(FLOOR_BENCH) 'BenchmarkFloorFootprint' -benchtime 1x
 	$(FLOOR_BENCH) 'BenchmarkAcquireWarmVsCold' -benchtime 30x

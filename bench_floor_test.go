@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,9 +43,6 @@ type floorEnv struct {
 
 	oursFirst bool // our browser was started before the floor's
 }
-
-// floorEnvs counts newFloorEnv's calls (see oursFirst).
-var floorEnvs atomic.Int32
 
 func newFloorEnv(b *testing.B) *floorEnv {
 	requireBrowser(b)
@@ -88,9 +84,10 @@ func newFloorEnv(b *testing.B) *floorEnv {
 		}
 	}
 	// The browser started first tends to run faster on a loaded machine
-	// (measured up to ±10 % on the concurrent rows): the envs take turns,
-	// so that -count 2 measures each order once; ours-first says which.
-	oursFirst := floorEnvs.Add(1)%2 == 1
+	// (measured up to ±10 % on the concurrent rows): make bench-floor runs
+	// the rows once each way, BROWSERPOOL_BENCH_FIRST=floor starting the
+	// floor's browser first; ours-first says which.
+	oursFirst := os.Getenv("BROWSERPOOL_BENCH_FIRST") != "floor"
 	if oursFirst {
 		startOurs()
 		startBare()
