@@ -91,25 +91,34 @@ func benchAlternate(b *testing.B, ours, old *cdpmux.Direct) {
 	ctx, cancel := context.WithCancel(context.Background()) // cancellable, as Tab.Evaluate's is
 	defer cancel()
 	params := []byte(`{"expression":"1+1","returnByValue":true,"awaitPromise":true}`)
-	call := func(d *cdpmux.Direct) time.Duration {
-		t0 := time.Now()
-		if _, err := d.Call(ctx, "Runtime.evaluate", params); err != nil {
-			b.Fatal(err)
+	call := func(d *cdpmux.Direct) func() time.Duration {
+		return func() time.Duration {
+			t0 := time.Now()
+			if _, err := d.Call(ctx, "Runtime.evaluate", params); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(t0)
 		}
-		return time.Since(t0)
 	}
+	alternate(b, "reader", "caller", call(old), call(ours))
+}
+
+// alternate times old and ours once per iteration, each going first every
+// other iteration, and reports µs-<oldName>/op, µs-<ourName>/op and
+// x-<oldName> (ours ÷ old from the totals) with x-<oldName>-median (the
+// median of the iterations' own ratios).
+func alternate(b *testing.B, oldName, ourName string, old, ours func() time.Duration) {
 	var to, tn time.Duration
 	var ratios []float64
 	first := false
 	for b.Loop() {
-		// Each goes first every other iteration.
 		var do, dn time.Duration
 		if first = !first; first {
-			do = call(old)
-			dn = call(ours)
+			do = old()
+			dn = ours()
 		} else {
-			dn = call(ours)
-			do = call(old)
+			dn = ours()
+			do = old()
 		}
 		to += do
 		tn += dn
@@ -117,8 +126,8 @@ func benchAlternate(b *testing.B, ours, old *cdpmux.Direct) {
 	}
 	slices.Sort(ratios)
 	n := float64(b.N)
-	b.ReportMetric(to.Seconds()*1e6/n, "µs-reader/op")
-	b.ReportMetric(tn.Seconds()*1e6/n, "µs-caller/op")
-	b.ReportMetric(tn.Seconds()/to.Seconds(), "x-reader")
-	b.ReportMetric(ratios[len(ratios)/2], "x-reader-median")
+	b.ReportMetric(to.Seconds()*1e6/n, "µs-"+oldName+"/op")
+	b.ReportMetric(tn.Seconds()*1e6/n, "µs-"+ourName+"/op")
+	b.ReportMetric(tn.Seconds()/to.Seconds(), "x-"+oldName)
+	b.ReportMetric(ratios[len(ratios)/2], "x-"+oldName+"-median")
 }

@@ -6,7 +6,6 @@ package cdpmux_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -67,28 +66,7 @@ func benchFanout(b *testing.B, m *cdpmux.Mux, ours, old []*cdpmux.Direct) {
 		}
 		return time.Since(t0)
 	}
-	var to, tn time.Duration
-	var ratios []float64
-	first := false
-	for b.Loop() {
-		var do, dn time.Duration
-		if first = !first; first {
-			do = run(old)
-			dn = run(ours)
-		} else {
-			dn = run(ours)
-			do = run(old)
-		}
-		to += do
-		tn += dn
-		ratios = append(ratios, dn.Seconds()/max(do.Seconds(), 1e-9))
-	}
-	slices.Sort(ratios)
-	n := float64(b.N)
-	b.ReportMetric(to.Seconds()*1e6/n, "µs-unframed/op")
-	b.ReportMetric(tn.Seconds()*1e6/n, "µs-coalesced/op")
-	b.ReportMetric(tn.Seconds()/to.Seconds(), "x-unframed")
-	b.ReportMetric(ratios[len(ratios)/2], "x-unframed-median")
+	alternate(b, "unframed", "coalesced", func() time.Duration { return run(old) }, func() time.Duration { return run(ours) })
 	q1, _ := m.Coalesced()
-	b.ReportMetric(float64(q1-q0)/n, "queued/op")
+	b.ReportMetric(float64(q1-q0)/float64(b.N), "queued/op")
 }

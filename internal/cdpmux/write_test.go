@@ -117,31 +117,53 @@ func evalAll(ctx context.Context, m *cdpmux.Mux, p page, from, to int) []<-chan 
 	return errcs
 }
 
-func TestRequestsMadeDuringAWriteGoOutTogetherInTheNextWriteAndEachGetsItsReply(t *testing.T) {
-	noGoroutineLeftAfter(t)
-	b := cdptest.NewBrowser(t)
+// queueBehindAWrite makes n+1 direct calls on p: the first one's write is
+// held (gw armed, with fail: the writes after it fail) until the other n
+// were queued behind it, then goes on. It returns the calls' errors.
+func queueBehindAWrite(ctx context.Context, t *testing.T, m *cdpmux.Mux, gw *gatedWriter, p page, n int, fail bool) []<-chan error {
+	t.Helper()
+	gw.arm(fail)
+	first := evalAll(ctx, m, p, 0, 1)
+	<-gw.entered
+	rest := evalAll(ctx, m, p, 1, n+1)
+	waitQueued(t, m, uint64(n))
+	gw.open()
+	return append(first, rest...)
+}
+
+// awaitAll fails the test for each call that failed.
+func awaitAll(t *testing.T, errcs []<-chan error) {
+	t.Helper()
+	for _, errc := range errcs {
+		if err := await(t, errc); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// gatedMux starts a mux on b over a pipe whose writes go through a
+// gatedWriter, and closes it when the test ends.
+func gatedMux(t *testing.T, b *cdptest.Browser) (*cdpmux.Mux, *gatedWriter) {
+	t.Helper()
 	gw := newGatedWriter(fakeWriter{b.Transport()}.write)
 	m, err := cdpmux.New(pipeBridgeTo(t, b.Transport(), gw), cdpmux.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	t.Cleanup(gw.open)
+	t.Cleanup(gw.open) // before the Close: a failing test must not hang
+	return m, gw
+}
+
+func TestRequestsMadeDuringAWriteGoOutTogetherInTheNextWriteAndEachGetsItsReply(t *testing.T) {
+	noGoroutineLeftAfter(t)
+	b := cdptest.NewBrowser(t)
+	m, gw := gatedMux(t, b)
 	ctx := t.Context()
 	p := openPage(ctx, t, m, "about:blank")
 
-	gw.arm(false)
-	first := evalAll(ctx, m, p, 0, 1)
-	<-gw.entered
-	rest := evalAll(ctx, m, p, 1, 6)
-	waitQueued(t, m, 5)
-	gw.open()
+	awaitAll(t, queueBehindAWrite(ctx, t, m, gw, p, 5, false))
 
-	for _, errc := range append(first, rest...) {
-		if err := await(t, errc); err != nil {
-			t.Error(err)
-		}
-	}
 	if diff := cmp.Diff([]int{1, 5}, gw.perWrite()); diff != "" {
 		t.Errorf("requests per write (-want +got):\n%s", diff)
 	}
@@ -156,25 +178,14 @@ func TestRequestsMadeDuringAWriteGoOutTogetherInTheNextWriteAndEachGetsItsReply(
 func TestABatchThatFailsEndsTheMuxAndItsCallsAreNotReportedUnsent(t *testing.T) {
 	noGoroutineLeftAfter(t)
 	b := cdptest.NewBrowser(t)
-	gw := newGatedWriter(fakeWriter{b.Transport()}.write)
-	m, err := cdpmux.New(pipeBridgeTo(t, b.Transport(), gw), cdpmux.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	t.Cleanup(gw.open)
+	m, gw := gatedMux(t, b)
 	ctx := t.Context()
 	p := openPage(ctx, t, m, "about:blank")
 	g := b.Hold("Runtime.evaluate") // the written request's reply must not beat the failure
 
-	gw.arm(true)
-	first := evalAll(ctx, m, p, 0, 1)
-	<-gw.entered
-	rest := evalAll(ctx, m, p, 1, 4)
-	waitQueued(t, m, 3)
-	gw.open()
+	errcs := queueBehindAWrite(ctx, t, m, gw, p, 3, true)
 
-	for i, errc := range append(first, rest...) {
+	for i, errc := range errcs {
 		err := await(t, errc)
 		// Written (the first) or in a batch that may have been written in
 		// part: either way not provably unsent.
@@ -234,18 +245,8 @@ func TestChromiumAnswersEachRequestOfABatchWrittenInOneWrite(t *testing.T) {
 	t.Cleanup(gw.open)
 	tab := openPage(ctx, t, m, "about:blank")
 
-	gw.arm(false)
-	first := evalAll(ctx, m, tab, 0, 1)
-	<-gw.entered
-	rest := evalAll(ctx, m, tab, 1, 8)
-	waitQueued(t, m, 7)
-	gw.open()
+	awaitAll(t, queueBehindAWrite(ctx, t, m, gw, tab, 7, false))
 
-	for _, errc := range append(first, rest...) {
-		if err := await(t, errc); err != nil {
-			t.Error(err)
-		}
-	}
 	if diff := cmp.Diff([]int{1, 7}, gw.perWrite()); diff != "" {
 		t.Errorf("requests per write (-want +got):\n%s", diff)
 	}
