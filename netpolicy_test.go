@@ -265,10 +265,7 @@ func TestChromiumsOwnBackgroundRequestsNeverReachThePolicyProxy(t *testing.T) {
 	})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
-	tab, err := s.OpenTab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := mustTab(t, ctx, s)
 	if res, err := tab.Navigate(ctx, site.URL+"/form.html"); err != nil || res.Status != 200 {
 		t.Fatalf("Navigate through the proxy = %+v, %v; want status 200", res, err)
 	}

@@ -158,10 +158,7 @@ func TestAFreshTabSetsItselfUpWithoutAGeneratedClientAndBuildsOneWhenAsked(t *te
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
-	tab, err := s.OpenTab(ctx, "about:blank")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := mustTab(t, ctx, s)
 	// A navigation waits for the tab's setup calls.
 	if res, err := tab.Navigate(ctx, site.URL+"/form.html"); err != nil || res.Status != 200 {
 		t.Fatalf("Navigate = %+v, %v; want status 200", res, err)

@@ -257,7 +257,7 @@ func (t *Tab) ext() *tabExt { return t.x }
 
 func newTabExt(t *Tab) *tabExt {
 	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
-	x.refs.top = &frameSess{targetID: t.id, conn: t.conn} // its client: the tab's (frameClient)
+	x.refs.top = &frameSess{targetID: t.id, conn: t.conn}
 	x.refs.setup()
 	x.dialog.setup()
 	return x

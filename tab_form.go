@@ -199,7 +199,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			}
 			return nil
 		}
-		if err := x.frameClient(tg.f).DOM.SetFileInputFiles(ctx, dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node)); err != nil {
+		if err := rpcc.Invoke(ctx, "DOM.setFileInputFiles", dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node), nil, tg.f.conn); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		return nil

@@ -144,22 +144,15 @@ func (t *Tab) loaded(ctx context.Context, loaderID string) (int, string) {
 // before any of its lifecycle events, so Navigate has the status when the
 // load event comes, at no round trip: a Runtime.evaluate sent at commit
 // is answered only after the renderer's loading work (2-5 ms after the
-// load event on a small page), one sent after the load event later still. It needs neither the
-// Runtime domain (which the package keeps off: see Tab.Console) nor the
-// Network domain. The page cannot see it: it has no effect but the event.
+// load event on a small page), one sent after the load event later still.
+// It needs neither the Runtime domain (which the package keeps off: see
+// Tab.Console) nor the Network domain. The page cannot see it: it has no
+// effect but the event.
 const statusScript = `if (window === window.top) { const n = performance.getEntriesByType("navigation")[0]; console.timeStamp("` + statusTitle + `" + ((n && n.responseStatus) || 0)); }`
 
 // statusScriptParams are Page.addScriptToEvaluateOnNewDocument's params
 // for statusScript (Tab.connect sends them).
-var statusScriptParams = func() []byte {
-	b, err := json.Marshal(struct {
-		Source string `json:"source"`
-	}{statusScript})
-	if err != nil {
-		panic(err)
-	}
-	return b
-}()
+var statusScriptParams = append(appendJSString([]byte(`{"source":`), statusScript), '}')
 
 // statusTitle prefixes the status script's timestamp title.
 const statusTitle = "browserpool-document-status:"
@@ -172,7 +165,8 @@ const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigat
 // just loaded, or 0 and "" if the page does not say (one round trip; a
 // failure here does not fail the navigation).
 func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
-	reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true))
+	var reply runtime.EvaluateReply
+	err := t.direct.Invoke(ctx, "Runtime.evaluate", runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true), &reply)
 	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 {
 		return 0, ""
 	}

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
@@ -180,17 +179,7 @@ type frameSess struct {
 	targetID  string
 	sessionID string // of an out-of-process iframe's session
 	conn      *rpcc.Conn
-	client    *cdp.Client // an out-of-process iframe's; nil for the top frame (see frameClient)
-	own       bool        // attached by us for an out-of-process iframe
-}
-
-// frameClient returns f's generated CDP client: the tab's own, built on
-// first use, for the top frame.
-func (x *tabExt) frameClient(f *frameSess) *cdp.Client {
-	if f.client == nil {
-		return x.t.cdpClient()
-	}
-	return f.client
+	own       bool // attached by us for an out-of-process iframe
 }
 
 // detach ends a session attached for an out-of-process iframe, in the
@@ -380,7 +369,7 @@ func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error)
 	if err != nil {
 		return nil, err
 	}
-	nf := &frameSess{targetID: targetID, sessionID: sid, conn: conn, client: cdp.NewClient(conn), own: true}
+	nf := &frameSess{targetID: targetID, sessionID: sid, conn: conn, own: true}
 	r.mu.Lock()
 	if cur := r.frames[targetID]; cur != nil && cur != f && cur.conn.Context().Err() == nil {
 		// Another snapshot attached meanwhile: keep one session.

@@ -118,7 +118,7 @@ func (t *Tab) SetViewport(ctx context.Context, width, height int, scale float64)
 		return nil
 	}
 	return t.act(ctx, op, "set-viewport", v.String(), check, func(ctx context.Context, x *tabExt, _ *string) error {
-		if err := t.cdpClient().Emulation.SetDeviceMetricsOverride(ctx, viewportArgs(v)); err != nil {
+		if err := t.direct.Invoke(ctx, "Emulation.setDeviceMetricsOverride", viewportArgs(v), nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		return nil

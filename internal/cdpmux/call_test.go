@@ -32,6 +32,18 @@ func direct(ctx context.Context, t *testing.T, m *cdpmux.Mux, g *cdptest.Gate, n
 	return errc
 }
 
+// openDirect opens a blank page through m and returns it with its
+// direct-call handle.
+func openDirect(ctx context.Context, t *testing.T, m *cdpmux.Mux) (page, *cdpmux.Direct) {
+	t.Helper()
+	p := openPage(ctx, t, m, "about:blank")
+	d, err := m.Direct(p.sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, d
+}
+
 // callEval evaluates expr by a direct call and returns its value's JSON.
 func callEval(ctx context.Context, m *cdpmux.Mux, p page, expr string) (string, error) {
 	params, _ := json.Marshal(map[string]any{"expression": expr})
@@ -101,11 +113,7 @@ func TestADirectCallFailsLikeAConnCallWhenItsSessionOrConnectionEnds(t *testing.
 			b := cdptest.NewBrowser(t)
 			m := newMux(t, b, cdpmux.Options{})
 			ctx := t.Context()
-			p := openPage(ctx, t, m, "about:blank")
-			d, err := m.Direct(p.sessionID)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, d := openDirect(ctx, t, m)
 			g := b.Hold("Runtime.evaluate")
 			errc := direct(ctx, t, m, g, 1, p, "1")
 			tc.fault(b, p)
@@ -116,7 +124,7 @@ func TestADirectCallFailsLikeAConnCallWhenItsSessionOrConnectionEnds(t *testing.
 			if n, _ := m.Use(); n != 0 {
 				t.Errorf("Use() in flight = %d after the end, want 0", n)
 			}
-			_, err = callEval(ctx, m, p, "1")
+			_, err := callEval(ctx, m, p, "1")
 			if !errors.Is(err, cdpmux.ErrNotSent) || !errors.Is(err, cdpmux.ErrUnknownSession) && !errors.Is(err, cdpmux.ErrConnClosed) {
 				t.Errorf("later direct call: %v, want ErrNotSent and the session unknown (or the connection closed)", err)
 			}
@@ -194,11 +202,7 @@ func TestCallAllHasEveryRequestInFlightAtOnceAndReturnsEachReplyInItsPlace(t *te
 	b := cdptest.NewBrowser(t)
 	m := newMux(t, b, cdpmux.Options{})
 	ctx := t.Context()
-	p := openPage(ctx, t, m, "about:blank")
-	d, err := m.Direct(p.sessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, d := openDirect(ctx, t, m)
 	g := b.Hold("Runtime.evaluate")
 	type result struct {
 		replies []json.RawMessage
@@ -260,11 +264,7 @@ func TestCallAllOnAnEndedSessionReportsEveryRequestUnsentWithTheEnd(t *testing.T
 	b := cdptest.NewBrowser(t)
 	m := newMux(t, b, cdpmux.Options{})
 	ctx := t.Context()
-	p := openPage(ctx, t, m, "about:blank")
-	d, err := m.Direct(p.sessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, d := openDirect(ctx, t, m)
 	b.DetachTarget(p.targetID)
 	select {
 	case <-p.conn.Context().Done():
