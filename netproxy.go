@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mafredri/cdp/protocol/page"
 )
 
 // refusalLogSize bounds the proxy's log of recent refusals, which
@@ -360,7 +362,7 @@ func (t *Tab) blockedNavigation(ctx context.Context, op string, start time.Time,
 	if u, err := url.Parse(rawURL); err == nil {
 		hosts = append(hosts, normHost(u.Hostname()))
 	}
-	if tree, err := t.cdpClient().Page.GetFrameTree(ctx); err == nil {
+	if tree, err := invoke[page.GetFrameTreeReply](ctx, t.direct, "Page.getFrameTree", nil); err == nil {
 		f := tree.FrameTree.Frame
 		for _, s := range []*string{&f.URL, f.UnreachableURL} {
 			if s == nil {

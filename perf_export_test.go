@@ -18,3 +18,7 @@ func MuxCall(ctx context.Context, t *Tab, method string, params []byte) (json.Ra
 // ClientBuilt reports whether t has built its generated CDP client
 // (cdpClient). Call it only while nothing else uses t.
 func ClientBuilt(t *Tab) bool { return t.client != nil }
+
+// ConnDialed reports whether t's session has dialed its rpcc.Conn (and
+// so runs a goroutine for it).
+func ConnDialed(t *Tab) bool { return t.direct.Dialed() }

@@ -288,14 +288,14 @@ func (r *Recording) add(t *Tab, e TraceEntry) {
 	var wg sync.WaitGroup
 	if _, open := t.x.dialog.current(); !open {
 		wg.Go(func() {
-			shot, err := t.cdpClient().Page.CaptureScreenshot(ctx, page.NewCaptureScreenshotArgs().
+			shot, err := invoke[page.CaptureScreenshotReply](ctx, t.direct, "Page.captureScreenshot", page.NewCaptureScreenshotArgs().
 				SetFormat("jpeg").SetQuality(r.quality).SetOptimizeForSpeed(true))
 			if err == nil {
 				frame = shot.Data
 			}
 		})
 	}
-	if info, err := t.cdpClient().Target.GetTargetInfo(ctx, target.NewGetTargetInfoArgs().SetTargetID(target.ID(t.id))); err == nil {
+	if info, err := invoke[target.GetTargetInfoReply](ctx, t.direct, "Target.getTargetInfo", target.NewGetTargetInfoArgs().SetTargetID(target.ID(t.id))); err == nil {
 		url, title = info.TargetInfo.URL, info.TargetInfo.Title
 	}
 	wg.Wait()

@@ -151,7 +151,7 @@ func TestABrowserWithoutItsDevToolsPortWorksOverThePipe(t *testing.T) {
 	}
 }
 
-func TestAFreshTabSetsItselfUpWithoutAGeneratedClientAndBuildsOneWhenAsked(t *testing.T) {
+func TestAFreshTabActsWithoutAGeneratedClientOrAConnGoroutineAndBuildsThemWhenAsked(t *testing.T) {
 	requireBrowser(t)
 	t.Parallel()
 	site := startSite(t)
@@ -167,16 +167,45 @@ func TestAFreshTabSetsItselfUpWithoutAGeneratedClientAndBuildsOneWhenAsked(t *te
 	if err := tab.Evaluate(ctx, "innerWidth + 'x' + innerHeight", &size); err != nil || size != fmt.Sprintf("%dx%d", browserpool.DefaultViewportWidth, browserpool.DefaultViewportHeight) {
 		t.Errorf("viewport = %q, %v; want the default", size, err)
 	}
+	// The actions an agent uses most go through the tab's direct handle.
+	snap, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Click(ctx, ref(t, snap, "textbox", "Name")); err != nil {
+		t.Fatalf("Click: %v", err)
+	}
+	if err := tab.Type(ctx, "Ada"); err != nil {
+		t.Fatalf("Type: %v", err)
+	}
+	if err := tab.Press(ctx, "Tab"); err != nil {
+		t.Fatalf("Press: %v", err)
+	}
+	var name string
+	if err := tab.WaitCondition(ctx, "document.getElementById('name').value", &name); err != nil || name != "Ada" {
+		t.Errorf("the typed name = %q, %v; want Ada", name, err)
+	}
+	if _, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{NoFile: true}); err != nil {
+		t.Errorf("Screenshot: %v", err)
+	}
+	if _, err := tab.PageInfo(ctx); err != nil {
+		t.Errorf("PageInfo: %v", err)
+	}
+	if _, err := tab.Reload(ctx); err != nil {
+		t.Errorf("Reload: %v", err)
+	}
 	if browserpool.ClientBuilt(tab) {
-		t.Errorf("a fresh tab built its generated CDP client to set itself up, navigate or evaluate")
+		t.Errorf("the tab built its generated CDP client for its own actions")
+	}
+	if browserpool.ConnDialed(tab) {
+		t.Errorf("the tab dialed an rpcc.Conn (a goroutine) for its own actions")
 	}
 
 	tree, err := tab.Client().Page.GetFrameTree(ctx)
-
 	if err != nil || tree.FrameTree.Frame.URL != site.URL+"/form.html" {
 		t.Fatalf("Page.getFrameTree through Client() = %+v, %v; want the site's frame", tree, err)
 	}
-	if !browserpool.ClientBuilt(tab) {
-		t.Errorf("Client() returned a client but the tab kept none")
+	if !browserpool.ClientBuilt(tab) || !browserpool.ConnDialed(tab) {
+		t.Errorf("Client() returned a client but the tab kept none (client built %v, conn dialed %v)", browserpool.ClientBuilt(tab), browserpool.ConnDialed(tab))
 	}
 }

@@ -418,6 +418,6 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	s.closing[id] = true
 	s.mu.Unlock()
 	s.forget(t)
-	t.conn.Close()
+	t.direct.Close()
 	return nil
 }

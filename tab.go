@@ -39,9 +39,8 @@ type Tab struct {
 	ready chan struct{} // closed when connect has finished
 
 	// Set by connect before ready is closed; read-only after.
-	conn      *rpcc.Conn
 	sessionID string         // the flattened CDP session id
-	direct    *cdpmux.Direct // direct calls on that session (Tab.Evaluate)
+	direct    *cdpmux.Direct // calls on that session; its rpcc.Conn is dialed on first use (rpc)
 	readyErr  error
 
 	// pageReady is closed when Page.enable and lifecycle events are on
@@ -102,9 +101,26 @@ func (t *Tab) Client() *cdp.Client { return t.cdpClient() }
 // a client for every CDP domain, and each domain's code then takes a page
 // of the program's memory).
 func (t *Tab) cdpClient() *cdp.Client {
-	t.clientOnce.Do(func() { t.client = cdp.NewClient(t.conn) })
+	t.clientOnce.Do(func() { t.client = cdp.NewClient(t.rpc()) })
 	return t.client
 }
+
+// invoke sends method with args (nil for none) through d and decodes its
+// reply into a new R: a generated client's call without the tab's
+// rpcc.Conn, so that the actions agents use most cost the tab no
+// goroutine.
+func invoke[R any](ctx context.Context, d *cdpmux.Direct, method string, args any) (*R, error) {
+	var r R
+	if err := d.Invoke(ctx, method, args, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// rpc returns the tab's rpcc.Conn, dialed on first use (the generated
+// client, event streams): until then the tab has no goroutine of its own,
+// its calls going through t.direct and its events through onEvent.
+func (t *Tab) rpc() *rpcc.Conn { return t.direct.Conn() }
 
 // connect attaches a flattened session to the target and asks for what
 // the tab's own actions rely on (the Page domain, lifecycle events, the
@@ -115,39 +131,35 @@ func (t *Tab) cdpClient() *cdp.Client {
 // and a session's commands run in order, so every later call's dialogs
 // and lifecycle events arrive.
 func (t *Tab) connect(ctx context.Context, fresh bool) error {
-	conn, sid, err := t.s.mux.Attach(ctx, t.id)
+	// The calls go through the session's own handle, so that once the
+	// tab is gone they fail with its end.
+	direct, err := t.s.mux.AttachDirect(ctx, t.id)
 	if err != nil {
 		return err
 	}
-	// Evaluate's direct calls go through the session's own handle, so that
-	// once the tab is gone they fail with its end, as its conn's calls do.
-	direct, err := t.s.mux.Direct(sid)
-	if err != nil {
-		conn.Close()
-		return err
-	}
-	t.conn, t.sessionID, t.direct = conn, sid, direct
+	t.sessionID, t.direct = direct.ID(), direct
 	t.pageReady = make(chan struct{})
-	t.lifecycle = newLifecycleWatch(conn.Context().Done(), t.pageEvents)
+	t.lifecycle = newLifecycleWatch(direct.Done(), t.pageEvents)
 	t.x = newTabExt(t)
 	// Follow lifecycle events and dialogs on the mux's reader: the tab then
-	// costs one goroutine (its rpcc conn's reader), not one per stream.
-	if err := t.s.mux.Tap(sid, t.onEvent); err != nil {
-		conn.Close()
+	// costs no goroutine of its own (none per stream, and no rpcc.Conn
+	// until something asks for one: rpc).
+	if err := t.s.mux.Tap(t.sessionID, t.onEvent); err != nil {
+		direct.Close()
 		return err
 	}
 	// A dialog already open would stall Page.enable: dismiss it first,
 	// unless we just created the target on about:blank.
 	if !fresh {
 		if err := t.x.start(ctx); err != nil {
-			conn.Close()
+			direct.Close()
 			return err
 		}
 	}
 	// All in flight at once, and not waited for here: the tab's commands
 	// run in order, so the first action after them sees the viewport, and
-	// navigations and waits wait for pageReady. Bounded by the connection
-	// (closing the tab ends them), not by the caller's ctx. One goroutine
+	// navigations and waits wait for pageReady. Bounded by the session
+	// (its end fails them), not by the caller's ctx. One goroutine
 	// sends them all and waits (cdpmux.Direct.CallAll).
 	reqs := []cdpmux.Request{
 		{Method: "Page.enable"},
@@ -165,7 +177,7 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	)
 	go func() {
 		defer close(t.pageReady)
-		_, errs := direct.CallAll(conn.Context(), reqs)
+		_, errs := direct.CallAll(context.Background(), reqs)
 		t.pageErr = cmp.Or(errs[:required]...)
 	}()
 	return nil
@@ -220,7 +232,7 @@ func (t *Tab) begin(op string) (func(), error) {
 		return nil, err
 	}
 	select {
-	case <-t.conn.Context().Done():
+	case <-t.direct.Done():
 		end()
 		e := newError(op, ErrTabClosed, "the tab was closed")
 		e.Session, e.Tab, e.notSent = t.s.id, t.id, true
@@ -257,7 +269,7 @@ func (t *Tab) ext() *tabExt { return t.x }
 
 func newTabExt(t *Tab) *tabExt {
 	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
-	x.refs.top = &frameSess{targetID: t.id, conn: t.conn}
+	x.refs.top = &frameSess{targetID: t.id, d: t.direct}
 	x.refs.setup()
 	x.dialog.setup()
 	return x

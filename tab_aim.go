@@ -10,9 +10,9 @@ import (
 	"math"
 
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
@@ -36,14 +36,14 @@ func nodeArgs(id dom.BackendNodeID) any {
 // here.
 func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q quads, offsets [][2]float64, ox, oy float64, err error) {
 	for _, h := range tg.chain {
-		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil, h.parent.conn); err != nil {
+		if err := h.parent.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil); err != nil {
 			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 	}
-	if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil, tg.f.conn); err != nil {
+	if err := tg.f.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil); err != nil {
 		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
-	if err := rpcc.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q, tg.f.conn); err != nil {
+	if err := tg.f.d.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q); err != nil {
 		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
 	offsets = make([][2]float64, len(tg.chain))
@@ -53,7 +53,7 @@ func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q qu
 				Content []float64 `json:"content"`
 			} `json:"model"`
 		}
-		if err := rpcc.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box, h.parent.conn); err != nil {
+		if err := h.parent.d.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box); err != nil {
 			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 		if len(box.Model.Content) < 2 {
@@ -74,7 +74,7 @@ func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bo
 	if err != nil {
 		return 0, 0, err
 	}
-	lm, err := layoutMetrics(ctx, x.t.conn)
+	lm, err := layoutMetrics(ctx, x.t.direct)
 	if err != nil {
 		return 0, 0, x.fail(op, ctx, ref, err)
 	}
@@ -135,7 +135,7 @@ func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, 
 		if i+1 < len(tg.chain) {
 			f = tg.chain[i+1].parent
 		}
-		m, err := layoutMetrics(ctx, f.conn)
+		m, err := layoutMetrics(ctx, f.d)
 		if err != nil {
 			return x.fail(op, ctx, ref, frameErr(f, err))
 		}
@@ -162,9 +162,9 @@ type metrics struct {
 	} `json:"cssLayoutViewport"`
 }
 
-func layoutMetrics(ctx context.Context, conn *rpcc.Conn) (metrics, error) {
+func layoutMetrics(ctx context.Context, d *cdpmux.Direct) (metrics, error) {
 	var m metrics
-	err := rpcc.Invoke(ctx, "Page.getLayoutMetrics", nil, &m, conn)
+	err := d.Invoke(ctx, "Page.getLayoutMetrics", nil, &m)
 	return m, err
 }
 
@@ -177,7 +177,7 @@ func nodeAt(ctx context.Context, f *frameSess, px, py float64) (dom.BackendNodeI
 	var reply struct {
 		Backend dom.BackendNodeID `json:"backendNodeId"`
 	}
-	err := rpcc.Invoke(ctx, "DOM.getNodeForLocation", &args, &reply, f.conn)
+	err := f.d.Invoke(ctx, "DOM.getNodeForLocation", &args, &reply)
 	return reply.Backend, err
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/runtime"
-	"github.com/mafredri/cdp/rpcc"
 )
 
 // nodeArg marks a call argument as the DOM node with this backend id.
@@ -61,9 +60,9 @@ func (x *tabExt) newGroup() string {
 func releaseGroup(ctx context.Context, f *frameSess, group string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	rpcc.Invoke(rctx, "Runtime.releaseObjectGroup", struct {
+	f.d.Invoke(rctx, "Runtime.releaseObjectGroup", struct {
 		Group string `json:"objectGroup"`
-	}{group}, nil, f.conn)
+	}{group}, nil)
 }
 
 // resolveNode returns the id of a JavaScript object for a DOM node of
@@ -78,7 +77,7 @@ func resolveNode(ctx context.Context, f *frameSess, node dom.BackendNodeID, grou
 			ObjectID string `json:"objectId"`
 		} `json:"object"`
 	}
-	err := rpcc.Invoke(ctx, "DOM.resolveNode", &a, &r, f.conn)
+	err := f.d.Invoke(ctx, "DOM.resolveNode", &a, &r)
 	return r.Object.ObjectID, err
 }
 
@@ -121,7 +120,7 @@ func (x *tabExt) callFn(ctx context.Context, op string, f *frameSess, this, fn s
 		Result    remoteValue               `json:"result"`
 		Exception *runtime.ExceptionDetails `json:"exceptionDetails"`
 	}
-	if err := rpcc.Invoke(ctx, "Runtime.callFunctionOn", &call, &reply, f.conn); err != nil {
+	if err := f.d.Invoke(ctx, "Runtime.callFunctionOn", &call, &reply); err != nil {
 		return remoteValue{}, err
 	}
 	if reply.Exception != nil {

@@ -174,7 +174,7 @@ func (x *tabExt) release(ctx context.Context, px, py float64) error {
 }
 
 func (x *tabExt) mouse(ctx context.Context, args *input.DispatchMouseEventArgs) error {
-	if err := x.t.cdpClient().Input.DispatchMouseEvent(ctx, args); err != nil {
+	if err := x.t.direct.Invoke(ctx, "Input.dispatchMouseEvent", args, nil); err != nil {
 		return err
 	}
 	if args.Type != "mouseWheel" {
@@ -213,7 +213,7 @@ func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 				return err
 			}
 		case px == 0 && py == 0:
-			lm, err := layoutMetrics(ctx, t.conn)
+			lm, err := layoutMetrics(ctx, t.direct)
 			if err != nil {
 				return x.fail(op, ctx, "", err)
 			}

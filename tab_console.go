@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mafredri/cdp/rpcc"
-
 	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/redact"
 )
@@ -109,7 +107,7 @@ func (t *Tab) ClearConsole(ctx context.Context) error {
 		}
 		// The browser's own copy goes too, so a later enable (after a
 		// reconnect) cannot bring the messages back.
-		if err := rpcc.Invoke(ctx, "Runtime.discardConsoleEntries", nil, nil, x.t.conn); err != nil {
+		if err := x.t.direct.Invoke(ctx, "Runtime.discardConsoleEntries", nil, nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		x.console.mu.Lock()
@@ -129,16 +127,16 @@ func (x *tabExt) consoleOn(ctx context.Context, op string) error {
 	on := c.on
 	c.mu.Unlock()
 	if !on {
-		if err := rpcc.Invoke(ctx, "Runtime.enable", nil, nil, x.t.conn); err != nil {
+		if err := x.t.direct.Invoke(ctx, "Runtime.enable", nil, nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		c.mu.Lock()
 		c.on = true
 		c.mu.Unlock()
 	}
-	rpcc.Invoke(ctx, "Runtime.releaseObjectGroup", struct {
+	x.t.direct.Invoke(ctx, "Runtime.releaseObjectGroup", struct {
 		Group string `json:"objectGroup"`
-	}{"console"}, nil, x.t.conn)
+	}{"console"}, nil)
 	return nil
 }
 

@@ -114,7 +114,7 @@ func (t *Tab) AnswerDialog(ctx context.Context, accept bool, promptText string) 
 	if promptText != "" {
 		args.SetPromptText(promptText)
 	}
-	if err := t.cdpClient().Page.HandleJavaScriptDialog(ctx, args); err != nil {
+	if err := t.direct.Invoke(ctx, "Page.handleJavaScriptDialog", args, nil); err != nil {
 		if noDialog(err) {
 			d.Closed, d.By = time.Now(), DialogClosedByPage
 			x.dialog.remember(d)
@@ -330,7 +330,7 @@ func (x *tabExt) watch() {
 				x.record("dialog", fmt.Sprintf("%s %q: closed by the page", d.Type, d.Message), d.Opened, nil)
 			}
 			closedC = nil
-		case <-t.conn.Context().Done():
+		case <-t.direct.Done():
 			return
 		}
 	}
@@ -395,13 +395,13 @@ func (x *tabExt) callHandler(h func(Dialog) DialogReply, d Dialog) (reply Dialog
 // answer closes the open dialog d and reports it.
 func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 	t := x.t
-	ctx, cancel := context.WithTimeout(t.conn.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // and the session's end (cdpmux)
 	defer cancel()
 	args := page.NewHandleJavaScriptDialogArgs(accept)
 	if text != "" {
 		args.SetPromptText(text)
 	}
-	err := t.cdpClient().Page.HandleJavaScriptDialog(ctx, args)
+	err := t.direct.Invoke(ctx, "Page.handleJavaScriptDialog", args, nil)
 	d.Closed, d.Accepted, d.By = time.Now(), accept, by
 	if err != nil && noDialog(err) {
 		d.Accepted, d.By, err = false, DialogClosedByPage, nil

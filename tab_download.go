@@ -220,7 +220,7 @@ func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID) bool {
 	if ok {
 		return true
 	}
-	tree, err := x.t.cdpClient().Page.GetFrameTree(ctx)
+	tree, err := invoke[page.GetFrameTreeReply](ctx, x.t.direct, "Page.getFrameTree", nil)
 	if err != nil {
 		return false
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/protocol/input"
-	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
 )
@@ -83,7 +82,7 @@ func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 		if err != nil {
 			return err
 		}
-		if err := rpcc.Invoke(ctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(true), nil, t.conn); err != nil {
+		if err := t.direct.Invoke(ctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(true), nil); err != nil {
 			return x.fail(op, ctx, fromRef, err)
 		}
 		x.drag.take() // a leftover of an earlier drag
@@ -99,7 +98,7 @@ func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 			if pressed {
 				x.release(cctx, fx, fy)
 			}
-			rpcc.Invoke(cctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(false), nil, t.conn)
+			t.direct.Invoke(cctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(false), nil)
 		}()
 		if err := x.press(ctx, fx, fy); err != nil {
 			return x.fail(op, ctx, fromRef, err)
@@ -181,5 +180,5 @@ func (x *tabExt) dispatchDrag(ctx context.Context, typ string, px, py float64, d
 		Y    float64         `json:"y"`
 		Data json.RawMessage `json:"data"`
 	}{typ, px, py, data}
-	return rpcc.Invoke(ctx, "Input.dispatchDragEvent", &a, nil, x.t.conn)
+	return x.t.direct.Invoke(ctx, "Input.dispatchDragEvent", &a, nil)
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	kb "github.com/browserpool/browserpool/internal/keys"
@@ -26,7 +25,7 @@ import (
 func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
 	return t.onRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
-		if err := rpcc.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil, tg.f.conn); err != nil {
+		if err := tg.f.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		var info struct {
@@ -179,7 +178,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 				Attributes []string `json:"attributes"`
 			} `json:"node"`
 		}
-		if err := rpcc.Invoke(ctx, "DOM.describeNode", nodeArgs(tg.node), &desc, tg.f.conn); err != nil {
+		if err := tg.f.d.Invoke(ctx, "DOM.describeNode", nodeArgs(tg.node), &desc); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		attrs := map[string]string{}
@@ -199,7 +198,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			}
 			return nil
 		}
-		if err := rpcc.Invoke(ctx, "DOM.setFileInputFiles", dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node), nil, tg.f.conn); err != nil {
+		if err := tg.f.d.Invoke(ctx, "DOM.setFileInputFiles", dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node), nil); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		return nil

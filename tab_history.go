@@ -53,7 +53,7 @@ func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 		defer cancel()
 		before := x.currentLoader(ctx)
-		if err := t.cdpClient().Page.Reload(ctx, page.NewReloadArgs()); err != nil {
+		if err := t.direct.Invoke(ctx, "Page.reload", page.NewReloadArgs(), nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		for {
@@ -82,7 +82,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 	err = t.act(ctx, op, action, "", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 		defer cancel()
-		h, err := t.cdpClient().Page.GetNavigationHistory(ctx)
+		h, err := invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil)
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}
@@ -100,7 +100,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		res.URL = redactURL(entry.URL)
 		*args = res.URL
 		before := x.currentLoader(ctx)
-		if err := t.cdpClient().Page.NavigateToHistoryEntry(ctx, page.NewNavigateToHistoryEntryArgs(entry.ID)); err != nil {
+		if err := t.direct.Invoke(ctx, "Page.navigateToHistoryEntry", page.NewNavigateToHistoryEntryArgs(entry.ID), nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		tick := time.NewTicker(historyPoll)
@@ -130,14 +130,14 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 // document has loaded. A navigation replacing the document under the
 // check is not an error: the caller checks again.
 func (t *Tab) historyArrived(ctx context.Context, id int) (bool, error) {
-	h, err := t.cdpClient().Page.GetNavigationHistory(ctx)
+	h, err := invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil)
 	if err != nil {
 		return false, err
 	}
 	if h.CurrentIndex < 0 || h.CurrentIndex >= len(h.Entries) || h.Entries[h.CurrentIndex].ID != id {
 		return false, nil
 	}
-	reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
 	if err != nil {
 		if ctx.Err() == nil && contextGone(err.Error()) {
 			return false, nil
@@ -149,7 +149,7 @@ func (t *Tab) historyArrived(ctx context.Context, id int) (bool, error) {
 
 // currentURL returns the main frame's URL, redacted ("" on error).
 func (t *Tab) currentURL(ctx context.Context) string {
-	reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("location.href").SetReturnByValue(true))
+	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs("location.href").SetReturnByValue(true))
 	if err != nil || reply.ExceptionDetails != nil {
 		return ""
 	}

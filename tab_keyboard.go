@@ -43,7 +43,7 @@ func (t *Tab) Press(ctx context.Context, keys string) error {
 }
 
 func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error {
-	return x.t.cdpClient().Input.DispatchKeyEvent(ctx, ev)
+	return x.t.direct.Invoke(ctx, "Input.dispatchKeyEvent", ev, nil)
 }
 
 // Type types text into the focused element, as one insertion (no key
@@ -53,7 +53,7 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.act(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		var secret bool
-		reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
+		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
 		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
 			err = json.Unmarshal(reply.Result.Value, &secret)
 		}
@@ -73,5 +73,5 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 // Keyboard input goes to the page's focused frame, so the tab's own session
 // carries it.
 func (x *tabExt) insertText(ctx context.Context, f *frameSess, text string) error {
-	return x.t.cdpClient().Input.InsertText(ctx, input.NewInsertTextArgs(text))
+	return x.t.direct.Invoke(ctx, "Input.insertText", input.NewInsertTextArgs(text), nil)
 }

@@ -123,7 +123,7 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 		if opts.PageRanges != "" {
 			pargs.SetPageRanges(opts.PageRanges)
 		}
-		reply, err := t.cdpClient().Page.PrintToPDF(ctx, pargs)
+		reply, err := invoke[page.PrintToPDFReply](ctx, t.direct, "Page.printToPDF", pargs)
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}

@@ -63,7 +63,6 @@ import (
 	"github.com/mafredri/cdp/protocol/fetch"
 	cdpio "github.com/mafredri/cdp/protocol/io"
 	"github.com/mafredri/cdp/protocol/network"
-	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/redact"
 )
@@ -349,12 +348,12 @@ func (t *Tab) streamResponse(ctx context.Context, op string, ev *fetch.RequestPa
 		}
 	}
 	// Fetch.fulfillRequest by hand: the typed args drop an empty body.
-	if err := rpcc.Invoke(ctx, "Fetch.fulfillRequest", struct {
+	if err := t.direct.Invoke(ctx, "Fetch.fulfillRequest", struct {
 		ID      fetch.RequestID     `json:"requestId"`
 		Code    int                 `json:"responseCode"`
 		Headers []fetch.HeaderEntry `json:"responseHeaders"`
 		Body    string              `json:"body"`
-	}{id, status, headers, base64.StdEncoding.EncodeToString(body)}, nil, t.conn); err != nil {
+	}{id, status, headers, base64.StdEncoding.EncodeToString(body)}, nil); err != nil {
 		return fail(t.s.wrap(op, t.id, err))
 	}
 	return streamed{path: f.Name(), n: n}, nil
@@ -427,11 +426,11 @@ func (t *Tab) readBlob(ctx context.Context, op, u string) (streamed, error) {
 		Result    remoteValue      `json:"result"`
 		Exception *json.RawMessage `json:"exceptionDetails"`
 	}
-	if err := rpcc.Invoke(ctx, "Runtime.evaluate", struct {
+	if err := f.d.Invoke(ctx, "Runtime.evaluate", struct {
 		Expr  string `json:"expression"`
 		Group string `json:"objectGroup"`
 		Await bool   `json:"awaitPromise"`
-	}{"fetch(" + string(q) + ").then(r => r.blob())", group, true}, &reply, f.conn); err != nil {
+	}{"fetch(" + string(q) + ").then(r => r.blob())", group, true}, &reply); err != nil {
 		return streamed{}, t.s.wrap(op, t.id, err)
 	}
 	if reply.Exception != nil || reply.Result.ObjectID == "" {

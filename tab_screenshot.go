@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/mafredri/cdp/protocol/page"
-	"github.com/mafredri/cdp/rpcc"
 )
 
 // DefaultJPEGQuality is the quality of a JPEG screenshot whose
@@ -166,7 +165,7 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 		format = "jpeg"
 	}
 	var vm viewMetrics
-	if err := rpcc.Invoke(ctx, "Page.getLayoutMetrics", nil, &vm, t.conn); err != nil {
+	if err := t.direct.Invoke(ctx, "Page.getLayoutMetrics", nil, &vm); err != nil {
 		return Screenshot{}, t.s.wrap(op, t.id, err)
 	}
 	w, h, err := t.viewportSize(ctx, vm)
@@ -207,7 +206,7 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 		}
 		args.SetQuality(q)
 	}
-	img, err := t.cdpClient().Page.CaptureScreenshot(ctx, args)
+	img, err := invoke[page.CaptureScreenshotReply](ctx, t.direct, "Page.captureScreenshot", args)
 	if err != nil {
 		return Screenshot{}, t.s.wrap(op, t.id, err)
 	}
@@ -265,10 +264,10 @@ func (t *Tab) viewportSize(ctx context.Context, vm viewMetrics) (float64, float6
 			Value json.RawMessage `json:"value"`
 		} `json:"result"`
 	}
-	err := rpcc.Invoke(ctx, "Runtime.evaluate", struct {
+	err := t.direct.Invoke(ctx, "Runtime.evaluate", struct {
 		Expression    string `json:"expression"`
 		ReturnByValue bool   `json:"returnByValue"`
-	}{"[innerWidth, innerHeight]", true}, &r, t.conn)
+	}{"[innerWidth, innerHeight]", true}, &r)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, 0, err
@@ -305,7 +304,7 @@ func (x *tabExt) elementClip(ctx context.Context, op, ref string, tg refTarget) 
 		}
 		return page.Viewport{}, x.notVisible(op, ref, "it has no size")
 	}
-	lm, err := layoutMetrics(ctx, x.t.conn)
+	lm, err := layoutMetrics(ctx, x.t.direct)
 	if err != nil {
 		return page.Viewport{}, x.fail(op, ctx, ref, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/redact"
 )
 
@@ -139,7 +140,7 @@ func (x *tabExt) snapshot(ctx context.Context, op string, opts SnapshotOptions) 
 			} `json:"frame"`
 		} `json:"frameTree"`
 	}
-	if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
+	if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
 		return Snapshot{}, x.fail(op, ctx, "", err)
 	}
 	main := tree.FrameTree.Frame
@@ -177,20 +178,30 @@ func origin(raw string) string {
 // own, or an out-of-process iframe's.
 type frameSess struct {
 	targetID  string
-	sessionID string // of an out-of-process iframe's session
-	conn      *rpcc.Conn
-	own       bool // attached by us for an out-of-process iframe
+	sessionID string         // of an out-of-process iframe's session
+	d         *cdpmux.Direct // calls on the frame's session (the tab's own for the top frame)
+	own       bool           // attached by us for an out-of-process iframe
 }
 
 // detach ends a session attached for an out-of-process iframe, in the
 // browser and locally.
 func (x *tabExt) detach(ctx context.Context, f *frameSess) {
-	if f.conn.Context().Err() == nil {
+	if f.live() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		x.t.s.browserCall(ctx, "Target.detachFromTarget", target.NewDetachFromTargetArgs().SetSessionID(target.SessionID(f.sessionID)), nil)
 		cancel()
 	}
-	f.conn.Close()
+	f.d.Close()
+}
+
+// live reports whether the frame's session has not ended.
+func (f *frameSess) live() bool {
+	select {
+	case <-f.d.Done():
+		return false
+	default:
+		return true
+	}
 }
 
 // frameHop is one out-of-process boundary on the way to a frame: the
@@ -233,7 +244,7 @@ func (r *refTable) closeFrames() {
 	r.nums.DropLive()
 	r.mu.Unlock()
 	for _, f := range frames {
-		f.conn.Close()
+		f.d.Close()
 	}
 }
 
@@ -354,24 +365,24 @@ func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error)
 	r.mu.Lock()
 	f := r.frames[targetID]
 	r.mu.Unlock()
-	if f != nil && f.conn.Context().Err() == nil {
+	if f != nil && f.live() {
 		return f, nil
 	}
-	conn, sid, err := x.t.s.mux.Attach(ctx, targetID)
+	d, err := x.t.s.mux.AttachDirect(ctx, targetID)
 	var re *rpcc.ResponseError
 	if errors.As(err, &re) && strings.Contains(re.Message, "No target with given id") {
 		// The browser makes a frame's target on demand, when targets
 		// are listed: list them, then attach again.
 		if lerr := x.t.s.browserCall(ctx, "Target.getTargets", target.NewGetTargetsArgs(), nil); lerr == nil {
-			conn, sid, err = x.t.s.mux.Attach(ctx, targetID)
+			d, err = x.t.s.mux.AttachDirect(ctx, targetID)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	nf := &frameSess{targetID: targetID, sessionID: sid, conn: conn, own: true}
+	nf := &frameSess{targetID: targetID, sessionID: d.ID(), d: d, own: true}
 	r.mu.Lock()
-	if cur := r.frames[targetID]; cur != nil && cur != f && cur.conn.Context().Err() == nil {
+	if cur := r.frames[targetID]; cur != nil && cur != f && cur.live() {
 		// Another snapshot attached meanwhile: keep one session.
 		r.mu.Unlock()
 		x.detach(ctx, nf)
@@ -379,7 +390,7 @@ func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error)
 	}
 	r.frames[targetID] = nf
 	for id, g := range r.frames {
-		if g.conn.Context().Err() != nil {
+		if !g.live() {
 			delete(r.frames, id)
 		}
 	}
@@ -406,7 +417,7 @@ func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axt
 	var reply struct {
 		Nodes []*axtext.Node `json:"nodes"`
 	}
-	if err := rpcc.Invoke(w.ctx, "Accessibility.getFullAXTree", &args, &reply, f.conn); err != nil {
+	if err := f.d.Invoke(w.ctx, "Accessibility.getFullAXTree", &args, &reply); err != nil {
 		return nil, err
 	}
 	w.docs++
@@ -431,7 +442,7 @@ func (w *snapWalker) iframe(f *frameSess, chain []frameHop, n *axtext.Node, fram
 			FrameID string `json:"frameId"`
 		} `json:"node"`
 	}
-	if err := rpcc.Invoke(w.ctx, "DOM.describeNode", nodeArgs(n.Backend), &desc, f.conn); err != nil || desc.Node.FrameID == "" {
+	if err := f.d.Invoke(w.ctx, "DOM.describeNode", nodeArgs(n.Backend), &desc); err != nil || desc.Node.FrameID == "" {
 		return nil, "(not loaded)"
 	}
 	child, err := w.fetch(f, desc.Node.FrameID, chain)
@@ -497,7 +508,7 @@ var errFrameGone = errors.New("frame session ended")
 // frameErr marks err as errFrameGone when f is an out-of-process frame
 // whose session has ended.
 func frameErr(f *frameSess, err error) error {
-	if err != nil && f.own && f.conn.Context().Err() != nil {
+	if err != nil && f.own && !f.live() {
 		return errors.Join(errFrameGone, err)
 	}
 	return err

@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"testing"
 	"time"
-
-	"github.com/mafredri/cdp/rpcc"
 )
 
 // BenchmarkSnapshot1000Items compares Tab.Snapshot with its floor, the raw
@@ -54,7 +52,7 @@ func BenchmarkSnapshot1000Items(b *testing.B) {
 	b.Run("floor=raw-getFullAXTree", func(b *testing.B) {
 		for b.Loop() {
 			var raw json.RawMessage
-			if err := rpcc.Invoke(ctx, "Accessibility.getFullAXTree", struct{}{}, &raw, tab.conn); err != nil {
+			if err := tab.direct.Invoke(ctx, "Accessibility.getFullAXTree", struct{}{}, &raw); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -76,10 +76,10 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 				} `json:"frame"`
 			} `json:"frameTree"`
 		}
-		if err := rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, t.conn); err != nil {
+		if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
-		reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
 		if err != nil {
 			return x.waitErr(op, caller, ctx, "the page did not answer", err)
 		}
@@ -246,7 +246,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 
 		var streams [3]rpcc.Stream
 		for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed"} {
-			s, err := rpcc.NewStream(ctx, m, t.conn)
+			s, err := rpcc.NewStream(ctx, m, t.rpc())
 			if err != nil {
 				return x.waitErr(op, caller, ctx, "", err)
 			}
@@ -345,7 +345,7 @@ func (n *netState) enable(ctx context.Context, x *tabExt) error {
 	if on {
 		return nil
 	}
-	if err := rpcc.Invoke(ctx, "Network.enable", struct{}{}, nil, x.t.conn); err != nil {
+	if err := x.t.direct.Invoke(ctx, "Network.enable", struct{}{}, nil); err != nil {
 		return err
 	}
 	n.mu.Lock()
@@ -407,7 +407,7 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 			ms = max(time.Until(dl).Milliseconds(), 1)
 		}
 		expr := pagejs.PollCall(check, ms)
-		reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
+		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
 			return t.jsError(op, reply.ExceptionDetails)
 		}
@@ -475,7 +475,7 @@ func (x *tabExt) currentLoader(ctx context.Context) string {
 			} `json:"frame"`
 		} `json:"frameTree"`
 	}
-	rpcc.Invoke(ctx, "Page.getFrameTree", nil, &tree, x.t.conn)
+	x.t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree)
 	return tree.FrameTree.Frame.LoaderID
 }
 
@@ -514,7 +514,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	reply, err := t.cdpClient().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(pagejs.PageInfo).SetReturnByValue(true))
+	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.PageInfo).SetReturnByValue(true))
 	if err != nil {
 		if d, ok := x.dialog.current(); ok {
 			info.Dialog = &d

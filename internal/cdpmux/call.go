@@ -185,6 +185,39 @@ func (d *Direct) Call(ctx context.Context, method string, params []byte) (json.R
 	return d.m.call(ctx, d.s, d.s.id, method, params)
 }
 
+// Conn returns the session's rpcc.Conn, dialing it on first use (Mux.Dial
+// and Conn share one conn): a session attached by AttachDirect has none,
+// and costs no goroutine, until something needs the generated client or a
+// stream. Once the session has ended, the conn is closed, its calls
+// failing with the end.
+func (d *Direct) Conn() *rpcc.Conn { return d.s.rpcConn() }
+
+// Dialed reports whether the session's rpcc.Conn has been dialed (Conn,
+// Dial).
+func (d *Direct) Dialed() bool {
+	d.m.mu.Lock()
+	defer d.m.mu.Unlock()
+	return d.s.dialed
+}
+
+// ID returns the session's id ("" for the browser's own).
+func (d *Direct) ID() string { return d.s.id }
+
+// Done is closed when the session has ended (detached, crashed, closed
+// here or with the mux).
+func (d *Direct) Done() <-chan struct{} { return d.s.done }
+
+// Close forgets the session locally, as closing its conn does (it does
+// not detach it in the browser): its calls and its conn's, if dialed, then
+// fail with ErrDetached, and the conn's goroutine ends. On the browser's
+// own session (BrowserDirect, Quiet) it does nothing: that one ends with
+// the mux.
+func (d *Direct) Close() {
+	if d.s.id != "" {
+		d.s.Close()
+	}
+}
+
 // Invoke is Call with params encoded by encoding/json (nil for none) and
 // the result decoded into reply unless reply is nil: what rpcc.Invoke does
 // through a conn. Errors are Call's, or an encoding or decoding error

@@ -6,11 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/cdptest"
@@ -278,5 +281,121 @@ func TestCallAllOnAnEndedSessionReportsEveryRequestUnsentWithTheEnd(t *testing.T
 		if !errors.Is(err, cdpmux.ErrNotSent) || !errors.Is(err, cdpmux.ErrDetached) {
 			t.Errorf("request %d on the detached session: %v, want ErrNotSent and ErrDetached", i, err)
 		}
+	}
+}
+
+// attachDirect creates a blank target through m and attaches to it with
+// AttachDirect.
+func attachDirect(ctx context.Context, t *testing.T, m *cdpmux.Mux) *cdpmux.Direct {
+	t.Helper()
+	ct, err := cdp.NewClient(m.Browser()).Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.AttachDirect(ctx, string(ct.TargetID))
+	if err != nil {
+		t.Fatalf("AttachDirect: %v", err)
+	}
+	return d
+}
+
+func TestASessionAttachedDirectKeepsNoEventsUntilItsOneConnIsDialed(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{EventQueueLimit: 8})
+	ctx := t.Context()
+	d := attachDirect(ctx, t, m)
+	var tapped int // the tap runs on the reader, one event at a time; read after fence
+	if err := m.Tap(d.ID(), func(method string, _ json.RawMessage) {
+		if method == "Test.tick" {
+			tapped++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type tick struct{ N int }
+	for i := range 20 {
+		b.Emit(d.ID(), "Test.tick", tick{i})
+	}
+	fence(ctx, t, m)
+	// Kept for a conn, 12 of the 20 would have overflowed the queue of 8.
+	if diff := cmp.Diff(cdpmux.Stats{}, m.Stats()); diff != "" {
+		t.Errorf("Stats before Conn() (-want +got):\n%s", diff)
+	}
+	if tapped != 20 {
+		t.Errorf("the tap saw %d events before Conn(), want 20", tapped)
+	}
+	if _, err := d.Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`)); err != nil {
+		t.Errorf("a direct call before Conn(): %v", err)
+	}
+	if d.Dialed() {
+		t.Error("Dialed() before Conn() = true")
+	}
+
+	conn := d.Conn()
+	if !d.Dialed() {
+		t.Error("Dialed() after Conn() = false")
+	}
+	s, err := rpcc.NewStream(ctx, "Test.tick", conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []tick{{100}, {101}, {102}}
+	for _, ev := range want {
+		b.Emit(d.ID(), "Test.tick", ev)
+	}
+	var got []tick
+	for range want {
+		var ev tick
+		if err := s.RecvMsg(&ev); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events on the dialed conn (-want +got):\n%s", diff)
+	}
+	if d.Conn() != conn {
+		t.Error("a second Conn() dialed another conn")
+	}
+	if _, err := m.Dial(ctx, d.ID()); err == nil || !strings.Contains(err.Error(), "already dialed") {
+		t.Errorf("Dial after Conn(): %v, want an already-dialed error", err)
+	}
+}
+
+func TestClosingADirectSessionEndsItsConnAndItsCallsSayItIsDetached(t *testing.T) {
+	for _, dialFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("conn-dialed-first=%v", dialFirst), func(t *testing.T) {
+			noGoroutineLeftAfter(t)
+			b := cdptest.NewBrowser(t)
+			m := newMux(t, b, cdpmux.Options{})
+			ctx := t.Context()
+			d := attachDirect(ctx, t, m)
+			if dialFirst {
+				d.Conn()
+			}
+			d.Close()
+			select {
+			case <-d.Done():
+			default:
+				t.Error("Done() is open after Close")
+			}
+			// Dialed before or after the end, the conn is closed by it.
+			conn := d.Conn()
+			select {
+			case <-conn.Context().Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the session's conn is still open 10s after Close")
+			}
+			if _, err := d.Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`)); !errors.Is(err, cdpmux.ErrDetached) || !errors.Is(err, cdpmux.ErrNotSent) {
+				t.Errorf("a direct call after Close: %v, want ErrDetached and ErrNotSent", err)
+			}
+			if err := rpcc.Invoke(ctx, "Runtime.evaluate", map[string]string{"expression": "1"}, nil, conn); !errors.Is(err, cdpmux.ErrDetached) {
+				t.Errorf("a call on the conn after Close: %v, want ErrDetached", err)
+			}
+			// The browser's own session is not ended by its handle's Close.
+			m.BrowserDirect().Close()
+			fence(ctx, t, m)
+		})
 	}
 }

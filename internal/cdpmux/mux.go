@@ -20,6 +20,10 @@
 //
 // Every target (and the browser itself) gets its own *rpcc.Conn, built with
 // rpcc.WithDialer and rpcc.WithCodec, so cdp.NewClient works unchanged on it.
+// A conn runs a goroutine, so it is dialed on first use: the browser's by
+// Browser, a session attached by AttachDirect by Direct.Conn (Attach dials
+// at once). Until then the session's events go to its tap (Tap) only, and
+// its calls are direct calls (Direct).
 // Each rpcc.Conn numbers its requests from 1; the mux rewrites them to ids
 // unique across the connection and routes replies back by id first, because
 // Chrome's error replies for a detached or unknown session carry no sessionId.
@@ -40,7 +44,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -199,10 +202,8 @@ type Mux struct {
 	interruptF func()        // m.interrupt, made once
 	idleFires  atomic.Int64  // times idle fired (for tests)
 
-	browserOnce sync.Once
-	browser     *rpcc.Conn // the browser session's conn, dialed on first use (Browser); set once under browserOnce
-	quiet       *session   // the browser's uncounted session (see Quiet); set by New
-	browserSess *session   // the browser's own session (sessions[""]); set by New
+	quiet       *session // the browser's uncounted session (see Quiet); set by New
+	browserSess *session // the browser's own session (sessions[""]); set by New
 	readerDone  chan struct{}
 	ended       context.Context // cancelled once readerDone is closed (AfterEnd)
 	endNow      context.CancelFunc
@@ -241,6 +242,7 @@ func New(t Transport, opts Options) (*Mux, error) {
 		m.limit = DefaultEventQueueLimit
 	}
 	m.browserSess = newSession(m, "", "")
+	m.browserSess.lazy = true
 	m.sessions[""] = m.browserSess
 	m.quiet = newSession(m, "", "")
 	m.quiet.counted, m.quiet.dialed = false, true
@@ -274,20 +276,7 @@ func (m *Mux) Use() (inFlight int, last time.Time) {
 // then the browser session's events are not kept (nobody could read them),
 // and the mux's own browser-level calls go through direct calls
 // (BrowserDirect). On a mux that has ended, its calls fail with the end.
-func (m *Mux) Browser() *rpcc.Conn {
-	m.browserOnce.Do(func() {
-		s := m.browserSess
-		m.mu.Lock()
-		s.dialed = true
-		m.mu.Unlock()
-		// The dialer and codec cannot fail: this never returns an error.
-		m.browser, _ = rpcc.DialContext(context.Background(), "cdpmux:",
-			rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return s, nil }),
-			rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return s }),
-		)
-	})
-	return m.browser
-}
+func (m *Mux) Browser() *rpcc.Conn { return m.browserSess.rpcConn() }
 
 // Done is closed when the mux has ended (transport closed or Close called).
 func (m *Mux) Done() <-chan struct{} { return m.readerDone }
@@ -331,6 +320,18 @@ func (m *Mux) Close() error {
 
 // Attach attaches to targetID as a flattened session and dials it.
 func (m *Mux) Attach(ctx context.Context, targetID string) (*rpcc.Conn, string, error) {
+	d, err := m.AttachDirect(ctx, targetID)
+	if err != nil {
+		return nil, "", err
+	}
+	return d.Conn(), d.s.id, nil
+}
+
+// AttachDirect attaches to targetID as a flattened session and returns its
+// direct-call handle, without an rpcc.Conn: the session costs no goroutine
+// until Direct.Conn dials one, and until then its events are seen by its
+// tap (Tap) only, not kept for a conn nobody could read yet.
+func (m *Mux) AttachDirect(ctx context.Context, targetID string) (*Direct, error) {
 	var reply struct {
 		SessionID string `json:"sessionId"`
 	}
@@ -339,13 +340,9 @@ func (m *Mux) Attach(ctx context.Context, targetID string) (*rpcc.Conn, string, 
 		Flatten  bool   `json:"flatten"`
 	}{targetID, true}
 	if err := m.BrowserDirect().Invoke(ctx, "Target.attachToTarget", args, &reply); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	conn, err := m.Dial(ctx, reply.SessionID)
-	if err != nil {
-		return nil, "", err
-	}
-	return conn, reply.SessionID, nil
+	return m.Direct(reply.SessionID)
 }
 
 // Dial returns a new *rpcc.Conn for an attached session (one attached by
@@ -353,6 +350,9 @@ func (m *Mux) Attach(ctx context.Context, targetID string) (*rpcc.Conn, string, 
 // dialed once; closing the returned conn forgets the session locally (it does
 // not detach it in the browser).
 func (m *Mux) Dial(ctx context.Context, sessionID string) (*rpcc.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	s := m.sessions[sessionID]
 	var err error
@@ -370,10 +370,7 @@ func (m *Mux) Dial(ctx context.Context, sessionID string) (*rpcc.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rpcc.DialContext(ctx, "cdpmux:"+sessionID,
-		rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return s, nil }),
-		rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return s }),
-	)
+	return s.rpcConn(), nil
 }
 
 // Tap makes f see every event of the session, in order, on the goroutine
@@ -551,7 +548,7 @@ func (m *Mux) dispatch(msg *message) {
 	keep := false
 	if s != nil {
 		tap = s.tap
-		keep = s.dialed || s != m.browserSess // a tab's events wait for its Dial; the browser's, only for Browser()
+		keep = s.dialed || !s.lazy // a lazy session's events are kept once its conn is dialed
 	}
 	m.mu.Unlock()
 	if s == nil {
@@ -585,6 +582,12 @@ func (m *Mux) dispatchReply(msg *message) bool {
 		}
 		if json.Unmarshal(msg.Result, &res) == nil && res.SessionID != "" {
 			m.registerLocked(res.SessionID, "")
+			if s := m.sessions[res.SessionID]; s != nil && r.reply != nil && !s.dialed {
+				// Attached by a direct call (AttachDirect): no conn
+				// until asked for one. The browser announced it just
+				// before (Target.attachedToTarget), with no events yet.
+				s.lazy = true
+			}
 		}
 	}
 	m.mu.Unlock()

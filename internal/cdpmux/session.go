@@ -1,12 +1,14 @@
 // Room: one flattened session of the mux: its inbound queue (session.mu)
-// and the rpcc codec its conn talks to. Mux.mu guards targetID, dialed and
-// tap; session.mu is a leaf lock.
+// and the rpcc codec its conn talks to. Mux.mu guards targetID, dialed,
+// lazy and tap; session.mu is a leaf lock.
 
 package cdpmux
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"sync"
 
 	"github.com/mafredri/cdp/rpcc"
@@ -22,10 +24,14 @@ type session struct {
 
 	counted bool // calls count in Mux.Use (all but the quiet session); set at creation
 
-	// targetID, dialed and tap are guarded by m.mu.
+	// targetID, dialed, lazy and tap are guarded by m.mu.
 	targetID string
-	dialed   bool
+	dialed   bool // its rpcc.Conn is dialed (or it has none: the quiet session)
+	lazy     bool // its events are kept only once dialed: the browser's, and those AttachDirect attached
 	tap      func(method string, params json.RawMessage)
+
+	dial sync.Once
+	conn *rpcc.Conn // dialed on first use (rpcConn); set once under dial
 
 	mu     sync.Mutex
 	queue  []*message // guarded by mu; undelivered, in order
@@ -35,6 +41,24 @@ type session struct {
 
 func newSession(m *Mux, id, targetID string) *session {
 	return &session{m: m, id: id, targetID: targetID, counted: true, notify: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// rpcConn returns the session's rpcc.Conn, dialing it on first use: the
+// conn's goroutine reads the session's queue, and from then on its events
+// are kept for it. A session that has ended gives a conn that closes
+// itself at once, its calls failing with the end.
+func (s *session) rpcConn() *rpcc.Conn {
+	s.dial.Do(func() {
+		s.m.mu.Lock()
+		s.dialed = true
+		s.m.mu.Unlock()
+		// The dialer and codec cannot fail: this never returns an error.
+		s.conn, _ = rpcc.DialContext(context.Background(), "cdpmux:"+s.id,
+			rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return s, nil }),
+			rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return s }),
+		)
+	})
+	return s.conn
 }
 
 func (s *session) deliver(msg *message, reply bool) {
