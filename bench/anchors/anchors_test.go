@@ -59,10 +59,12 @@
 // Rows (one benchmark function per family):
 //
 //   - BenchmarkAnchors/evaluate-sequential: "1+1" by value. bare:
-//     Runtime.evaluate; browserpool: Tab.Evaluate; chromedp:
-//     chromedp.Run(ctx, chromedp.Evaluate[int]("1+1")) (Runtime.evaluate,
-//     returnByValue); rod: Page.Eval("() => 1+1") (Runtime.callFunctionOn
-//     on the page's window object, by value: rod's normal evaluate).
+//     Runtime.evaluate with awaitPromise (what Tab.Evaluate sends);
+//     browserpool: Tab.Evaluate; chromedp: chromedp.Run(ctx,
+//     chromedp.Evaluate[int]("1+1")) (Runtime.evaluate, returnByValue
+//     only: no awaitPromise, which spares the renderer a promise round);
+//     rod: Page.Eval("() => 1+1") (Runtime.callFunctionOn on the page's
+//     window object, by value, awaiting promises: rod's normal evaluate).
 //   - BenchmarkAnchors/navigate: to a local page, until its load event.
 //     bare: Page.navigate + Page.loadEventFired; browserpool: Tab.Navigate;
 //     chromedp: chromedp.Do(ctx, chromedp.Navigate(url)); rod:
@@ -82,7 +84,12 @@
 //     chromedp.Do(tab ctx), then its cancel (closes the target and waits
 //     until it is gone); rod: Browser.Page + Page.Close.
 //   - BenchmarkAnchorsConcurrent/8-goroutines-{1,8}-tabs: each iteration is
-//     8 goroutines × 8 evaluates (as above; bare through benchfloor.Conc).
+//     8 goroutines × 8 evaluates (as above; bare through benchfloor.Conc)
+//     on the first of 8 tabs opened per side, or on all 8. chromedp opens
+//     each tab in a window of its own (its default), so all its tabs are
+//     visible; the other sides open theirs in the browser's window, where
+//     only the last one opened is visible (document.visibilityState), and
+//     the 1-tab row's is hidden.
 //   - BenchmarkAnchorsColdStart: start a browser, open a tab, first
 //     evaluate; each side's browser stopped right after it, untimed.
 //   - BenchmarkAnchorsFootprint: Go RSS and goroutines of a child process
@@ -464,6 +471,8 @@ func enoughNodes(n int) error {
 
 // BenchmarkAnchorsConcurrent: 8 goroutines on 1 tab and on 8 tabs, 64
 // evaluates per iteration and side (the floor through benchfloor.Conc).
+// The 1-tab row uses each side's first tab: hidden on every side but
+// chromedp's (see the package doc).
 func BenchmarkAnchorsConcurrent(b *testing.B) {
 	e := newEnv(b, false)
 	ctx := context.Background()
