@@ -90,10 +90,18 @@ bench-floor: browser
 # the floor and browserpool in the same run (bench/anchors, its own module):
 # per row x-bare-<side> and x-bare-median-<side> for browserpool, chromedp
 # and rod; the footprint row's RSS, anonymous memory and goroutines per side.
+# The rows that time the four browsers side by side run once per side in
+# ANCHORS_FIRST, that side's browser started first (BROWSERPOOL_BENCH_FIRST;
+# each row reports first-<side>): the browser started first tends to be
+# faster on a loaded machine. Add rod to ANCHORS_FIRST for all four orders.
+ANCHORS_FIRST ?= bare chromedp ours
 ANCHORS_BENCH = cd bench/anchors && $(GO) test -run '^$$' -count $(FLOOR_COUNT) -timeout 60m . -bench
 bench-anchors: browser
-	$(ANCHORS_BENCH) 'BenchmarkAnchors$$/evaluate-sequential' -benchtime 3000x
-	$(ANCHORS_BENCH) 'BenchmarkAnchorsConcurrent' -benchtime 200x
-	$(ANCHORS_BENCH) 'BenchmarkAnchors$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x
+	for first in $(ANCHORS_FIRST); do \
+	  export BROWSERPOOL_BENCH_FIRST=$$first; \
+	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/evaluate-sequential' -benchtime 3000x ) && \
+	  ( $(ANCHORS_BENCH) 'BenchmarkAnchorsConcurrent' -benchtime 200x ) && \
+	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x ) || exit 1; \
+	done
 	$(ANCHORS_BENCH) 'BenchmarkAnchorsColdStart' -benchtime 10x
 	$(ANCHORS_BENCH) 'BenchmarkAnchorsFootprint' -benchtime 1x

@@ -11,7 +11,7 @@
 // 20x and 3x, with -bench 'AnchorsColdStart$' and 'AnchorsFootprint$').
 // `go test ./...` here runs only TestEachSideDrivesTheSameBrowserWork,
 // which checks that every side does the same work with the same browser
-// flags.
+// flags, and the start order's test (startorder_test.go).
 //
 // Every iteration of a row times the same operation on the four sides, one
 // after the other, in a rotating order (iteration i starts with side i%4,
@@ -21,6 +21,17 @@
 // steadier on a shared machine), µs-bare/op and µs-<side>/op. ns/op is the
 // four sides together: read the named metrics. Lower is better everywhere
 // (the concurrent rows time a fixed batch of calls).
+//
+// The side-by-side rows (BenchmarkAnchors and BenchmarkAnchorsConcurrent,
+// whose four browsers run for the whole benchmark) start the browsers, and
+// open their tabs, one side after the other in an order set by
+// BROWSERPOOL_BENCH_FIRST: bare (the default), ours, chromedp or rod names
+// the side started first, the other three following in the order bare,
+// browserpool, chromedp, rod (startOrder). The browser started first tends
+// to be faster on a loaded machine, so each of these rows reports
+// first-<side> = 1 for the side started first, and the root Makefile's
+// bench-anchors runs them once per first side. The cold-start and
+// footprint rows start a browser per side and iteration, and ignore it.
 //
 // The sides, each with its own browser, started from the same executable
 // (chromium on PATH) with the launcher's flag list (launch.Args), its
@@ -48,10 +59,12 @@
 // Rows (one benchmark function per family):
 //
 //   - BenchmarkAnchors/evaluate-sequential: "1+1" by value. bare:
-//     Runtime.evaluate; browserpool: Tab.Evaluate; chromedp:
-//     chromedp.Run(ctx, chromedp.Evaluate[int]("1+1")) (Runtime.evaluate,
-//     returnByValue); rod: Page.Eval("() => 1+1") (Runtime.callFunctionOn
-//     on the page's window object, by value: rod's normal evaluate).
+//     Runtime.evaluate with awaitPromise (what Tab.Evaluate sends);
+//     browserpool: Tab.Evaluate; chromedp: chromedp.Run(ctx,
+//     chromedp.Evaluate[int]("1+1")) (Runtime.evaluate, returnByValue
+//     only: no awaitPromise, which spares the renderer a promise round);
+//     rod: Page.Eval("() => 1+1") (Runtime.callFunctionOn on the page's
+//     window object, by value, awaiting promises: rod's normal evaluate).
 //   - BenchmarkAnchors/navigate: to a local page, until its load event.
 //     bare: Page.navigate + Page.loadEventFired; browserpool: Tab.Navigate;
 //     chromedp: chromedp.Do(ctx, chromedp.Navigate(url)); rod:
@@ -71,7 +84,12 @@
 //     chromedp.Do(tab ctx), then its cancel (closes the target and waits
 //     until it is gone); rod: Browser.Page + Page.Close.
 //   - BenchmarkAnchorsConcurrent/8-goroutines-{1,8}-tabs: each iteration is
-//     8 goroutines × 8 evaluates (as above; bare through benchfloor.Conc).
+//     8 goroutines × 8 evaluates (as above; bare through benchfloor.Conc)
+//     on the first of 8 tabs opened per side, or on all 8. chromedp opens
+//     each tab in a window of its own (its default), so all its tabs are
+//     visible; the other sides open theirs in the browser's window, where
+//     only the last one opened is visible (document.visibilityState), and
+//     the 1-tab row's is hidden.
 //   - BenchmarkAnchorsColdStart: start a browser, open a tab, first
 //     evaluate; each side's browser stopped right after it, untimed.
 //   - BenchmarkAnchorsFootprint: Go RSS and goroutines of a child process
@@ -80,14 +98,16 @@
 //     and larger than a program linking one library would have: compare
 //     MiB-anon-<side> (heap and stacks) for what each library allocates.
 //
-// Room: the anchors' rows and their interleaving (interleave4). No locks:
-// each row drives its sides from the benchmark goroutine, the concurrent
-// rows through each library's own concurrent-safe calls.
+// Room: the anchors' rows, their start order (startOrder) and their
+// interleaving (interleave4). No locks: each row drives its sides from the
+// benchmark goroutine, the concurrent rows through each library's own
+// concurrent-safe calls.
 package anchors_test
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -165,6 +185,40 @@ func interleave4(b *testing.B, ops [4]op) {
 	}
 }
 
+// firstEnv names the side whose browser a side-by-side row starts first
+// (see startOrder); the root's bench-floor reads the same variable.
+const firstEnv = "BROWSERPOOL_BENCH_FIRST"
+
+// startOrder returns the order in which the side-by-side rows (those of
+// newEnv) start their browsers and open their tabs, from the value of
+// BROWSERPOOL_BENCH_FIRST: the side it names first, then the other three
+// in the order of sideNames. The names are bare (or floor, the root's
+// name for it), ours (or browserpool), chromedp and rod; empty means bare,
+// that is sideNames' order. On a loaded 2-core machine the browser started
+// first tends to be the faster one (the root benchmarks measured up to
+// ±35 % on the concurrent rows), so bench-anchors runs these rows once per
+// first side, and each such row reports first-<side> = 1.
+func startOrder(first string) ([4]int, error) {
+	aliases := map[string]string{"": "bare", "floor": "bare", "ours": "browserpool"}
+	name := first
+	if a, ok := aliases[first]; ok {
+		name = a
+	}
+	f := slices.Index(sideNames[:], name)
+	if f < 0 {
+		return [4]int{}, fmt.Errorf("%s=%q names no side: use bare (or floor), ours (or browserpool), chromedp or rod, or leave it empty for bare", firstEnv, first)
+	}
+	order := [4]int{f}
+	k := 1
+	for j := range 4 {
+		if j != f {
+			order[k] = j
+			k++
+		}
+	}
+	return order, nil
+}
+
 // env is one running browser per side, each with one tab, and a local
 // page; everything stops at the benchmark's cleanup.
 type env struct {
@@ -173,43 +227,79 @@ type env struct {
 	bp   *bpSide
 	cd   *cdpSide // its first tab (s.ctx) is the tab the rows use
 	rd   *rodSide
+
+	order [4]int // the sides in the order their browsers were started (startOrder)
 }
 
+// newEnv starts the four sides' browsers, and with tabs their tabs (the
+// chromedp side's comes with its browser), in the order startOrder gives
+// for BROWSERPOOL_BENCH_FIRST, one side after the other.
 func newEnv(b *testing.B, tabs bool) *env {
 	exe := requireExe(b)
+	order, err := startOrder(os.Getenv(firstEnv))
+	if err != nil {
+		b.Fatal(err)
+	}
 	dir := newDir(b)
-	e := &env{url: newPageServer(b)}
+	e := &env{url: newPageServer(b), order: order}
 	ctx := context.Background()
-	var err error
-	if e.bare, err = startBare(exe, filepath.Join(dir, "bare")); err != nil {
-		b.Fatal("bare: ", err)
+	start := [4]func() error{
+		func() (err error) {
+			if e.bare, err = startBare(exe, filepath.Join(dir, "bare")); err == nil {
+				b.Cleanup(e.bare.stop)
+			}
+			return err
+		},
+		func() (err error) {
+			if e.bp, err = startBP(ctx, exe, filepath.Join(dir, "pool")); err == nil {
+				b.Cleanup(e.bp.stop)
+			}
+			return err
+		},
+		func() (err error) {
+			if e.cd, err = startChromedp(exe, filepath.Join(dir, "cdp")); err == nil {
+				b.Cleanup(e.cd.stop)
+			}
+			return err
+		},
+		func() (err error) {
+			if e.rd, err = startRod(exe, filepath.Join(dir, "rod")); err == nil {
+				b.Cleanup(e.rd.stop)
+			}
+			return err
+		},
 	}
-	b.Cleanup(e.bare.stop)
-	if e.bp, err = startBP(ctx, exe, filepath.Join(dir, "pool")); err != nil {
-		b.Fatal("browserpool: ", err)
-	}
-	b.Cleanup(e.bp.stop)
-	if e.cd, err = startChromedp(exe, filepath.Join(dir, "cdp")); err != nil {
-		b.Fatal("chromedp: ", err)
-	}
-	b.Cleanup(e.cd.stop)
-	if e.rd, err = startRod(exe, filepath.Join(dir, "rod")); err != nil {
-		b.Fatal("rod: ", err)
-	}
-	b.Cleanup(e.rd.stop)
+	e.each(b, start)
 	if !tabs {
 		return e
 	}
-	if err := e.bare.openTab(); err != nil {
-		b.Fatal("bare: ", err)
-	}
-	if err := e.bp.openTab(ctx); err != nil {
-		b.Fatal("browserpool: ", err)
-	}
-	if err := e.rd.openPage(); err != nil {
-		b.Fatal("rod: ", err)
-	}
+	e.each(b, [4]func() error{
+		e.bare.openTab,
+		func() error { return e.bp.openTab(ctx) },
+		nil, // chromedp's tab is its browser's first, attached at its start
+		e.rd.openPage,
+	})
 	return e
+}
+
+// each runs the sides' funcs (indexed as sideNames; nil skips a side) in
+// e's start order, failing b at the first error.
+func (e *env) each(b *testing.B, fs [4]func() error) {
+	for _, j := range e.order {
+		if fs[j] == nil {
+			continue
+		}
+		if err := fs[j](); err != nil {
+			b.Fatal(sideNames[j], ": ", err)
+		}
+	}
+}
+
+// interleave4 is interleave4 on e's browsers; the row also reports which
+// side's browser was started first (first-<side> = 1, see startOrder).
+func (e *env) interleave4(b *testing.B, ops [4]op) {
+	interleave4(b, ops)
+	b.ReportMetric(1, "first-"+sideNames[e.order[0]])
 }
 
 // evalArgs are the floor's Runtime.evaluate parameters (those
@@ -220,7 +310,7 @@ func BenchmarkAnchors(b *testing.B) {
 	e := newEnv(b, true)
 	ctx := context.Background()
 	b.Run("evaluate-sequential", func(b *testing.B) {
-		interleave4(b, [4]op{
+		e.interleave4(b, [4]op{
 			keep(func() error { return e.bare.b.Call(e.bare.sid, "Runtime.evaluate", evalArgs, nil) }),
 			keep(func() error {
 				var n int
@@ -237,7 +327,7 @@ func BenchmarkAnchors(b *testing.B) {
 		})
 	})
 	b.Run("navigate", func(b *testing.B) {
-		interleave4(b, [4]op{
+		e.interleave4(b, [4]op{
 			keep(func() error { return e.bare.navigate(e.url) }),
 			keep(func() error {
 				_, err := e.bp.tab.Navigate(ctx, e.url)
@@ -266,7 +356,7 @@ func BenchmarkAnchors(b *testing.B) {
 		if err := e.rd.page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: w, Height: h, DeviceScaleFactor: 1}); err != nil {
 			b.Fatal(err)
 		}
-		interleave4(b, [4]op{
+		e.interleave4(b, [4]op{
 			keep(func() error {
 				_, err := e.bare.screenshot()
 				return err
@@ -303,7 +393,7 @@ func BenchmarkAnchors(b *testing.B) {
 		axTree := chromedp.Action[cdpax.GetFullAXTreeResult](func(ctx context.Context, t *chromedp.Target) (cdpax.GetFullAXTreeResult, error) {
 			return cdproto.Call(ctx, t, cdpax.GetFullAXTree, cdpax.GetFullAXTreeParams{})
 		})
-		interleave4(b, [4]op{
+		e.interleave4(b, [4]op{
 			keep(func() error {
 				var r struct {
 					Nodes []accessibility.AXNode `json:"nodes"`
@@ -337,7 +427,7 @@ func BenchmarkAnchors(b *testing.B) {
 		})
 	})
 	b.Run("tab-open-close", func(b *testing.B) {
-		interleave4(b, [4]op{
+		e.interleave4(b, [4]op{
 			keep(func() error {
 				tid, _, err := e.bare.b.NewTab()
 				if err != nil {
@@ -381,6 +471,8 @@ func enoughNodes(n int) error {
 
 // BenchmarkAnchorsConcurrent: 8 goroutines on 1 tab and on 8 tabs, 64
 // evaluates per iteration and side (the floor through benchfloor.Conc).
+// The 1-tab row uses each side's first tab: hidden on every side but
+// chromedp's (see the package doc).
 func BenchmarkAnchorsConcurrent(b *testing.B) {
 	e := newEnv(b, false)
 	ctx := context.Background()
@@ -391,33 +483,39 @@ func BenchmarkAnchorsConcurrent(b *testing.B) {
 		cdTabs   []context.Context
 		rdTabs   []*rod.Page
 	)
+	// The tabs open round by round, each round in the start order.
 	for range 8 {
-		sid, err := concTab(conc)
-		if err != nil {
-			b.Fatal("bare: ", err)
-		}
-		bareTabs = append(bareTabs, sid)
-		t, err := e.bp.s.OpenTab(ctx, "about:blank")
-		if err != nil {
-			b.Fatal("browserpool: ", err)
-		}
-		bpTabs = append(bpTabs, t)
-		tctx, cancel, err := e.cd.newTab()
-		if err != nil {
-			b.Fatal("chromedp: ", err)
-		}
-		b.Cleanup(cancel) // before the browser's stop (cleanups run last first)
-		cdTabs = append(cdTabs, tctx)
-		p, err := e.rd.b.Page(proto.TargetCreateTarget{})
-		if err != nil {
-			b.Fatal("rod: ", err)
-		}
-		rdTabs = append(rdTabs, p)
+		e.each(b, [4]func() error{
+			func() error {
+				sid, err := concTab(conc)
+				bareTabs = append(bareTabs, sid)
+				return err
+			},
+			func() error {
+				t, err := e.bp.s.OpenTab(ctx, "about:blank")
+				bpTabs = append(bpTabs, t)
+				return err
+			},
+			func() error {
+				tctx, cancel, err := e.cd.newTab()
+				if err != nil {
+					return err
+				}
+				b.Cleanup(cancel) // before the browser's stop (cleanups run last first)
+				cdTabs = append(cdTabs, tctx)
+				return nil
+			},
+			func() error {
+				p, err := e.rd.b.Page(proto.TargetCreateTarget{})
+				rdTabs = append(rdTabs, p)
+				return err
+			},
+		})
 	}
 	run := func(call func(g int) error) error { return benchfloor.Fanout(8, 8, call) }
 	for _, tabs := range []int{1, 8} {
 		b.Run(fmt.Sprintf("8-goroutines-%d-tabs", tabs), func(b *testing.B) {
-			interleave4(b, [4]op{
+			e.interleave4(b, [4]op{
 				keep(func() error {
 					return run(func(g int) error { return conc.Call(bareTabs[g%tabs], "Runtime.evaluate", evalArgs, nil) })
 				}),
