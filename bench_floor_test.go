@@ -167,6 +167,13 @@ func interleaveStop(b *testing.B, floor, ours func() (stop func(), err error)) {
 	b.ReportMetric(ratios[len(ratios)/2], "x-bare-median")
 }
 
+// BenchmarkFloor: one call, navigation, capture or tab at a time, on a
+// tab of each side's browser. tab-open-close opens an about:blank tab and
+// closes it: ours in a window of its own (Session.OpenTab's default, so
+// that every tab is visible), the floor in its browser's one window, where
+// a new tab hides the others (the window costs Chromium about 90 ms more
+// per tab here); tab-open-close-one-window is ours doing the floor's work
+// (Config.TabsShareWindow), on a session of its own.
 func BenchmarkFloor(b *testing.B) {
 	e := newFloorEnv(b)
 	ctx := context.Background()
@@ -191,6 +198,29 @@ func BenchmarkFloor(b *testing.B) {
 				return err
 			}
 			return e.s.CloseTab(ctx, t.ID())
+		})
+	})
+	b.Run("tab-open-close-one-window", func(b *testing.B) {
+		p := newRealPool(b, browserpool.Config{TabsShareWindow: true})
+		s, err := p.Open(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.OpenTab(ctx, "about:blank"); err != nil { // the start-up tab, as e.s's
+			b.Fatal(err)
+		}
+		e.interleave(b, func() error {
+			tid, _, err := e.bare.NewTab()
+			if err != nil {
+				return err
+			}
+			return e.bare.CloseTab(tid)
+		}, func() error {
+			t, err := s.OpenTab(ctx, "about:blank")
+			if err != nil {
+				return err
+			}
+			return s.CloseTab(ctx, t.ID())
 		})
 	})
 	b.Run("navigate", func(b *testing.B) {
@@ -245,6 +275,11 @@ func BenchmarkFloor(b *testing.B) {
 
 // BenchmarkFloorConcurrent: 8 goroutines on 1 tab and on 8 tabs, 64 calls
 // per iteration, against the floor's concurrent client (benchfloor.Conc).
+// Each side opens 8 tabs and the 1-tab row uses the first: ours opens each
+// in a window of its own (Session.OpenTab's default), so all are visible;
+// the floor opens them in its browser's one window, where all but the last
+// are hidden pages, which the renderer serves less eagerly (chromedp, too,
+// opens a window per tab).
 func BenchmarkFloorConcurrent(b *testing.B) {
 	e := newFloorEnv(b)
 	ctx := context.Background()

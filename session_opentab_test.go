@@ -209,3 +209,48 @@ func TestAFreshTabActsWithoutAGeneratedClientOrAConnGoroutineAndBuildsThemWhenAs
 		t.Errorf("Client() returned a client but the tab kept none (client built %v, conn dialed %v)", browserpool.ClientBuilt(tab), browserpool.ConnDialed(tab))
 	}
 }
+
+func TestEveryTabASessionOpensIsVisibleUnlessTheTabsShareOneWindow(t *testing.T) {
+	// Checked after the last one opened: a tab opened behind a later one
+	// in the same window is hidden, with no animation frame.
+	const probe = `new Promise(done => {
+		requestAnimationFrame(() => done(document.visibilityState + ", animation frame"));
+		setTimeout(() => done(document.visibilityState + ", no animation frame in 2s"), 2000);
+	})`
+	const visible, hidden = "visible, animation frame", "hidden, no animation frame in 2s"
+	for _, tc := range []struct {
+		name        string
+		shareWindow bool
+		want        []string
+	}{
+		{"a window each", false, []string{visible, visible, visible}},
+		{"one window", true, []string{hidden, hidden, visible}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireBrowser(t)
+			t.Parallel()
+			p := newRealPool(t, browserpool.Config{TabsShareWindow: tc.shareWindow})
+			ctx := ctxT(t)
+			s := mustOpen(t, ctx, p)
+			var tabs []*browserpool.Tab
+			for range 3 {
+				tab, err := s.OpenTab(ctx, "about:blank")
+				if err != nil {
+					t.Fatal(err)
+				}
+				tabs = append(tabs, tab)
+			}
+			var got []string
+			for _, tab := range tabs {
+				var state string
+				if err := tab.Evaluate(ctx, probe, &state); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, state)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("the tabs' visibility, oldest first (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

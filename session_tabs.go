@@ -123,6 +123,14 @@ func (s *Session) activeLocked(infos []target.Info) string {
 // one, is still on about:blank and nothing has attached to it yet: Open
 // followed by OpenTab(ctx, url) leaves exactly one tab.
 //
+// On a browser the pool launched (or leased), every tab opens in a window
+// of its own, so that each is visible (document.visibilityState
+// "visible"), as the page a person is looking at: a tab behind another in
+// one window is hidden, and a hidden page runs no requestAnimationFrame,
+// throttles its timers and loads no lazy images. Config.TabsShareWindow
+// trades that for a faster open. On an attached browser, a person's, the
+// tab opens where that browser puts it.
+//
 // OpenTab returns as soon as the tab is attached; the tab's page events
 // are switched on meanwhile, and the first navigation or wait waits for
 // them (no dialog or load event in between is lost). After a failed attach
@@ -147,8 +155,18 @@ func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 		return nil, s.wrap(op, "", err)
 	}
 	if id == "" {
+		args := target.NewCreateTargetArgs("about:blank")
+		if s.ours && !s.p.cfg.TabsShareWindow {
+			// A window of its own, so that the tab is its window's front
+			// tab: visible, as the page a person is looking at. A tab
+			// opened behind another in one window is hidden, and a hidden
+			// page runs no requestAnimationFrame, throttles its timers,
+			// loads no lazy images and is served last. (An attached
+			// browser is a person's: its tabs open where it puts them.)
+			args.SetNewWindow(true)
+		}
 		var created target.CreateTargetReply
-		if err := s.browserCall(ctx, "Target.createTarget", target.NewCreateTargetArgs("about:blank"), &created); err != nil {
+		if err := s.browserCall(ctx, "Target.createTarget", args, &created); err != nil {
 			return nil, s.wrap(op, "", err)
 		}
 		id = string(created.TargetID)
