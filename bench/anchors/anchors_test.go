@@ -79,17 +79,18 @@
 //     accessibility.GetFullAXTree, ...) in an action; rod:
 //     proto.AccessibilityGetFullAXTree{}.Call(page).
 //   - BenchmarkAnchors/tab-open-close: about:blank. bare: createTarget +
-//     attachToTarget + closeTarget; browserpool: Session.OpenTab +
+//     attachToTarget + closeTarget (in the browser's one window);
+//     browserpool: Session.OpenTab (a window of its own) +
 //     Session.CloseTab; chromedp: chromedp.NewContext(browser ctx) +
 //     chromedp.Do(tab ctx), then its cancel (closes the target and waits
 //     until it is gone); rod: Browser.Page + Page.Close.
 //   - BenchmarkAnchorsConcurrent/8-goroutines-{1,8}-tabs: each iteration is
 //     8 goroutines × 8 evaluates (as above; bare through benchfloor.Conc)
-//     on the first of 8 tabs opened per side, or on all 8. chromedp opens
-//     each tab in a window of its own (its default), so all its tabs are
-//     visible; the other sides open theirs in the browser's window, where
-//     only the last one opened is visible (document.visibilityState), and
-//     the 1-tab row's is hidden.
+//     on the first of 8 tabs opened per side, or on all 8. browserpool
+//     and chromedp open each tab in a window of their own (their default),
+//     so all their tabs are visible; the floor and rod open theirs in the
+//     browser's window, where only the last one opened is visible
+//     (document.visibilityState), and the 1-tab row's is hidden.
 //   - BenchmarkAnchorsColdStart: start a browser, open a tab, first
 //     evaluate; each side's browser stopped right after it, untimed.
 //   - BenchmarkAnchorsFootprint: Go RSS and goroutines of a child process
@@ -471,8 +472,8 @@ func enoughNodes(n int) error {
 
 // BenchmarkAnchorsConcurrent: 8 goroutines on 1 tab and on 8 tabs, 64
 // evaluates per iteration and side (the floor through benchfloor.Conc).
-// The 1-tab row uses each side's first tab: hidden on every side but
-// chromedp's (see the package doc).
+// The 1-tab row uses each side's first tab: hidden on the floor's and
+// rod's, visible on browserpool's and chromedp's (see the package doc).
 func BenchmarkAnchorsConcurrent(b *testing.B) {
 	e := newEnv(b, false)
 	ctx := context.Background()
