@@ -185,20 +185,24 @@ func BenchmarkFloor(b *testing.B) {
 			return e.tab.Evaluate(ctx, "1+1", &n)
 		})
 	})
+	bareOpenClose := func() error {
+		tid, _, err := e.bare.NewTab()
+		if err != nil {
+			return err
+		}
+		return e.bare.CloseTab(tid)
+	}
+	openClose := func(s *browserpool.Session) func() error {
+		return func() error {
+			t, err := s.OpenTab(ctx, "about:blank")
+			if err != nil {
+				return err
+			}
+			return s.CloseTab(ctx, t.ID())
+		}
+	}
 	b.Run("tab-open-close", func(b *testing.B) {
-		e.interleave(b, func() error {
-			tid, _, err := e.bare.NewTab()
-			if err != nil {
-				return err
-			}
-			return e.bare.CloseTab(tid)
-		}, func() error {
-			t, err := e.s.OpenTab(ctx, "about:blank")
-			if err != nil {
-				return err
-			}
-			return e.s.CloseTab(ctx, t.ID())
-		})
+		e.interleave(b, bareOpenClose, openClose(e.s))
 	})
 	b.Run("tab-open-close-one-window", func(b *testing.B) {
 		p := newRealPool(b, browserpool.Config{TabsShareWindow: true})
@@ -209,19 +213,7 @@ func BenchmarkFloor(b *testing.B) {
 		if _, err := s.OpenTab(ctx, "about:blank"); err != nil { // the start-up tab, as e.s's
 			b.Fatal(err)
 		}
-		e.interleave(b, func() error {
-			tid, _, err := e.bare.NewTab()
-			if err != nil {
-				return err
-			}
-			return e.bare.CloseTab(tid)
-		}, func() error {
-			t, err := s.OpenTab(ctx, "about:blank")
-			if err != nil {
-				return err
-			}
-			return s.CloseTab(ctx, t.ID())
-		})
+		e.interleave(b, bareOpenClose, openClose(s))
 	})
 	b.Run("navigate", func(b *testing.B) {
 		e.interleave(b, func() error {

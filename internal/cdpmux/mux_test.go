@@ -148,7 +148,6 @@ func TestEventsArriveInOrderOnTheirOwnSession(t *testing.T) {
 	m := newMux(t, b, cdpmux.Options{})
 	ctx := t.Context()
 	p1, p2 := openPage(ctx, t, m, "about:blank"), openPage(ctx, t, m, "about:blank")
-	type tick struct{ N int }
 	streams := make([]rpcc.Stream, 2)
 	for i, p := range []page{p1, p2} {
 		s, err := rpcc.NewStream(ctx, "Test.tick", p.conn)
@@ -678,30 +677,21 @@ func TestATapSeesEverySessionEventInOrderThenTheEnd(t *testing.T) {
 	}
 }
 
-func TestTheBrowsersEventsAreNotKeptUntilItsConnIsDialedThenArriveInOrder(t *testing.T) {
-	b := cdptest.NewBrowser(t)
-	m := newMux(t, b, cdpmux.Options{EventQueueLimit: 8})
-	ctx := t.Context()
-	// Nobody can read the browser session's events before Browser() is
-	// dialed: they are neither queued nor counted as dropped.
-	type tick struct{ N int }
-	for i := range 20 {
-		b.Emit("", "Test.tick", tick{i})
-	}
-	if _, err := m.BrowserDirect().Call(ctx, "Browser.getVersion", nil); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(cdpmux.Stats{}, m.Stats()); diff != "" {
-		t.Errorf("Stats before Browser() (-want +got):\n%s", diff)
-	}
-	s, err := rpcc.NewStream(ctx, "Test.tick", m.Browser())
+// tick is the params of the fake's Test.tick events.
+type tick struct{ N int }
+
+// ticksArriveInOrder emits three Test.tick events on sessionID and checks
+// that a stream on conn, opened first, receives them in order.
+func ticksArriveInOrder(ctx context.Context, t *testing.T, b *cdptest.Browser, sessionID string, conn *rpcc.Conn) {
+	t.Helper()
+	s, err := rpcc.NewStream(ctx, "Test.tick", conn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	want := []tick{{100}, {101}, {102}}
 	for _, ev := range want {
-		b.Emit("", "Test.tick", ev)
+		b.Emit(sessionID, "Test.tick", ev)
 	}
 	var got []tick
 	for range want {
@@ -712,8 +702,26 @@ func TestTheBrowsersEventsAreNotKeptUntilItsConnIsDialedThenArriveInOrder(t *tes
 		got = append(got, ev)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("events after Browser() (-want +got):\n%s", diff)
+		t.Errorf("events on the dialed conn (-want +got):\n%s", diff)
 	}
+}
+
+func TestTheBrowsersEventsAreNotKeptUntilItsConnIsDialedThenArriveInOrder(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{EventQueueLimit: 8})
+	ctx := t.Context()
+	// Nobody can read the browser session's events before Browser() is
+	// dialed: they are neither queued nor counted as dropped.
+	for i := range 20 {
+		b.Emit("", "Test.tick", tick{i})
+	}
+	if _, err := m.BrowserDirect().Call(ctx, "Browser.getVersion", nil); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(cdpmux.Stats{}, m.Stats()); diff != "" {
+		t.Errorf("Stats before Browser() (-want +got):\n%s", diff)
+	}
+	ticksArriveInOrder(ctx, t, b, "", m.Browser())
 	if m.Browser() != m.Browser() {
 		t.Error("Browser() dialed a second conn")
 	}
