@@ -169,11 +169,12 @@ func interleaveStop(b *testing.B, floor, ours func() (stop func(), err error)) {
 
 // BenchmarkFloor: one call, navigation, capture or tab at a time, on a
 // tab of each side's browser. tab-open-close opens an about:blank tab and
-// closes it: ours in a window of its own (Session.OpenTab's default, so
-// that every tab is visible), the floor in its browser's one window, where
-// a new tab hides the others (the window costs Chromium about 90 ms more
-// per tab here); tab-open-close-one-window is ours doing the floor's work
-// (Config.TabsShareWindow), on a session of its own.
+// closes it, each side in a window of its own (Session.OpenTab's default,
+// so that every tab is visible; the floor's NewWindowTab);
+// tab-open-close-one-window opens it in the browser's one window, where a
+// new tab hides the others (ours with Config.TabsShareWindow, on a session
+// of its own; the floor's NewTab). A window costs Chromium about three
+// times as much per tab here.
 func BenchmarkFloor(b *testing.B) {
 	e := newFloorEnv(b)
 	ctx := context.Background()
@@ -185,12 +186,14 @@ func BenchmarkFloor(b *testing.B) {
 			return e.tab.Evaluate(ctx, "1+1", &n)
 		})
 	})
-	bareOpenClose := func() error {
-		tid, _, err := e.bare.NewTab()
-		if err != nil {
-			return err
+	bareOpenClose := func(open func() (string, string, error)) func() error {
+		return func() error {
+			tid, _, err := open()
+			if err != nil {
+				return err
+			}
+			return e.bare.CloseTab(tid)
 		}
-		return e.bare.CloseTab(tid)
 	}
 	openClose := func(s *browserpool.Session) func() error {
 		return func() error {
@@ -202,7 +205,7 @@ func BenchmarkFloor(b *testing.B) {
 		}
 	}
 	b.Run("tab-open-close", func(b *testing.B) {
-		e.interleave(b, bareOpenClose, openClose(e.s))
+		e.interleave(b, bareOpenClose(e.bare.NewWindowTab), openClose(e.s))
 	})
 	b.Run("tab-open-close-one-window", func(b *testing.B) {
 		p := newRealPool(b, browserpool.Config{TabsShareWindow: true})
@@ -213,7 +216,7 @@ func BenchmarkFloor(b *testing.B) {
 		if _, err := s.OpenTab(ctx, "about:blank"); err != nil { // the start-up tab, as e.s's
 			b.Fatal(err)
 		}
-		e.interleave(b, bareOpenClose, openClose(s))
+		e.interleave(b, bareOpenClose(e.bare.NewTab), openClose(s))
 	})
 	b.Run("navigate", func(b *testing.B) {
 		e.interleave(b, func() error {

@@ -8,7 +8,8 @@
 // environment; JSON encoding of each command with encoding/json and one
 // decode of each reply (envelope and result in one Unmarshal); for a tab,
 // Target.createTarget + Target.attachToTarget (flattened) and nothing else
-// (no Page.enable, no lifecycle events, no dialog handling); for a
+// (no Page.enable, no lifecycle events, no dialog handling), in the
+// browser's window (NewTab) or a window of its own (NewWindowTab); for a
 // navigation, Page.enable once per tab and Page.navigate followed by
 // reading up to Page.loadEventFired. It excludes everything a library adds:
 // no per-call context, no error classes, no tracing, no idle accounting, no
@@ -209,13 +210,25 @@ func (b *Bare) Until(sessionID, method string) error {
 	}
 }
 
-// NewTab creates an about:blank target and attaches to it (flattened),
-// returning its target and session ids: what a tab open costs at least.
+// NewTab creates an about:blank target in the browser's window and
+// attaches to it (flattened), returning its target and session ids: what a
+// tab open costs at least. The new tab hides the window's others.
 func (b *Bare) NewTab() (targetID, sessionID string, err error) {
+	return b.newTab(map[string]any{"url": "about:blank"})
+}
+
+// NewWindowTab is NewTab with the target in a window of its own
+// (Target.createTarget's newWindow): what opening a tab that stays visible
+// costs at least.
+func (b *Bare) NewWindowTab() (targetID, sessionID string, err error) {
+	return b.newTab(map[string]any{"url": "about:blank", "newWindow": true})
+}
+
+func (b *Bare) newTab(params map[string]any) (targetID, sessionID string, err error) {
 	var tgt struct {
 		TargetID string `json:"targetId"`
 	}
-	if err := b.Call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt); err != nil {
+	if err := b.Call("", "Target.createTarget", params, &tgt); err != nil {
 		return "", "", err
 	}
 	var att struct {
