@@ -12,7 +12,7 @@ func StatusReadsAfterLoad(t *Tab) int64 { return t.statusFallbacks.Load() }
 // MuxCall makes a direct call on t's CDP session (cdpmux.Mux.Call), for
 // benchmarks of the mux alone.
 func MuxCall(ctx context.Context, t *Tab, method string, params []byte) (json.RawMessage, error) {
-	return t.s.mux.Call(ctx, t.sessionID, method, params)
+	return t.s.mux.Call(ctx, t.direct.ID(), method, params)
 }
 
 // ClientBuilt reports whether t has built its generated CDP client

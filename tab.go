@@ -39,9 +39,8 @@ type Tab struct {
 	ready chan struct{} // closed when connect has finished
 
 	// Set by connect before ready is closed; read-only after.
-	sessionID string         // the flattened CDP session id
-	direct    *cdpmux.Direct // calls on that session; its rpcc.Conn is dialed on first use (rpc)
-	readyErr  error
+	direct   *cdpmux.Direct // calls on the tab's flattened CDP session (its id: direct.ID()); its rpcc.Conn is dialed on first use (rpc)
+	readyErr error
 
 	// pageReady is closed when Page.enable and lifecycle events are on
 	// (connect sends them without waiting); pageErr is set before.
@@ -137,14 +136,14 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	if err != nil {
 		return err
 	}
-	t.sessionID, t.direct = direct.ID(), direct
+	t.direct = direct
 	t.pageReady = make(chan struct{})
 	t.lifecycle = newLifecycleWatch(direct.Done(), t.pageEvents)
 	t.x = newTabExt(t)
 	// Follow lifecycle events and dialogs on the mux's reader: the tab then
 	// costs no goroutine of its own (none per stream, and no rpcc.Conn
 	// until something asks for one: rpc).
-	if err := t.s.mux.Tap(t.sessionID, t.onEvent); err != nil {
+	if err := t.s.mux.Tap(direct.ID(), t.onEvent); err != nil {
 		direct.Close()
 		return err
 	}

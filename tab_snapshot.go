@@ -177,10 +177,9 @@ func origin(raw string) string {
 // frameSess is a CDP session that documents of the tab live in: the tab's
 // own, or an out-of-process iframe's.
 type frameSess struct {
-	targetID  string
-	sessionID string         // of an out-of-process iframe's session
-	d         *cdpmux.Direct // calls on the frame's session (the tab's own for the top frame)
-	own       bool           // attached by us for an out-of-process iframe
+	targetID string
+	d        *cdpmux.Direct // calls on the frame's session (the tab's own for the top frame)
+	own      bool           // attached by us for an out-of-process iframe
 }
 
 // detach ends a session attached for an out-of-process iframe, in the
@@ -188,7 +187,7 @@ type frameSess struct {
 func (x *tabExt) detach(ctx context.Context, f *frameSess) {
 	if f.live() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		x.t.s.browserCall(ctx, "Target.detachFromTarget", target.NewDetachFromTargetArgs().SetSessionID(target.SessionID(f.sessionID)), nil)
+		x.t.s.browserCall(ctx, "Target.detachFromTarget", target.NewDetachFromTargetArgs().SetSessionID(target.SessionID(f.d.ID())), nil)
 		cancel()
 	}
 	f.d.Close()
@@ -380,7 +379,7 @@ func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error)
 	if err != nil {
 		return nil, err
 	}
-	nf := &frameSess{targetID: targetID, sessionID: d.ID(), d: d, own: true}
+	nf := &frameSess{targetID: targetID, d: d, own: true}
 	r.mu.Lock()
 	if cur := r.frames[targetID]; cur != nil && cur != f && cur.live() {
 		// Another snapshot attached meanwhile: keep one session.

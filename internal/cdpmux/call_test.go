@@ -269,11 +269,7 @@ func TestCallAllOnAnEndedSessionReportsEveryRequestUnsentWithTheEnd(t *testing.T
 	ctx := t.Context()
 	p, d := openDirect(ctx, t, m)
 	b.DetachTarget(p.targetID)
-	select {
-	case <-p.conn.Context().Done():
-	case <-time.After(hangLimit):
-		t.Fatalf("the detached session's conn did not end within %v", hangLimit)
-	}
+	closedWithin(t, p.conn.Context().Done(), "the detached session's conn ended")
 
 	_, errs := d.CallAll(ctx, []cdpmux.Request{{Method: "Page.enable"}, {Method: "Runtime.evaluate", Params: []byte(`{"expression":"1"}`)}})
 
@@ -362,11 +358,7 @@ func TestClosingADirectSessionEndsItsConnAndItsCallsSayItIsDetached(t *testing.T
 			}
 			// Dialed before or after the end, the conn is closed by it.
 			conn := d.Conn()
-			select {
-			case <-conn.Context().Done():
-			case <-time.After(10 * time.Second):
-				t.Fatal("the session's conn is still open 10s after Close")
-			}
+			closedWithin(t, conn.Context().Done(), "the closed session's conn closed")
 			if _, err := d.Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`)); !errors.Is(err, cdpmux.ErrDetached) || !errors.Is(err, cdpmux.ErrNotSent) {
 				t.Errorf("a direct call after Close: %v, want ErrDetached and ErrNotSent", err)
 			}

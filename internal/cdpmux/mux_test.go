@@ -41,6 +41,17 @@ func await(t *testing.T, errc <-chan error) error {
 	}
 }
 
+// closedWithin fails the test unless ch is closed within hangLimit; what
+// names what ch's closing means ("the mux ended").
+func closedWithin(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(hangLimit):
+		t.Fatalf("waited %v for this, in vain: %s", hangLimit, what)
+	}
+}
+
 // inFlight starts eval(expr) on p and returns once the browser holds its
 // reply at g, so the call is in flight.
 func inFlight(ctx context.Context, t *testing.T, g *cdptest.Gate, n int, p page, expr string) <-chan error {
@@ -629,11 +640,7 @@ func TestConcurrentUseThenExitEndsEveryCallWithoutHanging(t *testing.T) {
 
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
-	select {
-	case <-finished:
-	case <-time.After(hangLimit):
-		t.Fatalf("calls still running %v after the browser exited", hangLimit)
-	}
+	closedWithin(t, finished, "every call returned after the browser exited")
 	close(errc)
 	for err := range errc {
 		t.Error(err)

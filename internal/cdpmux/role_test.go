@@ -387,11 +387,7 @@ func TestTheTransportFailingUnderACallerEndsEveryCallAndSessionAsUnderTheReader(
 			t.Errorf("%s: %v, want S1's *EndError", name, err)
 		}
 	}
-	select {
-	case <-m.Done():
-	case <-time.After(hangLimit):
-		t.Fatal("the mux did not end")
-	}
+	closedWithin(t, m.Done(), "the mux ended")
 	if err := m.Err(); !errors.Is(err, exit) {
 		t.Errorf("Err() = %v, want the exit", err)
 	}
