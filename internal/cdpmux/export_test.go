@@ -14,6 +14,13 @@ func (m *Mux) ReadRole() string {
 // IdleFires returns how many times the idle timer fired.
 func (m *Mux) IdleFires() int64 { return m.idleFires.Load() }
 
+// IdleArmed reports whether the idle timer is set to fire.
+func (m *Mux) IdleArmed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.idleArmed
+}
+
 // Coalesced reports how many requests were queued for another caller's
 // write, and how many writes of queued requests there were.
 func (m *Mux) Coalesced() (queued, batches uint64) { return m.queued.Load(), m.batches.Load() }

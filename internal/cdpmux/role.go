@@ -114,17 +114,24 @@ func (m *Mux) releasedLocked() (arm bool) {
 }
 
 // idleFired runs when the idle timer fires. The timer is armed whenever
-// the role is free or held by a caller, so that the reader always resumes
-// within about the delay of the role's last release: with the role held
-// by a caller, it fires again after another delay (calls one after
-// another keep it armed, so their releases never touch it); with the role
-// free, after the rest of the delay since it was given up, or, that delay
-// passed, it wakes the reader and fires once more to find it reading, and
-// only then disarms.
+// the role is free, so that the reader always resumes within about the
+// delay of the role's last release, and while calls follow one another:
+//   - with the role held by a caller less than a delay after the last
+//     release (calls one after another, each shorter than the delay), it
+//     fires again after another delay, so their releases never touch it;
+//   - with the role held by a caller for a delay or more since then (one
+//     long call: a navigation, a wait, a slow page), it disarms: firing
+//     every delay until the browser answers would start a goroutine each
+//     time (time.AfterFunc) for nothing, about 250 of them while a tab
+//     opens in a window of its own. That caller's release arms it again
+//     (releasedLocked), so at most two fires fall in any one call;
+//   - with the role free, after the rest of the delay since it was given
+//     up, or, that delay passed, it wakes the reader and fires once more to
+//     find it reading, and only then disarms.
 func (m *Mux) idleFired() {
 	m.idleFires.Add(1)
 	m.mu.Lock()
-	if m.role == roleReader {
+	if m.role == roleReader || m.role == roleCaller && time.Since(m.released) >= m.resume {
 		m.idleArmed = false
 		m.mu.Unlock()
 		return

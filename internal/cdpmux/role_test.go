@@ -511,16 +511,17 @@ func TestEventsAfterACallLongerThanTheResumeDelayStillReachTheirSession(t *testi
 	}
 	// Calls until one is read by its own caller (the reader may resume
 	// between two on a loaded machine), held until the idle timer fired
-	// twice during it.
+	// during it and, the call being long, stopped: the caller's release
+	// must arm it again for the reader to resume.
 	for led := false; !led; {
 		req, _, errc := startCall(ctx, sb, m, "S1")
 		led = m.ReadRole() == "caller"
 		if led {
 			fires := m.IdleFires()
 			deadline := time.Now().Add(hangLimit)
-			for m.IdleFires() < fires+2 {
+			for m.IdleFires() == fires || m.IdleArmed() {
 				if time.Now().After(deadline) {
-					t.Fatalf("the idle timer did not fire twice within %v while a caller read", hangLimit)
+					t.Fatalf("the idle timer did not fire and stop within %v while a caller read (fires %d, armed %v)", hangLimit, m.IdleFires()-fires, m.IdleArmed())
 				}
 				time.Sleep(100 * time.Microsecond)
 			}
@@ -541,6 +542,30 @@ func TestEventsAfterACallLongerThanTheResumeDelayStillReachTheirSession(t *testi
 	}
 	if ns, _, _ := sn.get(); !slices.Equal(ns, []int{9}) {
 		t.Errorf("events %v, want [9]", ns)
+	}
+}
+
+func TestALongCallStopsTheIdleTimerInsteadOfFiringItEveryDelay(t *testing.T) {
+	noGoroutineLeftAfter(t)
+	sb, m := newScripted(t, cdpmux.Options{ResumeDelay: cdpmux.ReaderResumeDelay})
+	ctx := t.Context()
+	sb.attach(ctx, m, "S1", false)
+	// Each fire runs a goroutine of its own (time.AfterFunc): a call held
+	// for fifty delays (a navigation, a tab opening in a window) must not
+	// cost fifty of them. Fewer fires on a loaded machine still pass.
+	for led := false; !led; {
+		req, _, errc := startCall(ctx, sb, m, "S1")
+		if led = m.ReadRole() == "caller"; led {
+			fires := m.IdleFires()
+			time.Sleep(50 * cdpmux.ReaderResumeDelay) // the call's length, not a wait for an outcome
+			if n := m.IdleFires() - fires; n > 2 {
+				t.Errorf("the idle timer fired %d times during one call of 50 resume delays, want at most 2", n)
+			}
+		}
+		sb.reply(req, `{}`)
+		if err := await(t, errc); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
