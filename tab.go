@@ -158,8 +158,8 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	// All in flight at once, and not waited for here: the tab's commands
 	// run in order, so the first action after them sees the viewport, and
 	// navigations and waits wait for pageReady. Bounded by the session
-	// (its end fails them), not by the caller's ctx. One goroutine
-	// sends them all and waits (cdpmux.Direct.CallAll).
+	// (its end fails them), not by the caller's ctx. Nothing waits for
+	// them (cdpmux.Direct.Go): the last reply closes pageReady.
 	reqs := []cdpmux.Request{
 		{Method: "Page.enable"},
 		{Method: "Page.setLifecycleEventsEnabled", Params: []byte(`{"enabled":true}`)},
@@ -174,11 +174,10 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 		cdpmux.Request{Method: "Performance.enable"},
 		cdpmux.Request{Method: "Page.addScriptToEvaluateOnNewDocument", Params: statusScriptParams},
 	)
-	go func() {
-		defer close(t.pageReady)
-		_, errs := direct.CallAll(context.Background(), reqs)
+	direct.Go(reqs, func(_ []json.RawMessage, errs []error) {
 		t.pageErr = cmp.Or(errs[:required]...)
-	}()
+		close(t.pageReady)
+	})
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mafredri/cdp/rpcc"
@@ -124,6 +125,9 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 	}
 
 	if err := m.writeFrame(buf); err != nil {
+		m.mu.Lock()
+		delete(m.pending, gid) // never sent: its caller gets ErrNotSent, not the end
+		m.mu.Unlock()
 		// A message transport that fails a write is dead (a broken pipe;
 		// gorilla/websocket after any write error), and the message was
 		// never processed: end the mux now rather than when the reader
@@ -310,43 +314,74 @@ func (m *Mux) await(ctx context.Context, c sent) (json.RawMessage, error) {
 	return m.result(c.ch, msg)
 }
 
-// Request is one call of Direct.CallAll.
+// Request is one call of Direct.Go.
 type Request struct {
 	Method string
 	Params []byte // one JSON object; nil for none
 }
 
-// CallAll writes every request at once, in order, then waits for all
-// their replies: what len(reqs) concurrent Calls do, on the caller's
-// goroutine alone. replies[i] and errs[i] are reqs[i]'s, with Call's
-// meaning; a request that could not be written (ErrNotSent) does not stop
-// the others.
-func (d *Direct) CallAll(ctx context.Context, reqs []Request) (replies []json.RawMessage, errs []error) {
-	replies, errs = make([]json.RawMessage, len(reqs)), make([]error, len(reqs))
-	if err := ctx.Err(); err != nil {
-		for i := range errs {
-			errs[i] = err
-		}
-		return replies, errs
+// Go writes every request at once, in order, and returns without waiting
+// for their replies: what len(reqs) concurrent Calls do, with no goroutine
+// waiting for them. done runs once, when every request has its reply or
+// its error: replies[i] and errs[i] are reqs[i]'s, with Call's meaning (an
+// error reply is a *rpcc.ResponseError; a request that could not be
+// written fails with ErrNotSent, and does not stop the others; the ones
+// left when the session or the mux ends fail with its *EndError). It runs
+// on the goroutine that settled the last request: the mux's reader, a
+// direct caller reading for its own reply, or the one ending the session
+// or calling Go; so it must be quick and must not call the mux. Go is not
+// for Target.attachToTarget (AttachDirect).
+func (d *Direct) Go(reqs []Request, done func(replies []json.RawMessage, errs []error)) {
+	b := &batch{left: len(reqs), replies: make([]json.RawMessage, len(reqs)), errs: make([]error, len(reqs)), settled: make([]bool, len(reqs)), done: done}
+	if len(reqs) == 0 {
+		done(b.replies, b.errs)
+		return
 	}
-	calls := make([]sent, len(reqs))
-	led := -1
 	for i, r := range reqs {
-		if calls[i], errs[i] = d.m.start(d.s, d.s.id, r.Method, r.Params); errs[i] == nil && calls[i].led {
-			led = i
+		w := d.m.getWbuf()
+		gid := d.m.nextID.Add(1)
+		w.head(gid, d.s.id, r.Method)
+		if r.Params != nil {
+			w.b.WriteString(`,"params":`)
+			w.b.Write(r.Params)
+		}
+		w.b.WriteByte('}')
+		_, _, err := d.m.write(d.s, d.s.id, gid, r.Method, w.b.Bytes(), route{batch: b, idx: i})
+		d.m.putWbuf(w)
+		if err != nil {
+			b.settle(i, nil, err)
 		}
 	}
-	// The one holding the read role reads first: the others' replies
-	// come through its reads (or the reader's, once it lets go).
-	if led >= 0 {
-		replies[led], errs[led] = d.m.await(ctx, calls[led])
+}
+
+// batch is the requests of one Direct.Go, settled one by one: by their
+// replies (dispatchReply), by a failed write (Go), or by the end of their
+// session (session.end, which unregisterLocked and fail hand them to).
+type batch struct {
+	mu      sync.Mutex
+	left    int               // guarded by mu; requests not settled yet
+	replies []json.RawMessage // guarded by mu
+	errs    []error           // guarded by mu
+	settled []bool            // guarded by mu; a request is settled once, by whoever comes first
+	done    func(replies []json.RawMessage, errs []error)
+}
+
+// settle gives request i its reply or error, unless it has one, and runs
+// done when it was the last.
+func (b *batch) settle(i int, reply json.RawMessage, err error) {
+	b.mu.Lock()
+	if b.settled[i] {
+		b.mu.Unlock()
+		return
 	}
-	for i, c := range calls {
-		if i != led && errs[i] == nil {
-			replies[i], errs[i] = d.m.await(ctx, c)
-		}
+	b.settled[i] = true
+	b.replies[i], b.errs[i] = reply, err
+	b.left--
+	last := b.left == 0
+	b.mu.Unlock()
+	if last {
+		b.done(b.replies, b.errs)
 	}
-	return replies, errs
 }
 
 // result puts a direct call's reply channel back and returns its reply.

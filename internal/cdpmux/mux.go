@@ -214,6 +214,8 @@ type route struct {
 	localID uint64
 	attach  bool          // a Target.attachToTarget: its reply registers a session
 	reply   chan *message // a direct call (Mux.Call): its reply goes here, not to s's conn
+	batch   *batch        // a request of Direct.Go: its reply settles batch's request idx
+	idx     int
 }
 
 // New starts a mux on t and returns it with the browser's own session dialed
@@ -405,6 +407,11 @@ func (m *Mux) fail(cause error) {
 	m.err = &EndError{Reason: ErrConnClosed, Cause: cause}
 	sessions := m.sessions
 	m.sessions = map[string]*session{}
+	for _, r := range m.pending {
+		if r.batch != nil {
+			r.s.unsettled = append(r.s.unsettled, r) // settled by r.s.end below
+		}
+	}
 	m.pending = map[uint64]route{}
 	m.inflight.Store(0)
 	m.lastUse.Store(time.Now().UnixNano())
@@ -599,6 +606,14 @@ func (m *Mux) dispatchReply(msg *message) bool {
 		r.reply <- msg // capacity 1, one reply per id: never blocks
 		return true
 	}
+	if r.batch != nil {
+		if msg.Error != nil {
+			r.batch.settle(r.idx, nil, msg.Error)
+		} else {
+			r.batch.settle(r.idx, msg.Result, nil)
+		}
+		return false // nobody waits to call again: the reader keeps the role
+	}
 	msg.ID = r.localID
 	r.s.deliver(msg, true)
 	return false
@@ -632,6 +647,9 @@ func (m *Mux) unregisterLocked(sessionID string) []*session {
 			delete(m.pending, id)
 			if s.counted {
 				m.inflight.Add(-1)
+			}
+			if r.batch != nil {
+				s.unsettled = append(s.unsettled, r) // settled by s.end
 			}
 		}
 	}

@@ -24,11 +24,12 @@ type session struct {
 
 	counted bool // calls count in Mux.Use (all but the quiet session); set at creation
 
-	// targetID, dialed, lazy and tap are guarded by m.mu.
-	targetID string
-	dialed   bool // its rpcc.Conn is dialed (or it has none: the quiet session)
-	lazy     bool // its events are kept only once dialed: the browser's, and those AttachDirect attached
-	tap      func(method string, params json.RawMessage)
+	// targetID, dialed, lazy, tap and unsettled are guarded by m.mu.
+	targetID  string
+	dialed    bool // its rpcc.Conn is dialed (or it has none: the quiet session)
+	lazy      bool // its events are kept only once dialed: the browser's, and those AttachDirect attached
+	tap       func(method string, params json.RawMessage)
+	unsettled []route // requests of Direct.Go taken off the pending calls as it ended: end settles them
 
 	dial sync.Once
 	conn *rpcc.Conn // dialed on first use (rpcConn); set once under dial
@@ -88,7 +89,8 @@ func (s *session) wake() {
 }
 
 // end marks the session ended: messages already queued are still read, then
-// ReadResponse returns err.
+// ReadResponse returns err. It settles the session's unsettled requests
+// of Direct.Go with its end (the first end's err).
 func (s *session) end(err error) {
 	s.mu.Lock()
 	first := s.err == nil
@@ -96,16 +98,22 @@ func (s *session) end(err error) {
 		s.err = err
 		close(s.done)
 	}
+	err = s.err
 	s.mu.Unlock()
 	s.wake()
+	s.m.mu.Lock()
+	var tap func(string, json.RawMessage)
 	if first {
-		s.m.mu.Lock()
-		tap := s.tap
-		s.tap = nil
-		s.m.mu.Unlock()
-		if tap != nil {
-			tap("", nil)
-		}
+		tap, s.tap = s.tap, nil
+	}
+	unsettled := s.unsettled
+	s.unsettled = nil
+	s.m.mu.Unlock()
+	if tap != nil {
+		tap("", nil)
+	}
+	for _, r := range unsettled {
+		r.batch.settle(r.idx, nil, err)
 	}
 }
 
