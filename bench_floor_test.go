@@ -386,6 +386,15 @@ func BenchmarkFloorColdStart(b *testing.B) {
 // and once a Pool's, each reading its own VmRSS (and its anonymous part,
 // without the binary's file-backed code pages) after a GC with the browser
 // still up. Heap is the in-use delta after a GC in this process.
+//
+// The file-backed rest is the executable's pages, which both sides share
+// the same binary for; MiB-text-, -pclntab- and -rodata-over-bare split
+// it by ELF section (benchfloor.ResidentCodeKiB). The kernel maps them in
+// 64 KiB blocks around each page touched, so code the floor does not have
+// (the pool, the policy proxy's listener, the launcher) and the runtime's
+// reads of .gopclntab for its functions (starting a goroutine reads its
+// function's name; growing, shrinking or scanning a stack reads every
+// frame's tables) cost a block each, whatever their size.
 func BenchmarkFloorFootprint(b *testing.B) {
 	requireBrowser(b)
 	ctx := context.Background()
@@ -410,12 +419,15 @@ func BenchmarkFloorFootprint(b *testing.B) {
 		b.ReportMetric(float64(runtime.NumGoroutine()-g0), "goroutines")
 		b.ReportMetric(float64(int64(m1.HeapInuse)-int64(m0.HeapInuse))/(1<<20), "MiB-heap")
 		p.Close()
-		bare, bareAnon := footprintRSS(b, "bare")
-		ours, oursAnon := footprintRSS(b, "ours")
-		b.ReportMetric(bare, "MiB-rss-bare")
-		b.ReportMetric(ours, "MiB-rss-ours")
-		b.ReportMetric(ours-bare, "MiB-rss-over-bare")
-		b.ReportMetric(oursAnon-bareAnon, "MiB-anon-over-bare")
+		bare := footprintRSS(b, "bare")
+		ours := footprintRSS(b, "ours")
+		b.ReportMetric(bare.rss, "MiB-rss-bare")
+		b.ReportMetric(ours.rss, "MiB-rss-ours")
+		b.ReportMetric(ours.rss-bare.rss, "MiB-rss-over-bare")
+		b.ReportMetric(ours.anon-bare.anon, "MiB-anon-over-bare")
+		b.ReportMetric(ours.text-bare.text, "MiB-text-over-bare")
+		b.ReportMetric(ours.pclntab-bare.pclntab, "MiB-pclntab-over-bare")
+		b.ReportMetric(ours.rodata-bare.rodata, "MiB-rodata-over-bare")
 	}
 }
 
@@ -424,16 +436,24 @@ func BenchmarkFloorFootprint(b *testing.B) {
 // "footprint-ours".
 const footprintHelper = "footprint-"
 
-// footprintRSS runs the footprint child for side and returns its VmRSS
-// and RssAnon in MiB.
-func footprintRSS(b *testing.B, side string) (rss, anon float64) {
+// footprint is what a footprint child measured, in MiB: its VmRSS, its
+// RssAnon, and its executable's resident .text, .gopclntab and .rodata.
+type footprint struct{ rss, anon, text, pclntab, rodata float64 }
+
+// footprintLine is the footprint child's last line, in KiB.
+const footprintLine = "rss-kib %g anon-kib %g text-kib %g pclntab-kib %g rodata-kib %g"
+
+// footprintRSS runs the footprint child for side and returns what it
+// measured.
+func footprintRSS(b *testing.B, side string) footprint {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), hostHelperEnv+"="+footprintHelper+side, "BROWSERPOOL_TEST_HOST_ROOT="+newRoot(b))
 	out, err := cmd.CombinedOutput()
-	if _, serr := fmt.Sscanf(lastLine(string(out)), "rss-kib %g anon-kib %g", &rss, &anon); err != nil || serr != nil {
+	var f footprint
+	if _, serr := fmt.Sscanf(lastLine(string(out)), footprintLine, &f.rss, &f.anon, &f.text, &f.pclntab, &f.rodata); err != nil || serr != nil {
 		b.Fatalf("footprint child %s: %v %v\n%s", side, err, serr, out)
 	}
-	return rss / 1024, anon / 1024
+	return footprint{f.rss / 1024, f.anon / 1024, f.text / 1024, f.pclntab / 1024, f.rodata / 1024}
 }
 
 func lastLine(s string) string {
@@ -442,8 +462,9 @@ func lastLine(s string) string {
 }
 
 // runFootprintHelper is the footprint child: one browser with 10 tabs,
-// driven by the floor ("bare") or by a Pool ("ours"); it prints its VmRSS
-// ("rss-kib N") after a GC, with the browser still up, then stops it.
+// driven by the floor ("bare") or by a Pool ("ours"); it prints its VmRSS,
+// its anonymous part and its executable's resident sections
+// (footprintLine) after a GC, with the browser still up, then stops it.
 func runFootprintHelper(side string) int {
 	root := os.Getenv("BROWSERPOOL_TEST_HOST_ROOT")
 	fail := func(err error) int { fmt.Println("error", err); return 1 }
@@ -498,10 +519,15 @@ func runFootprintHelper(side string) int {
 	runtime.GC()
 	debug.FreeOSMemory()
 	rss, anon, err := benchfloor.ResidentKiB()
+	if err != nil {
+		stop()
+		return fail(err)
+	}
+	code, err := benchfloor.ResidentCodeKiB()
 	stop()
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Println("rss-kib", rss, "anon-kib", anon)
+	fmt.Printf(footprintLine+"\n", float64(rss), float64(anon), float64(code.Text), float64(code.Pclntab), float64(code.Rodata))
 	return 0
 }
