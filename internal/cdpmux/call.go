@@ -63,6 +63,17 @@ func (w *wbuf) head(gid uint64, sessionID, method string) {
 	w.b.Write(b)
 }
 
+// request frames a direct call: its id, session id, method and params
+// (one JSON object; nil for none).
+func (w *wbuf) request(gid uint64, sessionID, method string, params []byte) {
+	w.head(gid, sessionID, method)
+	if params != nil {
+		w.b.WriteString(`,"params":`)
+		w.b.Write(params)
+	}
+	w.b.WriteByte('}')
+}
+
 // send writes one request of session s (from its rpcc.Conn). The params
 // are encoded by encoding/json straight into the pooled buffer (its
 // Encoder adds a newline after them, which JSON allows there).
@@ -268,12 +279,7 @@ type sent struct {
 func (m *Mux) start(s *session, sessionID, method string, params []byte) (sent, error) {
 	w := m.getWbuf()
 	gid := m.nextID.Add(1)
-	w.head(gid, sessionID, method)
-	if params != nil {
-		w.b.WriteString(`,"params":`)
-		w.b.Write(params)
-	}
-	w.b.WriteByte('}')
+	w.request(gid, sessionID, method, params)
 	ch, _ := m.replies.Get().(chan *message)
 	if ch == nil {
 		ch = make(chan *message, 1)
@@ -340,12 +346,7 @@ func (d *Direct) Go(reqs []Request, done func(replies []json.RawMessage, errs []
 	for i, r := range reqs {
 		w := d.m.getWbuf()
 		gid := d.m.nextID.Add(1)
-		w.head(gid, d.s.id, r.Method)
-		if r.Params != nil {
-			w.b.WriteString(`,"params":`)
-			w.b.Write(r.Params)
-		}
-		w.b.WriteByte('}')
+		w.request(gid, d.s.id, r.Method, r.Params)
 		_, _, err := d.m.write(d.s, d.s.id, gid, r.Method, w.b.Bytes(), route{batch: b, idx: i})
 		d.m.putWbuf(w)
 		if err != nil {
