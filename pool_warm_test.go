@@ -67,11 +67,19 @@ func waitWarm(t testing.TB, p *browserpool.Pool, n int) {
 	waitFor(t, "warm browsers to be ready", func() bool { return p.Stats().SessionsWarm == n })
 }
 
+// waitCreated waits until the SessionCreated hook has seen n sessions:
+// hooks run on the pool's own goroutine, after the gauges moved.
+func (e *sessionEvents) waitCreated(t testing.TB, n int) {
+	t.Helper()
+	waitFor(t, "the SessionCreated hooks", func() bool { return len(e.createdIDs()) >= n })
+}
+
 func TestOpenTakesAWarmBrowserAndThePoolRefillsInTheBackground(t *testing.T) {
 	l := cdptest.NewLauncher(t)
 	var ev sessionEvents
 	p := newFakePool(t, l, browserpool.Config{Warm: 2, Hooks: ev.hooks()})
 	waitWarm(t, p, 2)
+	ev.waitCreated(t, 2)
 	warm := ev.createdIDs()
 	if len(p.Sessions()) != 0 {
 		t.Fatalf("warm browsers are listed as live sessions: %v", p.Sessions())
@@ -131,6 +139,7 @@ func TestWarmBrowsersAreInTheManifestAndPoolCloseClosesThem(t *testing.T) {
 	root := newRoot(t)
 	p := newFakePool(t, l, browserpool.Config{Root: root, Warm: 2, Hooks: ev.hooks()})
 	waitWarm(t, p, 2)
+	ev.waitCreated(t, 2)
 	raw, err := os.ReadFile(filepath.Join(root, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +186,7 @@ func TestAWarmBrowserThatDiesIsReplacedAndNeverHandedOut(t *testing.T) {
 	var ev sessionEvents
 	p := newFakePool(t, l, browserpool.Config{Warm: 1, Hooks: ev.hooks()})
 	waitWarm(t, p, 1)
+	ev.waitCreated(t, 1)
 	dead := ev.createdIDs()[0]
 	l.Browsers()[0].Exit(1)
 	waitFor(t, "the dead warm browser to be closed", func() bool { return ev.closedReasons()[dead] == browserpool.ReasonCrashed })
