@@ -191,10 +191,13 @@ func TestABrowserWhoseLauncherReportsItsExitIsReclaimedWhileItsConnectionStaysUp
 	}
 }
 
-func TestATabCrashOrDetachFailsItsCallWithErrTabClosed(t *testing.T) {
-	for name, fault := range map[string]func(b *cdptest.Browser, id string){
-		"crash":  (*cdptest.Browser).CrashTarget,
-		"detach": (*cdptest.Browser).DetachTarget,
+func TestATabCrashOrDetachFailsItsCallAndTheNextWithErrTabClosedSayingWhich(t *testing.T) {
+	for name, tc := range map[string]struct {
+		fault  func(b *cdptest.Browser, id string)
+		detail string
+	}{
+		"crash":  {(*cdptest.Browser).CrashTarget, "the tab's renderer crashed"},
+		"detach": {(*cdptest.Browser).DetachTarget, "the tab was closed or detached"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			l := cdptest.NewLauncher(t)
@@ -204,9 +207,23 @@ func TestATabCrashOrDetachFailsItsCallWithErrTabClosed(t *testing.T) {
 			tab := mustTab(t, ctx, s)
 			errc, release := heldEvaluate(t, ctx, l.Browsers()[0], tab)
 			defer release()
-			fault(l.Browsers()[0], tab.ID())
-			if err := <-errc; !errors.Is(err, browserpool.ErrTabClosed) {
-				t.Errorf("call in flight: error = %v, want ErrTabClosed", err)
+			tc.fault(l.Browsers()[0], tab.ID())
+			// The call in flight, then the next one (refused before it is
+			// sent, so retryable elsewhere), both say what happened.
+			inFlight := <-errc
+			next := tab.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{})
+			for _, c := range []struct {
+				call      string
+				err       error
+				retryable bool
+			}{{"in flight", inFlight, false}, {"next", next, true}} {
+				var be *browserpool.Error
+				if !errors.As(c.err, &be) || !errors.Is(c.err, browserpool.ErrTabClosed) || !strings.Contains(be.Detail, tc.detail) || be.Retryable() != c.retryable {
+					t.Errorf("call %s: error = %v, want ErrTabClosed saying %q, Retryable() %v", c.call, c.err, tc.detail, c.retryable)
+				}
+				if msg := c.err.Error(); strings.Contains(msg, "\n") {
+					t.Errorf("call %s: the message has a line break: %q", c.call, msg)
+				}
 			}
 			if s.Err() != nil {
 				t.Errorf("a tab fault ended the session: %v", s.Err())

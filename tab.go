@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -232,10 +233,10 @@ func (t *Tab) begin(op string) (func(), error) {
 	select {
 	case <-t.direct.Done():
 		end()
-		e := newError(op, ErrTabClosed, "the tab was closed")
-		e.Session, e.Tab, e.notSent = t.s.id, t.id, true
 		t.s.forget(t)
-		return nil, e
+		// Why it ended (closed or detached, or its renderer crashed), as
+		// a call in flight then was told; this one was not sent.
+		return nil, t.s.wrap(op, t.id, errors.Join(cdpmux.ErrNotSent, t.direct.Err()))
 	default:
 	}
 	return end, nil

@@ -222,6 +222,18 @@ func (d *Direct) ID() string { return d.s.id }
 // here or with the mux).
 func (d *Direct) Done() <-chan struct{} { return d.s.done }
 
+// Err returns the session's end once Done is closed (an *EndError: it
+// was detached or closed, its target crashed, or the connection ended),
+// and nil before.
+func (d *Direct) Err() error {
+	select {
+	case <-d.s.done:
+		return d.s.endErr()
+	default:
+		return nil
+	}
+}
+
 // Close forgets the session locally, as closing its conn does (it does
 // not detach it in the browser): its calls and its conn's, if dialed, then
 // fail with ErrDetached, and the conn's goroutine ends. On the browser's
