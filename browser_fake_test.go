@@ -232,6 +232,40 @@ func TestATabCrashOrDetachFailsItsCallAndTheNextWithErrTabClosedSayingWhich(t *t
 	}
 }
 
+func TestACrashedTabIsRefusedByIDAndAsTheActiveTabUntilCloseTabClosesIt(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	other, err := s.OpenTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ActivateTab(ctx, tab.ID()); err != nil {
+		t.Fatal(err)
+	}
+	l.Browsers()[0].CrashTarget(tab.ID())
+	waitFor(t, "the crash to reach the tab", func() bool {
+		_, err := s.Tab(ctx, tab.ID())
+		return errors.Is(err, browserpool.ErrTabClosed)
+	})
+	_, err = s.Tab(ctx, tab.ID())
+	if be := cdpError(t, err); !strings.Contains(be.Detail, "renderer crashed") || !strings.Contains(be.Hint, "CloseTab("+tab.ID()+")") || !be.Retryable() {
+		t.Errorf("Session.Tab of the crashed tab: %v, want the crash, a CloseTab hint, retryable", err)
+	}
+	// The active tab crashed: "" now means the other one.
+	if got, err := s.Tab(ctx, ""); err != nil || got.ID() != other.ID() {
+		t.Errorf("Session.Tab(\"\") = %v, %v; want the tab that did not crash, %s", got, err, other.ID())
+	}
+	if err := s.CloseTab(ctx, tab.ID()); err != nil {
+		t.Fatalf("CloseTab of the crashed tab: %v", err)
+	}
+	if _, err := s.Tab(ctx, tab.ID()); !errors.Is(err, browserpool.ErrTabNotFound) {
+		t.Errorf("Session.Tab of the closed tab: %v, want ErrTabNotFound", err)
+	}
+}
+
 func TestIdleSessionsAreReclaimedButNotMidCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := cdptest.NewLauncher(t)

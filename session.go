@@ -105,6 +105,10 @@ type Session struct {
 	// closing holds tabs closed by CloseTab that the browser may still
 	// list for a moment; guarded by mu. Entries leave once it stops.
 	closing map[string]bool
+	// crashed holds tabs whose renderer crashed: the browser keeps listing
+	// them, but they answer no call until closed; guarded by mu. Entries
+	// leave when CloseTab closes them.
+	crashed map[string]bool
 }
 
 func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info SpawnInfo) *Session {
@@ -123,6 +127,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		state:   StateLive,
 		tabs:    make(map[string]*Tab),
 		closing: make(map[string]bool),
+		crashed: make(map[string]bool),
 	}
 	s.lastUsed.Store(s.created.UnixNano())
 	return s
@@ -261,6 +266,7 @@ func (s *Session) finishClose() {
 	s.state = StateClosed
 	s.tabs = map[string]*Tab{}
 	clear(s.closing)
+	clear(s.crashed)
 	s.order = nil
 	s.active = ""
 	s.mu.Unlock()
@@ -317,7 +323,7 @@ func (s *Session) wrap(op, tab string, err error) error {
 		}
 	case errors.Is(err, cdpmux.ErrTargetCrashed):
 		e.Class, e.Detail = ErrTabClosed, "the tab's renderer crashed"
-		e.Hint = "close the tab and open a new one; the page may be too heavy or buggy"
+		e.Hint = fmt.Sprintf("close it with CloseTab(%s) and open a new tab; the page may be too heavy or buggy", echo(tab))
 	case errors.Is(err, cdpmux.ErrDetached):
 		e.Class, e.Detail, e.Hint = ErrTabClosed, "the tab was closed or detached", hints[ErrTabClosed]
 	case errors.As(err, &re):

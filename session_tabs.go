@@ -255,7 +255,11 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 	if id == "" && s.active != "" {
 		known = s.tabs[s.active]
 	}
+	crashed := s.crashed[id]
 	s.mu.Unlock()
+	if crashed {
+		return nil, s.crashedTab(op, id)
+	}
 	if known != nil {
 		// It may still be connecting (another caller's first use).
 		select {
@@ -274,8 +278,19 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 	}
 	if id == "" {
 		s.mu.Lock()
+		var dead []string
+		infos = slices.DeleteFunc(infos, func(t target.Info) bool {
+			if s.crashed[string(t.TargetID)] {
+				dead = append(dead, string(t.TargetID))
+				return true
+			}
+			return false
+		})
 		id = s.activeLocked(infos)
 		s.mu.Unlock()
+		if id == "" && len(dead) > 0 {
+			return nil, s.crashedTab(op, dead[0])
+		}
 		if id == "" {
 			e := newError(op, ErrTabNotFound, "the session has no open tab")
 			e.Session, e.Hint = s.id, "open a tab with Session.OpenTab first"
@@ -289,6 +304,26 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 		return nil, s.wrap(op, id, err)
 	}
 	return t, nil
+}
+
+// crashedTab is the error for a tab whose renderer crashed (Session.crashed).
+func (s *Session) crashedTab(op, id string) error {
+	e := newError(op, ErrTabClosed, "the tab's renderer crashed; the browser still lists the tab, but it answers no call")
+	e.Session, e.Tab, e.notSent = s.id, id, true
+	e.Hint = fmt.Sprintf("close it with CloseTab(%s) and open a new tab", echo(id))
+	return e
+}
+
+// noteCrashed records that t's renderer crashed (its session ended with
+// Inspector.targetCrashed) and forgets t: later calls naming it get
+// crashedTab rather than a fresh attach that nothing would ever answer.
+func (s *Session) noteCrashed(t *Tab) {
+	s.mu.Lock()
+	if s.state == StateLive {
+		s.crashed[t.id] = true
+	}
+	s.mu.Unlock()
+	s.forget(t)
 }
 
 // notInSession builds the error for a tab id that is not among s's tabs.
@@ -423,9 +458,16 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 		e.Session = s.id
 		return e
 	}
-	t, err := s.resolveTab(ctx, op, id)
-	if err != nil {
-		return err
+	// A crashed tab is closed without attaching to it: it would answer
+	// nothing (not even the check for an open dialog).
+	s.mu.Lock()
+	crashed := s.crashed[id]
+	s.mu.Unlock()
+	var t *Tab
+	if !crashed {
+		if t, err = s.resolveTab(ctx, op, id); err != nil {
+			return err
+		}
 	}
 	if err := s.browserCall(ctx, "Target.closeTarget", target.NewCloseTargetArgs(target.ID(id)), nil); err != nil {
 		return s.wrap(op, id, err)
@@ -434,8 +476,11 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	// browser stops listing it, Tabs leaves it out (see closing).
 	s.mu.Lock()
 	s.closing[id] = true
+	delete(s.crashed, id)
 	s.mu.Unlock()
-	s.forget(t)
-	t.direct.Close()
+	if t != nil {
+		s.forget(t)
+		t.direct.Close()
+	}
 	return nil
 }

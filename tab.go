@@ -210,6 +210,9 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 		t.x.dialogOpened(params)
 	case "":
 		t.x.ended()
+		if errors.Is(t.direct.Err(), cdpmux.ErrTargetCrashed) {
+			t.s.noteCrashed(t)
+		}
 	case "Page.frameNavigated":
 		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params)
