@@ -312,64 +312,6 @@ func TestTabsAreListedOpenedActivatedAndClosed(t *testing.T) {
 	}
 }
 
-func TestATabWhoseRendererCrashedSaysSoOnEveryLaterCallAndTheSessionLivesOn(t *testing.T) {
-	t.Parallel()
-	p := newRealPool(t, browserpool.Config{})
-	ctx := ctxT(t)
-	s := mustOpen(t, ctx, p)
-	tab := mustTab(t, ctx, s)
-	// Page.crash kills the renderer; its own reply may never come.
-	_ = tab.Client().Page.Crash(ctx)
-	var first error
-	waitFor(t, "a call on the crashed tab to fail", func() bool {
-		first = tab.Evaluate(ctx, "1", nil)
-		return first != nil
-	})
-	later := tab.Evaluate(ctx, "1", nil)
-	for _, c := range []struct {
-		call string
-		err  error
-	}{{"first failing", first}, {"later", later}} {
-		var be *browserpool.Error
-		if !errors.As(c.err, &be) || !errors.Is(c.err, browserpool.ErrTabClosed) || !strings.Contains(be.Detail, "renderer crashed") {
-			t.Errorf("%s call on the crashed tab: error = %v, want ErrTabClosed saying the renderer crashed", c.call, c.err)
-		}
-		if msg := c.err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "hint: ") {
-			t.Errorf("%s call: message %q, want one line with a hint", c.call, msg)
-		}
-	}
-	if !cdpError(t, later).Retryable() {
-		t.Errorf("the later call was refused before it was sent, yet Retryable() = false: %v", later)
-	}
-	if err := s.Err(); err != nil {
-		t.Errorf("a tab's crash ended its session: %v", err)
-	}
-	// The browser still lists the crashed tab, but it answers nothing:
-	// naming it, or asking for the active tab when it is the only one,
-	// says so at once instead of attaching to it and hanging.
-	for _, id := range []string{tab.ID(), ""} {
-		_, err := s.Tab(ctx, id)
-		var be *browserpool.Error
-		if !errors.As(err, &be) || !errors.Is(err, browserpool.ErrTabClosed) || !strings.Contains(be.Detail, "renderer crashed") || !strings.Contains(be.Hint, "CloseTab("+tab.ID()+")") {
-			t.Errorf("Session.Tab(%q) after the crash: error = %v, want ErrTabClosed saying the renderer crashed, hinting CloseTab(%s)", id, err, tab.ID())
-		}
-	}
-	if err := s.CloseTab(ctx, tab.ID()); err != nil {
-		t.Fatalf("CloseTab of the crashed tab: %v", err)
-	}
-	again, err := s.OpenTab(ctx, "about:blank")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var two int
-	if err := again.Evaluate(ctx, "1+1", &two); err != nil || two != 2 {
-		t.Errorf("a new tab after the crash: Evaluate = %d, %v; want 2", two, err)
-	}
-	if got, err := s.Tab(ctx, ""); err != nil || got.ID() != again.ID() {
-		t.Errorf("the active tab after closing the crashed one: %v, %v; want the new tab %s", got, err, again.ID())
-	}
-}
-
 func cmpStr(a, b string) int {
 	switch {
 	case a < b:
