@@ -139,7 +139,7 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	}
 	t.direct = direct
 	t.pageReady = make(chan struct{})
-	t.lifecycle = newLifecycleWatch(direct.Done(), t.pageEvents)
+	t.lifecycle = newLifecycleWatch(direct, t.pageEvents)
 	t.x = newTabExt(t)
 	// Follow lifecycle events and dialogs on the mux's reader: the tab then
 	// costs no goroutine of its own (none per stream, and no rpcc.Conn
@@ -337,8 +337,9 @@ func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(
 // hands it each event on its reader (Mux.Tap; see Tab.onEvent), so no
 // goroutine of ours reads them; waiters sleep on changed.
 type lifecycleWatch struct {
-	done  <-chan struct{}                 // the tab's connection context
-	ready func(ctx context.Context) error // Tab.pageEvents: waiters wait for it first
+	done   <-chan struct{}                 // the tab's connection context
+	ready  func(ctx context.Context) error // Tab.pageEvents: waiters wait for it first
+	listen func() (stop func())            // cdpmux.Direct.Listen: waiters have the mux read while they wait
 
 	mu      sync.Mutex
 	seen    map[string]bool   // guarded by mu; "loaderID/name" received
@@ -351,8 +352,8 @@ type lifecycleWatch struct {
 // navigation matters to them).
 const lifecyclePending = 64
 
-func newLifecycleWatch(done <-chan struct{}, ready func(context.Context) error) *lifecycleWatch {
-	return &lifecycleWatch{done: done, ready: ready, seen: make(map[string]bool), changed: make(chan struct{})}
+func newLifecycleWatch(d *cdpmux.Direct, ready func(context.Context) error) *lifecycleWatch {
+	return &lifecycleWatch{done: d.Done(), ready: ready, listen: d.Listen, seen: make(map[string]bool), changed: make(chan struct{})}
 }
 
 // lifecycleEvent is the part of a Page.lifecycleEvent the tab reads
@@ -427,6 +428,8 @@ func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) erro
 			return err
 		}
 	}
+	stop := w.listen()
+	defer stop()
 	select {
 	case <-changed:
 		return nil

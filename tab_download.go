@@ -156,6 +156,8 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 		return Download{}, t.s.wrap(op, t.id, err)
 	}
 	defer progress.Close()
+	stop := t.direct.Listen() // the download's events
+	defer stop()
 	if trigger != nil {
 		if err := trigger(ctx); err != nil {
 			return Download{}, err

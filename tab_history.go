@@ -103,6 +103,8 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		if err := t.direct.Invoke(ctx, "Page.navigateToHistoryEntry", page.NewNavigateToHistoryEntryArgs(entry.ID), nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
+		stop := t.direct.Listen() // the load comes as events
+		defer stop()
 		tick := time.NewTicker(historyPoll)
 		defer tick.Stop()
 		for {

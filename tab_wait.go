@@ -256,6 +256,8 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 		if err := rpcc.Sync(streams[:]...); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
+		stop := t.direct.Listen() // the network's events
+		defer stop()
 		if err := x.net.enable(ctx, x); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}

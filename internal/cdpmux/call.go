@@ -218,6 +218,10 @@ func (d *Direct) Dialed() bool {
 // ID returns the session's id ("" for the browser's own).
 func (d *Direct) ID() string { return d.s.id }
 
+// Listen is Mux.Listen, for a caller about to wait for events of this
+// session (or any other: the mux has one reader).
+func (d *Direct) Listen() (stop func()) { return d.m.Listen() }
+
 // Done is closed when the session has ended (detached, crashed, closed
 // here or with the mux).
 func (d *Direct) Done() <-chan struct{} { return d.s.done }

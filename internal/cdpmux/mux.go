@@ -198,7 +198,9 @@ type Mux struct {
 	idle       *time.Timer   // runs idleFired; armed while idleArmed
 	resume     time.Duration // Options.ResumeDelay or its default
 	idleArmed  bool          // guarded by mu; idle is set to fire
+	idleWait   time.Duration // guarded by mu; how long after the last release the reader resumes: resume, longer while calls follow one another (idleFired)
 	released   time.Time     // guarded by mu; when the role was last given up with nothing to read for
+	listeners  int           // guarded by mu; callers waiting for events (Listen): the reader takes the role back after every direct call while any do
 	interruptF func()        // m.interrupt, made once
 	idleFires  atomic.Int64  // times idle fired (for tests)
 
@@ -238,6 +240,7 @@ func New(t Transport, opts Options) (*Mux, error) {
 		m.interruptF = m.interrupt
 	}
 	m.resume = cmp.Or(opts.ResumeDelay, ReaderResumeDelay)
+	m.idleWait = m.resume
 	m.idle = time.AfterFunc(time.Hour, m.idleFired)
 	m.idle.Stop()
 	if m.limit <= 0 {

@@ -145,3 +145,91 @@ func TestALongCallStopsTheIdleTimerInsteadOfFiringItEveryDelay(t *testing.T) {
 		}
 	}
 }
+
+func TestCallsFollowingOneAnotherFireTheIdleTimerEverLessOften(t *testing.T) {
+	noGoroutineLeftAfter(t)
+	const delay = 5 * time.Millisecond // a call here takes well under it, also under -race
+	sb, m := newScripted(t, cdpmux.Options{ResumeDelay: delay})
+	ctx := t.Context()
+	sb.attach(ctx, m, "S1", false)
+	// Every fire costs the process a goroutine and a thread's wake-up: at
+	// one per delay, a stream of short calls paid a tenth of its speed.
+	// With the wait doubling up to 32 delays, 64 delays of calls meet
+	// about 7 fires (at 1, 3, 7, 15, 31 and 63 delays); a call longer than
+	// the wait on a loaded machine adds a few.
+	fires := m.IdleFires()
+	calls := 0
+	for start := time.Now(); time.Since(start) < 64*delay; calls++ {
+		req, _, errc := startCall(ctx, sb, m, "S1")
+		sb.reply(req, `{}`)
+		if err := await(t, errc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := m.IdleFires() - fires; n > 20 {
+		t.Errorf("the idle timer fired %d times during %d calls over 64 resume delays, want at most 20 (one per delay is 64)", n, calls)
+	}
+	// The stream over, the reader still resumes and reads an event.
+	sn := &seen{got: make(chan struct{}, 1)}
+	if err := m.Tap("S1", sn.tap); err != nil {
+		t.Fatal(err)
+	}
+	sb.event("S1", "Test.tick", `{"n":4}`)
+	deadline := time.After(hangLimit)
+	for ns, _, _ := sn.get(); len(ns) == 0; ns, _, _ = sn.get() {
+		select {
+		case <-sn.got:
+		case <-deadline:
+			t.Fatalf("an event sent after the stream was not read within %v", hangLimit)
+		}
+	}
+}
+
+func TestAListenerHasTheReaderReadEventsAtOnceAndAfterEveryDirectCall(t *testing.T) {
+	noGoroutineLeftAfter(t)
+	// An hour's delay: without Listen, nothing but a call would read the
+	// events below.
+	sb, m := newScripted(t, cdpmux.Options{ResumeDelay: time.Hour})
+	ctx := t.Context()
+	sb.attach(ctx, m, "S1", true)
+	sn := &seen{got: make(chan struct{}, 1)}
+	if err := m.Tap("S1", sn.tap); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent := func(n int) {
+		t.Helper()
+		deadline := time.After(hangLimit)
+		for ns, _, _ := sn.get(); !slices.Contains(ns, n); ns, _, _ = sn.get() {
+			select {
+			case <-sn.got:
+			case <-deadline:
+				t.Fatalf("event %d was not read within %v while a listener waited", n, hangLimit)
+			}
+		}
+	}
+	stop := m.Listen()
+	sb.event("S1", "Test.tick", `{"n":1}`)
+	waitEvent(1)
+	// A direct call made meanwhile gives the role back to the reader, not
+	// to the timer.
+	req, _, errc := startCall(ctx, sb, m, "S1")
+	sb.reply(req, `{}`)
+	if err := await(t, errc); err != nil {
+		t.Fatal(err)
+	}
+	waitRole(t, m, "reader")
+	sb.event("S1", "Test.tick", `{"n":2}`)
+	waitEvent(2)
+	stop()
+	stop() // a second stop is harmless
+	// Nobody listening, the reader gives the role up after the next
+	// direct call, as before.
+	sb.fence(ctx, m, true)
+	ns, byCaller, _ := sn.get()
+	if diff := cmp.Diff([]int{1, 2}, ns); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]bool{false, false}, byCaller); diff != "" {
+		t.Errorf("read by a caller (-want +got):\n%s", diff)
+	}
+}

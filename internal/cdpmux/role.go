@@ -1,7 +1,8 @@
 // Room: the read role, who may call Transport.ReadMessage. Mux.mu guards the
-// role, readErr, the idle timer's state (idleArmed, released) and the
-// decision to wake the reader; the read itself, the dispatch of what it
-// returns, the read deadline and the timer's Reset are never under it.
+// role, readErr, the idle timer's state (idleArmed, idleWait, released),
+// the listeners and the decision to wake the reader; the read itself, the
+// dispatch of what it returns, the read deadline and the timer's Reset are
+// never under it.
 
 package cdpmux
 
@@ -9,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -28,8 +30,19 @@ type ReadDeadliner interface {
 // each time (and so reads its reply on its own goroutine, with no hand-off
 // and no wake-up of another thread), short enough that an event arriving
 // while nobody calls waits at most about this long to be read. Any other
-// need to read (an rpcc call, a second call, Close) resumes it at once.
+// need to read (an rpcc call, a second call, a caller waiting for events
+// (Mux.Listen), Close) resumes it at once. While direct calls keep
+// following one another the reader's wait doubles, up to
+// readerResumeBackoff times this delay (see Mux.idleFired).
 const ReaderResumeDelay = time.Millisecond
+
+// readerResumeBackoff bounds how far the reader's wait grows while direct
+// calls follow one another: every check of a wait that ends in the middle
+// of such a stream costs the process a goroutine and the wake-up of an
+// idle thread (about 0.1 ms of CPU on a 2-core machine, a third of a
+// Runtime.evaluate round trip), and at one per ReaderResumeDelay they cost
+// a stream of calls about a tenth of its speed.
+const readerResumeBackoff = 32
 
 // Holders of the read role (Mux.role).
 const (
@@ -67,6 +80,7 @@ func (m *Mux) takeRole() error {
 		m.mu.Lock()
 		if m.role == roleFree {
 			m.role = roleReader
+			m.idleWait = m.resume
 			err := m.readErr
 			m.mu.Unlock()
 			return err
@@ -80,7 +94,7 @@ func (m *Mux) takeRole() error {
 // the role free. It reports whether it gave it up.
 func (m *Mux) yieldRole() bool {
 	m.mu.Lock()
-	if len(m.pending) > 0 || m.closed {
+	if len(m.pending) > 0 || m.closed || m.listeners > 0 {
 		m.mu.Unlock()
 		return false
 	}
@@ -114,40 +128,69 @@ func (m *Mux) releasedLocked() (arm bool) {
 }
 
 // idleFired runs when the idle timer fires. The timer is armed whenever
-// the role is free, so that the reader always resumes within about the
-// delay of the role's last release, and while calls follow one another:
-//   - with the role held by a caller less than a delay after the last
-//     release (calls one after another, each shorter than the delay), it
-//     fires again after another delay, so their releases never touch it;
-//   - with the role held by a caller for a delay or more since then (one
-//     long call: a navigation, a wait, a slow page), it disarms: firing
-//     every delay until the browser answers would start a goroutine each
-//     time (time.AfterFunc) for nothing, about 250 of them while a tab
-//     opens in a window of its own. That caller's release arms it again
-//     (releasedLocked), so at most two fires fall in any one call;
-//   - with the role free, after the rest of the delay since it was given
-//     up, or, that delay passed, it wakes the reader and fires once more to
-//     find it reading, and only then disarms.
+// the role is free, so that the reader always resumes within idleWait of
+// the role's last release, and while calls follow one another:
+//   - with the reader reading, or the role held by a caller for idleWait
+//     or more since the last release (one long call: a navigation, a wait,
+//     a slow page), it disarms: firing every delay until the browser
+//     answers would start a goroutine each time (time.AfterFunc) for
+//     nothing, about 250 of them while a tab opens in a window of its own.
+//     That caller's release arms it again (releasedLocked), so at most two
+//     fires fall in any one call;
+//   - with the role held by a caller, or free, less than idleWait after the
+//     last release (calls one after another, each shorter than the wait),
+//     it doubles idleWait (up to readerResumeBackoff times the delay) and
+//     fires again at the new wait's end: the releases of such calls never
+//     touch it, and a long stream of them meets a fire every 32 ms rather
+//     than every millisecond;
+//   - with the role free for idleWait, it wakes the reader and fires once
+//     more to find it reading, and only then disarms. The reader resets
+//     idleWait when it takes the role (takeRole).
 func (m *Mux) idleFired() {
 	m.idleFires.Add(1)
 	m.mu.Lock()
-	if m.role == roleReader || m.role == roleCaller && time.Since(m.released) >= m.resume {
+	since := time.Since(m.released)
+	if m.role == roleReader || m.role == roleCaller && since >= m.idleWait {
 		m.idleArmed = false
+		m.idleWait = m.resume
 		m.mu.Unlock()
 		return
 	}
 	next, wake := m.resume, false
-	if m.role == roleFree {
-		if rest := m.resume - time.Since(m.released); rest > 0 {
-			next = rest
-		} else {
-			wake = true
-		}
+	if since < m.idleWait {
+		m.idleWait = min(2*m.idleWait, readerResumeBackoff*m.resume)
+		next = m.idleWait - since
+	} else {
+		wake = true
 	}
 	m.mu.Unlock()
 	m.idle.Reset(next)
 	if wake {
 		m.wakeReader()
+	}
+}
+
+// Listen tells the mux that its caller waits for events (not for a
+// reply): the reader resumes at once if nobody reads, and takes the role
+// back after every direct call, as for a pending call, until stop is
+// called. Without it, an event that comes after a direct call is read
+// within the reader's wait (ReaderResumeDelay, longer while calls follow
+// one another).
+func (m *Mux) Listen() (stop func()) {
+	m.mu.Lock()
+	m.listeners++
+	wake := m.role == roleFree
+	m.mu.Unlock()
+	if wake {
+		m.wakeReader()
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			m.mu.Lock()
+			m.listeners--
+			m.mu.Unlock()
+		})
 	}
 }
 
@@ -157,7 +200,7 @@ func (m *Mux) idleFired() {
 func (m *Mux) release() {
 	m.mu.Lock()
 	m.role = roleFree
-	resume := len(m.pending) > 0 || m.closed || m.readErr != nil
+	resume := len(m.pending) > 0 || m.closed || m.readErr != nil || m.listeners > 0
 	arm := !resume && m.releasedLocked()
 	m.mu.Unlock()
 	if resume {
