@@ -107,12 +107,12 @@ func newFloorEnv(b *testing.B) *floorEnv {
 	return e
 }
 
-// interleave runs floor and ours once per iteration, timing each, and
-// reports both and their ratio: x-bare from the totals, x-bare-median the
-// median of the iterations' own ratios (steadier on a shared machine, where
-// a load spike hits a few iterations, not the totals' ratio). The two sides
-// take turns going first, so that neither always meets the machine warmed
-// (or loaded) by the other.
+// interleave runs floor and ours b.N times each, timing every operation,
+// and reports both and their ratio: x-bare from the totals, x-bare-median
+// the median of the iterations' own ratios (the k-th operation of a side's
+// turn against the k-th of the other's; steadier on a shared machine,
+// where a load spike hits a few iterations, not the totals' ratio). The
+// sides take turns (see interleaveStop).
 func interleave(b *testing.B, floor, ours func() error) {
 	keep := func(f func() error) func() (func(), error) {
 		return func() (func(), error) { return nil, f() }
@@ -131,10 +131,21 @@ func (e *floorEnv) interleave(b *testing.B, floor, ours func() error) {
 	b.ReportMetric(first, "ours-first")
 }
 
+// turnLength is how long a side's turn lasts at least (one operation at
+// least): the side going first runs operations until it passes, the other
+// then runs as many. A turn of one operation per side would charge what a
+// side leaves running after each call (its timers and goroutines, the
+// browser's own after-work) to the other side's call: it hid a tenth of
+// our sequential evaluate's time (the reader's idle timer, fixed since),
+// which a program making calls one after another pays.
+const turnLength = 50 * time.Millisecond
+
 // interleaveStop is interleave for sides that start something: each side
 // returns a stop function, run untimed right after it, so that the other
 // side never runs beside what this one left running (a browser busy with
-// its own start).
+// its own start). The sides take turns of turnLength, each going first
+// every other turn, so that neither always meets the machine warmed (or
+// loaded) by the other.
 func interleaveStop(b *testing.B, floor, ours func() (stop func(), err error)) {
 	var tf, to time.Duration
 	var ratios []float64
@@ -152,21 +163,40 @@ func interleaveStop(b *testing.B, floor, ours func() (stop func(), err error)) {
 		}
 		return d
 	}
-	i := 0
-	for b.Loop() {
-		var df, do time.Duration
-		if i%2 == 0 {
-			df = timed(floor, "floor")
-			do = timed(ours, "ours")
-		} else {
-			do = timed(ours, "ours")
-			df = timed(floor, "floor")
+	// lead runs f until turnLength passed or left operations ran; follow
+	// runs it k times.
+	lead := func(f func() (func(), error), side string, left int) []time.Duration {
+		var ds []time.Duration
+		for t0 := time.Now(); len(ds) < left && (len(ds) == 0 || time.Since(t0) < turnLength); {
+			ds = append(ds, timed(f, side))
 		}
-		i++
-		tf += df
-		to += do
-		ratios = append(ratios, do.Seconds()/max(df.Seconds(), 1e-9))
+		return ds
 	}
+	follow := func(f func() (func(), error), side string, k int) []time.Duration {
+		ds := make([]time.Duration, k)
+		for j := range ds {
+			ds[j] = timed(f, side)
+		}
+		return ds
+	}
+	b.ResetTimer()
+	for done, turn := 0, 0; done < b.N; turn++ {
+		var df, do []time.Duration
+		if turn%2 == 0 {
+			df = lead(floor, "floor", b.N-done)
+			do = follow(ours, "ours", len(df))
+		} else {
+			do = lead(ours, "ours", b.N-done)
+			df = follow(floor, "floor", len(do))
+		}
+		for j := range df {
+			tf += df[j]
+			to += do[j]
+			ratios = append(ratios, do[j].Seconds()/max(df[j].Seconds(), 1e-9))
+		}
+		done += len(df)
+	}
+	b.StopTimer()
 	n := float64(b.N)
 	b.ReportMetric(tf.Seconds()*1e6/n, "µs-bare/op")
 	b.ReportMetric(to.Seconds()*1e6/n, "µs-ours/op")

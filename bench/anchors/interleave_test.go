@@ -1,6 +1,6 @@
-// Room: how the side-by-side rows take turns: one op per side and
-// iteration, in a rotating order, and the order the sides' browsers
-// start in. No locks.
+// Room: how the side-by-side rows take turns: turns of about 50 ms per
+// side, in a rotating order, and the order the sides' browsers start in.
+// No locks.
 
 package anchors_test
 
@@ -19,11 +19,20 @@ type op func() (stop func(), err error)
 // keep makes an op of a func that starts nothing.
 func keep(f func() error) op { return func() (func(), error) { return nil, f() } }
 
-// interleave4 runs the four sides' ops once per iteration, in a rotating
-// order (iteration i starts with side i%4), timing each, and reports
-// µs-bare/op, and per library side µs-<side>/op, x-bare-<side> (total ÷
-// the floor's total) and x-bare-median-<side> (median of the iterations'
-// ratios).
+// turnLength is how long a side's turn lasts at least (one op at least):
+// the side leading a turn runs ops until it passes, the others then run as
+// many each. A turn of one op per side would charge what a side leaves
+// running after each call (its timers and goroutines, the browser's own
+// after-work) to the next side's call (the root's bench_floor_test.go
+// says what it hid).
+const turnLength = 50 * time.Millisecond
+
+// interleave4 runs the four sides' ops b.N times each in turns of
+// turnLength, in a rotating order (turn i starts with side i%4), timing
+// each op, and reports µs-bare/op, and per library side µs-<side>/op,
+// x-bare-<side> (total ÷ the floor's total) and x-bare-median-<side>
+// (median of the ratios of the k-th op of a side's turn to the k-th of
+// the floor's).
 func interleave4(b *testing.B, ops [4]op) {
 	var total [4]time.Duration
 	var ratios [4][]float64
@@ -41,19 +50,29 @@ func interleave4(b *testing.B, ops [4]op) {
 		}
 		return d
 	}
-	i := 0
-	for b.Loop() {
-		var d [4]time.Duration
-		for k := range 4 {
-			j := (i + k) % 4
-			d[j] = timed(j)
+	b.ResetTimer()
+	for done, turn := 0, 0; done < b.N; turn++ {
+		var d [4][]time.Duration
+		first := turn % 4
+		for t0 := time.Now(); len(d[first]) < b.N-done && (len(d[first]) == 0 || time.Since(t0) < turnLength); {
+			d[first] = append(d[first], timed(first))
 		}
-		i++
+		n := len(d[first])
+		for k := 1; k < 4; k++ {
+			j := (first + k) % 4
+			for range n {
+				d[j] = append(d[j], timed(j))
+			}
+		}
 		for j := range 4 {
-			total[j] += d[j]
-			ratios[j] = append(ratios[j], d[j].Seconds()/max(d[0].Seconds(), 1e-9))
+			for i := range n {
+				total[j] += d[j][i]
+				ratios[j] = append(ratios[j], d[j][i].Seconds()/max(d[0][i].Seconds(), 1e-9))
+			}
 		}
+		done += n
 	}
+	b.StopTimer()
 	n := float64(b.N)
 	b.ReportMetric(total[0].Seconds()*1e6/n, "µs-bare/op")
 	for j := 1; j < 4; j++ {
