@@ -104,12 +104,11 @@ func newFloorEnv(b *testing.B) *floorEnv {
 		startOurs()
 	}
 	e.oursFirst = oursFirst
-	settle(b, e.bare.PID(), e.s.Info().PGID)
 	return e
 }
 
 // settle waits until the browsers leading process groups pgids are idle
-// (benchfloor.Settle says why): the rows time nothing before.
+// (benchfloor.Settle says why): every row (interleaveStop) starts with it.
 func settle(b *testing.B, pgids ...int) {
 	if err := benchfloor.Settle(500*time.Millisecond, 20*time.Millisecond, 30*time.Second, pgids...); err != nil {
 		b.Log(err, "; timing anyway")
@@ -185,6 +184,9 @@ func interleaveStop(b *testing.B, pg browserGroups, floor, ours func() (stop fun
 	}
 	var bf0, bo0 time.Duration
 	if pg.floor != 0 {
+		// What a row before left running (a hundred closed tabs'
+		// renderers ending) is not this row's.
+		settle(b, pg.floor, pg.ours)
 		bf0, bo0 = groupCPU(pg.floor), groupCPU(pg.ours)
 	}
 	var ratios []float64
@@ -304,7 +306,6 @@ func BenchmarkFloor(b *testing.B) {
 		if _, err := s.OpenTab(ctx, "about:blank"); err != nil { // the start-up tab, as e.s's
 			b.Fatal(err)
 		}
-		settle(b, s.Info().PGID)
 		e.interleaveOn(b, s, bareOpenClose(e.bare.NewTab), openClose(s))
 	})
 	b.Run("navigate", func(b *testing.B) {
@@ -402,7 +403,6 @@ func BenchmarkFloorConcurrent(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	settle(b, e.bare.PID(), e.s.Info().PGID)
 	for _, tabs := range []int{1, 8} {
 		b.Run(fmt.Sprintf("8-goroutines-%d-tabs", tabs), func(b *testing.B) {
 			e.interleave(b, func() error {

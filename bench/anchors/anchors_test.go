@@ -111,6 +111,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	cdpax "github.com/chromedp/cdproto/accessibility"
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -207,6 +208,17 @@ func newEnv(b *testing.B, tabs bool) *env {
 	return e
 }
 
+// settle waits until the four browsers are idle (benchfloor.Settle: a
+// browser works for a second or more after its start, its first tab and
+// call, or a row that closed a hundred tabs, and that work would slow
+// whichever side is timed then, mostly its own).
+func (e *env) settle(b *testing.B) {
+	pgids := []int{e.bare.b.PID(), e.bp.s.Info().PGID, e.cd.cmd.Process.Pid, e.rd.l.PID()}
+	if err := benchfloor.Settle(500*time.Millisecond, 20*time.Millisecond, 30*time.Second, pgids...); err != nil {
+		b.Log(err, "; timing anyway")
+	}
+}
+
 // each runs the sides' funcs (indexed as sideNames; nil skips a side) in
 // e's start order, failing b at the first error.
 func (e *env) each(b *testing.B, fs [4]func() error) {
@@ -220,9 +232,11 @@ func (e *env) each(b *testing.B, fs [4]func() error) {
 	}
 }
 
-// interleave4 is interleave4 on e's browsers; the row also reports which
-// side's browser was started first (first-<side> = 1, see startOrder).
+// interleave4 is interleave4 on e's browsers, once they are idle
+// (settle); the row also reports which side's browser was started first
+// (first-<side> = 1, see startOrder).
 func (e *env) interleave4(b *testing.B, ops [4]op) {
+	e.settle(b)
 	interleave4(b, ops)
 	b.ReportMetric(1, "first-"+sideNames[e.order[0]])
 }
