@@ -65,9 +65,12 @@ bench: bench-floor bench-anchors fleet
 	$(GO) test -run '^$$' -bench . -skip 'BenchmarkFloor|BenchmarkAcquireWarmVsCold' -benchmem -timeout 60m ./...
 
 # bench-floor prints issue 14's table: every BenchmarkFloor* row as x-bare
-# (ours ÷ internal/benchfloor, timed in the same run, the two sides taking
-# turns) and x-bare-median (the median of the per-iteration ratios, steadier
-# on a shared machine), then warm acquire against a cold launch. Each row
+# (ours ÷ internal/benchfloor, timed in the same run, once both browsers
+# are idle, the two sides taking turns of about 50 ms) and x-bare-median
+# (the median of the per-iteration ratios, steadier on a shared machine),
+# with each side's CPU per operation (x-go-cpu: this process's, the
+# client's; x-browser-cpu: the browser's process group's), then warm
+# acquire against a cold launch. Each row
 # gets a fixed iteration count: the default -benchtime gives the slow rows
 # 1 to 6 iterations. The rows that time two browsers side by side run
 # twice, once with our browser started first and once with the floor's

@@ -17,7 +17,9 @@
 // would; the reply then never crosses goroutines. The reader gives the
 // role up after handing a direct caller its reply with nothing else
 // pending, and takes it back ReaderResumeDelay after the last direct caller
-// released it, or at once when anything else needs reading.
+// released it (longer while direct calls keep following one another), or
+// at once when anything else needs reading: a call that is not direct, or
+// a caller waiting for events (Listen).
 //
 // Every target (and the browser itself) gets its own *rpcc.Conn, built with
 // rpcc.WithDialer and rpcc.WithCodec, so cdp.NewClient works unchanged on it.
