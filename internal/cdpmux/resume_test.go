@@ -148,7 +148,9 @@ func TestALongCallStopsTheIdleTimerInsteadOfFiringItEveryDelay(t *testing.T) {
 
 func TestCallsFollowingOneAnotherFireTheIdleTimerEverLessOften(t *testing.T) {
 	noGoroutineLeftAfter(t)
-	const delay = 5 * time.Millisecond // a call here takes well under it, also under -race
+	// A call here takes well under the delay, also under -race on a loaded
+	// machine (a call longer than the wait ends the stream's backoff).
+	const delay = 20 * time.Millisecond
 	sb, m := newScripted(t, cdpmux.Options{ResumeDelay: delay})
 	ctx := t.Context()
 	sb.attach(ctx, m, "S1", false)

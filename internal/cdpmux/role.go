@@ -195,8 +195,9 @@ func (m *Mux) Listen() (stop func()) {
 }
 
 // release gives up a caller's role: the reader resumes at once if there
-// is anything else to read for (a pending call, the end of the mux), else
-// when ReaderResumeDelay passes with no direct call taking the role.
+// is anything else to read for (a pending call, a listener, the end of the
+// mux), else when the reader's wait passes with no direct call taking the
+// role (idleFired).
 func (m *Mux) release() {
 	m.mu.Lock()
 	m.role = roleFree
