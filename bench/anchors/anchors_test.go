@@ -13,9 +13,10 @@
 // which checks that every side does the same work with the same browser
 // flags, and the start order's test (startorder_test.go).
 //
-// Every iteration of a row times the same operation on the four sides, one
-// after the other, in a rotating order (iteration i starts with side i%4,
-// so that no side always meets the machine warmed or loaded by another),
+// Every row waits until the four browsers are idle, then times the same
+// operation on the four sides in turns of about 50 ms each, every turn in
+// another of the sides' 24 orders (so that no side always meets the
+// machine warmed, or loaded, by the same other side; interleave_test.go),
 // and reports per library side x-bare-<side> (its total time ÷ the floor's)
 // and x-bare-median-<side> (the median of the iterations' own ratios,
 // steadier on a shared machine), µs-bare/op and µs-<side>/op. ns/op is the

@@ -27,8 +27,8 @@ import (
 	"github.com/browserpool/browserpool/internal/launch"
 )
 
-// sideNames are the four sides in their rotation order; index 0 is the
-// floor every ratio divides by.
+// sideNames are the four sides; index 0 is the floor every ratio divides
+// by.
 var sideNames = [4]string{"bare", "browserpool", "chromedp", "rod"}
 
 // launchTimeout is a ceiling for a cold start on a loaded 2-core machine,

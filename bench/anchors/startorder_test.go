@@ -1,4 +1,5 @@
-// Room: the fast test of the side-by-side rows' start order. No locks.
+// Room: the fast tests of the side-by-side rows' start order and turn
+// orders. No locks.
 
 package anchors_test
 
@@ -39,6 +40,28 @@ func TestBenchFirstPutsTheNamedSideFirstAndKeepsTheOthersInOrder(t *testing.T) {
 	for _, bad := range []string{"Bare", "cdp", "ours,rod"} {
 		if _, err := startOrder(bad); err == nil {
 			t.Errorf("startOrder(%q) = nil error, want one naming the accepted values", bad)
+		}
+	}
+}
+
+func TestTheTurnOrdersAreAllTwentyFourAndEachSideFollowsEachOtherEquallyOften(t *testing.T) {
+	orders := sideOrders()
+	seen := map[[4]int]bool{}
+	follows := map[[2]int]int{}
+	for _, o := range orders {
+		seen[o] = true
+		for k := 1; k < 4; k++ {
+			follows[[2]int{o[k-1], o[k]}]++
+		}
+	}
+	if len(orders) != 24 || len(seen) != 24 {
+		t.Fatalf("%d orders, %d distinct, want 24 and 24", len(orders), len(seen))
+	}
+	for a := range 4 {
+		for b := range 4 {
+			if want := map[bool]int{true: 0, false: 6}[a == b]; follows[[2]int{a, b}] != want {
+				t.Errorf("side %d follows side %d in %d turns, want %d", b, a, follows[[2]int{a, b}], want)
+			}
 		}
 	}
 }
