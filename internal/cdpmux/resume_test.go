@@ -53,14 +53,7 @@ func TestEventsWhileNobodyCallsReachTheirSessionOnceTheReaderResumes(t *testing.
 				sb.reply(sb.next("Browser.getVersion"), `{"protocolVersion":"1.3","product":"C","revision":"","userAgent":"","jsVersion":""}`)
 			}
 			sb.event("S1", "Test.tick", `{"n":7}`)
-			deadline := time.After(hangLimit)
-			for ns, _, _ := sn.get(); len(ns) == 0; ns, _, _ = sn.get() {
-				select {
-				case <-sn.got:
-				case <-deadline:
-					t.Fatalf("an event sent while nobody called was not read within %v", hangLimit)
-				}
-			}
+			awaitEvent(t, sn, 7, "while nobody called")
 			if conn != nil {
 				if err := await(t, conn); err != nil {
 					t.Errorf("conn call: %v", err)
@@ -109,14 +102,7 @@ func TestEventsAfterACallLongerThanTheResumeDelayStillReachTheirSession(t *testi
 		}
 	}
 	sb.event("S1", "Test.tick", `{"n":9}`)
-	deadline := time.After(hangLimit)
-	for ns, _, _ := sn.get(); len(ns) == 0; ns, _, _ = sn.get() {
-		select {
-		case <-sn.got:
-		case <-deadline:
-			t.Fatalf("an event sent after the call was not read within %v", hangLimit)
-		}
-	}
+	awaitEvent(t, sn, 9, "after the call")
 	if ns, _, _ := sn.get(); !slices.Equal(ns, []int{9}) {
 		t.Errorf("events %v, want [9]", ns)
 	}
@@ -177,14 +163,7 @@ func TestCallsFollowingOneAnotherFireTheIdleTimerEverLessOften(t *testing.T) {
 		t.Fatal(err)
 	}
 	sb.event("S1", "Test.tick", `{"n":4}`)
-	deadline := time.After(hangLimit)
-	for ns, _, _ := sn.get(); len(ns) == 0; ns, _, _ = sn.get() {
-		select {
-		case <-sn.got:
-		case <-deadline:
-			t.Fatalf("an event sent after the stream was not read within %v", hangLimit)
-		}
-	}
+	awaitEvent(t, sn, 4, "after the stream")
 }
 
 func TestAListenerHasTheReaderReadEventsAtOnceAndAfterEveryDirectCall(t *testing.T) {
@@ -198,20 +177,9 @@ func TestAListenerHasTheReaderReadEventsAtOnceAndAfterEveryDirectCall(t *testing
 	if err := m.Tap("S1", sn.tap); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent := func(n int) {
-		t.Helper()
-		deadline := time.After(hangLimit)
-		for ns, _, _ := sn.get(); !slices.Contains(ns, n); ns, _, _ = sn.get() {
-			select {
-			case <-sn.got:
-			case <-deadline:
-				t.Fatalf("event %d was not read within %v while a listener waited", n, hangLimit)
-			}
-		}
-	}
 	stop := m.Listen()
 	sb.event("S1", "Test.tick", `{"n":1}`)
-	waitEvent(1)
+	awaitEvent(t, sn, 1, "while a listener waited")
 	// A direct call made meanwhile gives the role back to the reader, not
 	// to the timer.
 	req, _, errc := startCall(ctx, sb, m, "S1")
@@ -221,7 +189,7 @@ func TestAListenerHasTheReaderReadEventsAtOnceAndAfterEveryDirectCall(t *testing
 	}
 	waitRole(t, m, "reader")
 	sb.event("S1", "Test.tick", `{"n":2}`)
-	waitEvent(2)
+	awaitEvent(t, sn, 2, "while a listener waited")
 	stop()
 	stop() // a second stop is harmless
 	// Nobody listening, the reader gives the role up after the next
@@ -233,5 +201,19 @@ func TestAListenerHasTheReaderReadEventsAtOnceAndAfterEveryDirectCall(t *testing
 	}
 	if diff := cmp.Diff([]bool{false, false}, byCaller); diff != "" {
 		t.Errorf("read by a caller (-want +got):\n%s", diff)
+	}
+}
+
+// awaitEvent waits until sn's tap saw event n (sent when, for the failure
+// message).
+func awaitEvent(t *testing.T, sn *seen, n int, when string) {
+	t.Helper()
+	deadline := time.After(hangLimit)
+	for ns, _, _ := sn.get(); !slices.Contains(ns, n); ns, _, _ = sn.get() {
+		select {
+		case <-sn.got:
+		case <-deadline:
+			t.Fatalf("event %d, sent %s, was not read within %v", n, when, hangLimit)
+		}
 	}
 }
