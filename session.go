@@ -292,7 +292,7 @@ func (s *Session) wrap(op, tab string, err error) error {
 	if errors.As(err, &be) {
 		return err
 	}
-	e := &Error{Op: op, Session: s.id, Tab: tab, Err: withoutNotSent(err), notSent: errors.Is(err, cdpmux.ErrNotSent)}
+	e := &Error{Op: op, Session: s.id, Tab: tab, Err: err, notSent: errors.Is(err, cdpmux.ErrNotSent)}
 	s.mu.Lock()
 	ended := s.endErrLocked(op, tab)
 	s.mu.Unlock()
@@ -335,27 +335,4 @@ func (s *Session) wrap(op, tab string, err error) error {
 		e.Class, e.Hint = ErrProtocol, hints[ErrProtocol]
 	}
 	return e
-}
-
-// withoutNotSent drops cdpmux.ErrNotSent from a joined error (Error's
-// notSent keeps it, for Retryable): joined, it would put a line break in
-// the middle of the message.
-func withoutNotSent(err error) error {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return err
-	}
-	var rest []error
-	for _, e := range j.Unwrap() {
-		if e != cdpmux.ErrNotSent {
-			rest = append(rest, e)
-		}
-	}
-	switch len(rest) {
-	case 0:
-		return err
-	case 1:
-		return rest[0]
-	}
-	return errors.Join(rest...)
 }

@@ -239,7 +239,7 @@ func (t *Tab) begin(op string) (func(), error) {
 		t.s.forget(t)
 		// Why it ended (closed or detached, or its renderer crashed), as
 		// a call in flight then was told; this one was not sent.
-		return nil, t.s.wrap(op, t.id, errors.Join(cdpmux.ErrNotSent, t.direct.Err()))
+		return nil, t.s.wrap(op, t.id, cdpmux.NotSent(t.direct.Err()))
 	default:
 	}
 	return end, nil

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -105,16 +104,16 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 	if m.closed {
 		err := m.err
 		m.mu.Unlock()
-		return nil, false, errors.Join(ErrNotSent, err)
+		return nil, false, NotSent(err)
 	}
 	if s == nil {
 		if s = m.sessions[sessionID]; s == nil {
 			m.mu.Unlock()
-			return nil, false, errors.Join(ErrNotSent, fmt.Errorf("cdpmux: call on %q: %w", sessionID, ErrUnknownSession))
+			return nil, false, NotSent(fmt.Errorf("cdpmux: call on %q: %w", sessionID, ErrUnknownSession))
 		}
 	} else if m.sessions[s.id] != s && s != m.quiet {
 		m.mu.Unlock()
-		return nil, false, errors.Join(ErrNotSent, s.endErr())
+		return nil, false, NotSent(s.endErr())
 	}
 	r.s = s
 	m.pending[gid] = r
@@ -149,7 +148,7 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 		if led {
 			m.release()
 		}
-		return nil, false, errors.Join(ErrNotSent, m.Err())
+		return nil, false, NotSent(m.Err())
 	}
 	return s, led, nil
 }
@@ -159,7 +158,7 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 // reply's result, which aliases the message the transport returned. It is
 // what a call through the session's rpcc.Conn does, counted the same way in
 // Use, with the same errors (*rpcc.ResponseError for an error reply, the
-// session's *EndError once it ended, ErrNotSent joined when the request was
+// session's *EndError once it ended, marked NotSent when the request was
 // never written, ctx.Err() when ctx ends first), without the conn's
 // goroutines: the request is written on the caller's goroutine, and the
 // reply is read there too when nobody else is reading (see the package

@@ -83,6 +83,18 @@ var (
 	ErrUnknownSession = errors.New("unknown cdp session")
 )
 
+// NotSent marks err as the error of a request that never reached the
+// browser: errors.Is finds both ErrNotSent and err in it, and it reads as
+// err alone. That a request was not sent is a class for the caller to test
+// (a retry is safe), not text: errors.Join would put "request was not
+// sent" and a line break in front of every such message.
+func NotSent(err error) error { return &notSentError{err} }
+
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string   { return e.err.Error() }
+func (e *notSentError) Unwrap() []error { return []error{ErrNotSent, e.err} }
+
 // EndError is the error every pending and later call of a session fails with
 // once the session has ended. It unwraps to its Reason (one of the classes
 // above) and to its Cause.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,8 +198,13 @@ func TestABatchThatFailsEndsTheMuxAndItsCallsAreNotReportedUnsent(t *testing.T) 
 	if err := m.Err(); !errors.Is(err, cdpmux.ErrConnClosed) {
 		t.Errorf("m.Err() = %v after a batch failed, want ErrConnClosed", err)
 	}
-	if _, err := callEval(ctx, m, p, "1+1"); !errors.Is(err, cdpmux.ErrNotSent) {
-		t.Errorf("a call after the end: %v, want ErrNotSent", err)
+	_, err := callEval(ctx, m, p, "1+1")
+	if !errors.Is(err, cdpmux.ErrNotSent) || !errors.Is(err, cdpmux.ErrConnClosed) {
+		t.Errorf("a call after the end: %v, want ErrNotSent and ErrConnClosed", err)
+	}
+	// Not sent is a class, not text: the message is the end's, on one line.
+	if err != nil && (err.Error() != m.Err().Error() || strings.Contains(err.Error(), "\n")) {
+		t.Errorf("a call after the end reads %q, want the mux's end %q alone", err, m.Err())
 	}
 }
 
