@@ -29,10 +29,7 @@ func settle(b *testing.B, pgids ...int) {
 // where a load spike hits a few iterations, not the totals' ratio). The
 // sides take turns (see interleaveStop).
 func interleave(b *testing.B, pg browserGroups, floor, ours func() error) {
-	keep := func(f func() error) func() (func(), error) {
-		return func() (func(), error) { return nil, f() }
-	}
-	interleaveStop(b, pg, keep(floor), keep(ours))
+	interleaveStop(b, pg, benchfloor.Keep(floor), benchfloor.Keep(ours))
 }
 
 // interleave is interleave on e's browsers; the row also reports which
@@ -51,15 +48,6 @@ func (e *floorEnv) interleaveOn(b *testing.B, s *browserpool.Session, floor, our
 	b.ReportMetric(first, "ours-first")
 }
 
-// turnLength is how long a side's turn lasts at least (one operation at
-// least): the side going first runs operations until it passes, the other
-// then runs as many. A turn of one operation per side would charge what a
-// side leaves running after each call (its timers and goroutines, the
-// browser's own after-work) to the other side's call: it hid a tenth of
-// our sequential evaluate's time (the reader's idle timer, fixed since),
-// which a program making calls one after another pays.
-const turnLength = 50 * time.Millisecond
-
 // browserGroups are the process groups of the two sides' browsers, whose
 // CPU time a row reports (zero: a row that starts a browser per operation
 // reports none).
@@ -68,7 +56,7 @@ type browserGroups struct{ floor, ours int }
 // interleaveStop is interleave for sides that start something: each side
 // returns a stop function, run untimed right after it, so that the other
 // side never runs beside what this one left running (a browser busy with
-// its own start). The sides take turns of turnLength, each going first
+// its own start). The sides take turns (benchfloor.Turns), each going first
 // every other turn, so that neither always meets the machine warmed (or
 // loaded) by the other.
 //
@@ -79,9 +67,7 @@ type browserGroups struct{ floor, ours int }
 // figures in µs; and x-browser-cpu, the browser's process group's CPU per
 // operation over the row (in 10 ms ticks), ours ÷ the floor's: what the
 // client made the browser do (the domains it enabled, its scripts).
-func interleaveStop(b *testing.B, pg browserGroups, floor, ours func() (stop func(), err error)) {
-	var tf, to time.Duration
-	var cf, co time.Duration // this process's CPU during each side's turns
+func interleaveStop(b *testing.B, pg browserGroups, floor, ours benchfloor.Op) {
 	groupCPU := func(pgid int) time.Duration {
 		d, err := benchfloor.GroupCPU(pgid)
 		if err != nil {
@@ -96,59 +82,21 @@ func interleaveStop(b *testing.B, pg browserGroups, floor, ours func() (stop fun
 		settle(b, pg.floor, pg.ours)
 		bf0, bo0 = groupCPU(pg.floor), groupCPU(pg.ours)
 	}
-	var ratios []float64
-	timed := func(f func() (func(), error), side string) time.Duration {
-		t0 := time.Now()
-		stop, err := f()
-		d := time.Since(t0)
-		if stop != nil {
-			b.StopTimer()
-			stop()
-			b.StartTimer()
-		}
-		if err != nil {
-			b.Fatal(side, ": ", err)
-		}
-		return d
-	}
-	// lead runs f until turnLength passed or left operations ran; follow
-	// runs it k times.
-	lead := func(f func() (func(), error), side string, left int, cpu *time.Duration) []time.Duration {
-		var ds []time.Duration
-		c0 := benchfloor.ProcessCPU()
-		for t0 := time.Now(); len(ds) < left && (len(ds) == 0 || time.Since(t0) < turnLength); {
-			ds = append(ds, timed(f, side))
-		}
-		*cpu += benchfloor.ProcessCPU() - c0
-		return ds
-	}
-	follow := func(f func() (func(), error), side string, k int, cpu *time.Duration) []time.Duration {
-		ds := make([]time.Duration, k)
-		c0 := benchfloor.ProcessCPU()
-		for j := range ds {
-			ds[j] = timed(f, side)
-		}
-		*cpu += benchfloor.ProcessCPU() - c0
-		return ds
-	}
 	b.ResetTimer()
-	for done, turn := 0, 0; done < b.N; turn++ {
-		var df, do []time.Duration
-		if turn%2 == 0 {
-			df = lead(floor, "floor", b.N-done, &cf)
-			do = follow(ours, "ours", len(df), &co)
-		} else {
-			do = lead(ours, "ours", b.N-done, &co)
-			df = follow(floor, "floor", len(do), &cf)
-		}
-		for j := range df {
-			tf += df[j]
-			to += do[j]
-			ratios = append(ratios, do[j].Seconds()/max(df[j].Seconds(), 1e-9))
-		}
-		done += len(df)
-	}
+	tk, err := benchfloor.Turns(b, b.N, [][]int{{0, 1}, {1, 0}}, []string{"floor", "ours"}, []benchfloor.Op{floor, ours})
 	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tf, to time.Duration
+	var ratios []float64
+	for i, df := range tk.Times[0] {
+		do := tk.Times[1][i]
+		tf += df
+		to += do
+		ratios = append(ratios, do.Seconds()/max(df.Seconds(), 1e-9))
+	}
+	cf, co := tk.CPU[0], tk.CPU[1]
 	n := float64(b.N)
 	b.ReportMetric(tf.Seconds()*1e6/n, "µs-bare/op")
 	b.ReportMetric(to.Seconds()*1e6/n, "µs-ours/op")

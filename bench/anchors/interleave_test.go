@@ -10,71 +10,37 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/browserpool/browserpool/internal/benchfloor"
 )
 
-// op is one side's operation in an iteration; stop, if not nil, runs
-// right after it, untimed (a side that started a browser stops it before
-// the next side runs).
-type op func() (stop func(), err error)
+// op is one side's operation (benchfloor.Op: stop, if not nil, runs right
+// after it, untimed); keep makes one of a func that starts nothing.
+type op = benchfloor.Op
 
-// keep makes an op of a func that starts nothing.
-func keep(f func() error) op { return func() (func(), error) { return nil, f() } }
+var keep = benchfloor.Keep
 
-// turnLength is how long a side's turn lasts at least (one op at least):
-// the side leading a turn runs ops until it passes, the others then run as
-// many each. A turn of one op per side would charge what a side leaves
-// running after each call (its timers and goroutines, the browser's own
-// after-work) to the next side's call (the root's bench_floor_test.go
-// says what it hid).
-const turnLength = 50 * time.Millisecond
-
-// interleave4 runs the four sides' ops b.N times each in turns of
-// turnLength, each turn in the next of the 24 orders of the sides
-// (sideOrders), timing each op, and reports µs-bare/op, and per library side µs-<side>/op,
-// x-bare-<side> (total ÷ the floor's total) and x-bare-median-<side>
-// (median of the ratios of the k-th op of a side's turn to the k-th of
-// the floor's).
+// interleave4 runs the four sides' ops b.N times each in turns
+// (benchfloor.Turns), each turn in the next of the 24 orders of the sides
+// (sideOrders), and reports µs-bare/op, and per library side
+// µs-<side>/op, x-bare-<side> (total ÷ the floor's total) and
+// x-bare-median-<side> (median of the ratios of the k-th op of a side's
+// turn to the k-th of the floor's).
 func interleave4(b *testing.B, ops [4]op) {
+	b.ResetTimer()
+	tk, err := benchfloor.Turns(b, b.N, sideOrders(), sideNames[:], ops[:])
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
 	var total [4]time.Duration
 	var ratios [4][]float64
-	timed := func(j int) time.Duration {
-		t0 := time.Now()
-		stop, err := ops[j]()
-		d := time.Since(t0)
-		if stop != nil {
-			b.StopTimer()
-			stop()
-			b.StartTimer()
+	for j := range 4 {
+		for i, d := range tk.Times[j] {
+			total[j] += d
+			ratios[j] = append(ratios[j], d.Seconds()/max(tk.Times[0][i].Seconds(), 1e-9))
 		}
-		if err != nil {
-			b.Fatal(sideNames[j], ": ", err)
-		}
-		return d
 	}
-	orders := sideOrders()
-	b.ResetTimer()
-	for done, turn := 0, 0; done < b.N; turn++ {
-		var d [4][]time.Duration
-		order := orders[turn%len(orders)]
-		first := order[0]
-		for t0 := time.Now(); len(d[first]) < b.N-done && (len(d[first]) == 0 || time.Since(t0) < turnLength); {
-			d[first] = append(d[first], timed(first))
-		}
-		n := len(d[first])
-		for _, j := range order[1:] {
-			for range n {
-				d[j] = append(d[j], timed(j))
-			}
-		}
-		for j := range 4 {
-			for i := range n {
-				total[j] += d[j][i]
-				ratios[j] = append(ratios[j], d[j][i].Seconds()/max(d[0][i].Seconds(), 1e-9))
-			}
-		}
-		done += n
-	}
-	b.StopTimer()
 	n := float64(b.N)
 	b.ReportMetric(total[0].Seconds()*1e6/n, "µs-bare/op")
 	for j := 1; j < 4; j++ {
@@ -91,12 +57,12 @@ func interleave4(b *testing.B, ops [4]op) {
 // side in three turns of four (browserpool the floor, the floor rod), so
 // a slow side's after-work fell on one side more than on the others. Over
 // the 24 orders each side follows each other side equally often.
-func sideOrders() [][4]int {
-	var out [][4]int
+func sideOrders() [][]int {
+	var out [][]int
 	var perm func(prefix []int, rest []int)
 	perm = func(prefix, rest []int) {
 		if len(rest) == 0 {
-			out = append(out, [4]int(prefix))
+			out = append(out, prefix)
 			return
 		}
 		for i, j := range rest {

@@ -49,7 +49,7 @@ func TestTheTurnOrdersAreAllTwentyFourAndEachSideFollowsEachOtherEquallyOften(t 
 	seen := map[[4]int]bool{}
 	follows := map[[2]int]int{}
 	for _, o := range orders {
-		seen[o] = true
+		seen[[4]int(o)] = true
 		for k := 1; k < 4; k++ {
 			follows[[2]int{o[k-1], o[k]}]++
 		}

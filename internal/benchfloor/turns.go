@@ -1,0 +1,86 @@
+// Room: how the side-by-side benchmarks (the root's bench-floor rows and
+// bench/anchors') take turns. No locks: one goroutine drives every side.
+
+package benchfloor
+
+import (
+	"fmt"
+	"time"
+)
+
+// TurnLength is how long a side's turn lasts at least (one operation at
+// least): the side leading a turn runs operations until it passes, the
+// others then run as many each. A turn of one operation per side would
+// charge what a side leaves running after each call (its timers and
+// goroutines, the browser's own after-work) to the next side's call: it
+// hid a tenth of browserpool's sequential evaluate time (cdpmux's idle
+// timer, fixed since), which a program making calls one after another
+// pays.
+const TurnLength = 50 * time.Millisecond
+
+// Op is one side's operation. stop, if not nil, runs right after it,
+// untimed (a side that started a browser stops it before the next side
+// runs).
+type Op func() (stop func(), err error)
+
+// Keep makes an Op of a func that starts nothing.
+func Keep(f func() error) Op { return func() (func(), error) { return nil, f() } }
+
+// Timer is the part of *testing.B that Turns pauses around stop
+// functions.
+type Timer interface {
+	StopTimer()
+	StartTimer()
+}
+
+// Taken is what Turns measured, by side (the index in ops).
+type Taken struct {
+	// Times holds every operation's time, in the order run: the i-th of
+	// every side fell in the same turn, at the same place in it.
+	Times [][]time.Duration
+	// CPU is this process's CPU time during each side's turns (the
+	// client's own cost: encoding, decoding, goroutines, timers).
+	CPU []time.Duration
+}
+
+// Turns runs n operations of each side in turns of TurnLength, turn t in
+// order orders[t%len(orders)] (each order names every side once), and
+// returns what it measured, or the first error, prefixed with the side's
+// name in names.
+func Turns(b Timer, n int, orders [][]int, names []string, ops []Op) (Taken, error) {
+	tk := Taken{Times: make([][]time.Duration, len(ops)), CPU: make([]time.Duration, len(ops))}
+	var opErr error
+	timed := func(j int) time.Duration {
+		t0 := time.Now()
+		stop, err := ops[j]()
+		d := time.Since(t0)
+		if stop != nil {
+			b.StopTimer()
+			stop()
+			b.StartTimer()
+		}
+		if err != nil && opErr == nil {
+			opErr = fmt.Errorf("%s: %w", names[j], err)
+		}
+		return d
+	}
+	for done, turn := 0, 0; done < n && opErr == nil; turn++ {
+		order := orders[turn%len(orders)]
+		first := order[0]
+		c0 := ProcessCPU()
+		k := 0
+		for t0 := time.Now(); k < n-done && (k == 0 || time.Since(t0) < TurnLength) && opErr == nil; k++ {
+			tk.Times[first] = append(tk.Times[first], timed(first))
+		}
+		tk.CPU[first] += ProcessCPU() - c0
+		for _, j := range order[1:] {
+			c0 := ProcessCPU()
+			for range k {
+				tk.Times[j] = append(tk.Times[j], timed(j))
+			}
+			tk.CPU[j] += ProcessCPU() - c0
+		}
+		done += k
+	}
+	return tk, opErr
+}
