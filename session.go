@@ -107,7 +107,8 @@ type Session struct {
 	closing map[string]bool
 	// crashed holds tabs whose renderer crashed: the browser keeps listing
 	// them, but they answer no call until closed; guarded by mu. Entries
-	// leave when CloseTab closes them.
+	// leave when CloseTab closes them or the browser stops listing them
+	// (pageTargets).
 	crashed map[string]bool
 }
 

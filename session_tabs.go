@@ -65,7 +65,7 @@ func tabTitle(title, rawURL, shown string) string {
 }
 
 // pageTargets returns the browser's page targets, less those CloseTab has
-// closed.
+// closed; it forgets closed and crashed tabs the browser no longer lists.
 func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
 	// Not use: tabCount monitors with it.
 	var reply target.GetTargetsReply
@@ -85,6 +85,11 @@ func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
 	for id := range s.closing {
 		if !listed[id] {
 			delete(s.closing, id)
+		}
+	}
+	for id := range s.crashed {
+		if !listed[id] {
+			delete(s.crashed, id) // closed behind our back
 		}
 	}
 	return out, nil
@@ -255,11 +260,7 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 	if id == "" && s.active != "" {
 		known = s.tabs[s.active]
 	}
-	crashed := s.crashed[id]
 	s.mu.Unlock()
-	if crashed {
-		return nil, s.crashedTab(op, id)
-	}
 	if known != nil {
 		// It may still be connecting (another caller's first use).
 		select {
@@ -298,6 +299,8 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 		}
 	} else if !slices.ContainsFunc(infos, func(t target.Info) bool { return string(t.TargetID) == id }) {
 		return nil, s.p.notInSession(op, s, id, infos)
+	} else if s.isCrashed(id) {
+		return nil, s.crashedTab(op, id)
 	}
 	t, err := s.attach(ctx, id, false)
 	if err != nil {
@@ -312,6 +315,13 @@ func (s *Session) crashedTab(op, id string) error {
 	e.Session, e.Tab, e.notSent = s.id, id, true
 	e.Hint = fmt.Sprintf("close it with CloseTab(%s) and open a new tab", echo(id))
 	return e
+}
+
+// isCrashed reports whether tab id's renderer crashed (Session.crashed).
+func (s *Session) isCrashed(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.crashed[id]
 }
 
 // noteCrashed records that t's renderer crashed (its session ended with
@@ -460,11 +470,8 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	}
 	// A crashed tab is closed without attaching to it: it would answer
 	// nothing (not even the check for an open dialog).
-	s.mu.Lock()
-	crashed := s.crashed[id]
-	s.mu.Unlock()
 	var t *Tab
-	if !crashed {
+	if !s.isCrashed(id) {
 		if t, err = s.resolveTab(ctx, op, id); err != nil {
 			return err
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mafredri/cdp/protocol/target"
+
 	"github.com/browserpool/browserpool"
 	"github.com/browserpool/browserpool/cdptest"
 )
@@ -143,5 +145,18 @@ func TestACrashedTabIsRefusedByIDAndAsTheActiveTabUntilCloseTabClosesIt(t *testi
 	}
 	if _, err := s.Tab(ctx, tab.ID()); !errors.Is(err, browserpool.ErrTabNotFound) {
 		t.Errorf("Session.Tab of the closed tab: %v, want ErrTabNotFound", err)
+	}
+	// A crashed tab closed behind the session's back (on the raw browser
+	// client) is gone, not "still listed".
+	l.Browsers()[0].CrashTarget(other.ID())
+	waitFor(t, "the second crash to reach the tab", func() bool {
+		_, err := s.Tab(ctx, other.ID())
+		return errors.Is(err, browserpool.ErrTabClosed)
+	})
+	if _, err := s.Browser().Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(other.ID()))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tab(ctx, other.ID()); !errors.Is(err, browserpool.ErrTabNotFound) {
+		t.Errorf("Session.Tab of a crashed tab closed on the raw client: %v, want ErrTabNotFound", err)
 	}
 }
