@@ -75,19 +75,28 @@ bench: bench-floor bench-anchors fleet
 # 1 to 6 iterations. The rows that time two browsers side by side run
 # twice, once with our browser started first and once with the floor's
 # (ours-first: 1 or 0): the browser started first tends to be faster on a
-# loaded machine. FLOOR_COUNT repeats every row (go test -count).
+# loaded machine. FLOOR_COUNT repeats every row (go test -count). The
+# output is kept in FLOOR_OUT, and internal/benchfloor/floortable ends with
+# the issue's table from it: each row by start order, both orders
+# together (their geometric mean), the goal and whether it is met.
 FLOOR_COUNT ?= 1
+FLOOR_OUT   ?= $(or $(TMPDIR),/tmp)/browserpool-bench-floor.out
 FLOOR_BENCH  = $(GO) test -run '^$$' -count $(FLOOR_COUNT) -timeout 60m . -bench
+bench-floor: SHELL := /bin/bash
+bench-floor: .SHELLFLAGS := -o pipefail -c
 bench-floor: browser
+	: > $(FLOOR_OUT)
 	for first in ours floor; do \
 	  export BROWSERPOOL_BENCH_FIRST=$$first; \
-	  $(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 3000x && \
-	  $(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 200x && \
-	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x || exit 1; \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 3000x | tee -a $(FLOOR_OUT) && \
+	  $(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 200x | tee -a $(FLOOR_OUT) && \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x | tee -a $(FLOOR_OUT) || exit 1; \
 	done
-	$(FLOOR_BENCH) 'BenchmarkFloorColdStart' -benchtime 10x
-	$(FLOOR_BENCH) 'BenchmarkFloorFootprint' -benchtime 1x
-	$(FLOOR_BENCH) 'BenchmarkAcquireWarmVsCold' -benchtime 30x
+	$(FLOOR_BENCH) 'BenchmarkFloorColdStart' -benchtime 10x | tee -a $(FLOOR_OUT)
+	$(FLOOR_BENCH) 'BenchmarkFloorFootprint' -benchtime 1x | tee -a $(FLOOR_OUT)
+	$(FLOOR_BENCH) 'BenchmarkAcquireWarmVsCold' -benchtime 30x | tee -a $(FLOOR_OUT)
+	@echo; echo "issue 14's table (from $(FLOOR_OUT)):"
+	$(GO) run ./internal/benchfloor/floortable < $(FLOOR_OUT)
 
 # bench-anchors prints issue 14's table with chromedp and rod measured beside
 # the floor and browserpool in the same run (bench/anchors, its own module):

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// result is one benchmark line: its name without the GOMAXPROCS suffix
+// and its metrics by unit.
+type result struct {
+	name    string
+	metrics map[string]float64
+}
+
+// procSuffix is the -N that go test appends to a benchmark's name.
+var procSuffix = regexp.MustCompile(`-\d+$`)
+
+// parse reads the benchmark lines of go test -bench output; other lines
+// are skipped. A line whose metrics do not come in value-unit pairs is an
+// error.
+func parse(r io.Reader) ([]result, error) {
+	var out []result
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		if _, err := strconv.Atoi(f[1]); err != nil {
+			continue // a benchmark's log line, not its result
+		}
+		pairs := f[2:]
+		if len(pairs)%2 != 0 {
+			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", n, sc.Text())
+		}
+		res := result{name: strings.TrimPrefix(procSuffix.ReplaceAllString(f[0], ""), "Benchmark"), metrics: map[string]float64{}}
+		for i := 0; i < len(pairs); i += 2 {
+			v, err := strconv.ParseFloat(pairs[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: metric %s: %v", n, pairs[i+1], err)
+			}
+			res.metrics[pairs[i+1]] = v
+		}
+		out = append(out, res)
+	}
+	return out, sc.Err()
+}
+
+// row is one row of issue 14's table: the benchmark and metric that
+// measure it, and its goal (the metric at most goal).
+type row struct {
+	title  string
+	bench  string
+	metric string
+	goal   float64
+	// ordered rows run once per start order (the ours-first metric).
+	ordered bool
+	// unit, if set, follows the figures (an absolute row, not a ratio).
+	unit string
+}
+
+func (r row) goalText() string {
+	g := strconv.FormatFloat(r.goal, 'g', -1, 64)
+	if r.unit != "" {
+		return fmt.Sprintf("≤ %s %s", g, r.unit)
+	}
+	return "≤ ×" + g
+}
+
+// issueRows are issue 14's rows, in its order, plus the warm acquire it
+// asks for ("well under a millisecond", written here as 1,000 µs).
+var issueRows = []row{
+	{title: "cold launch → first evaluate (DevTools port)", bench: "FloorColdStart/devtools-port", metric: "x-bare", goal: 1.03},
+	{title: "sequential evaluate", bench: "Floor/evaluate-sequential", metric: "x-bare", goal: 1.02, ordered: true},
+	{title: "8 goroutines on 1 tab", bench: "FloorConcurrent/8-goroutines-1-tabs", metric: "x-bare", goal: 0.95, ordered: true},
+	{title: "8 goroutines on 8 tabs", bench: "FloorConcurrent/8-goroutines-8-tabs", metric: "x-bare", goal: 0.98, ordered: true},
+	{title: "open about:blank tab + close it (a window each)", bench: "Floor/tab-open-close", metric: "x-bare", goal: 1.5, ordered: true},
+	{title: "open about:blank tab + close it (one window)", bench: "Floor/tab-open-close-one-window", metric: "x-bare", goal: 1.5, ordered: true},
+	{title: "full AX tree, 3,000 nodes", bench: "Floor/ax-tree-3000-nodes", metric: "x-bare", goal: 1.02, ordered: true},
+	{title: "navigate (load event)", bench: "Floor/navigate", metric: "x-bare", goal: 1.02, ordered: true},
+	{title: "screenshot 1280×600", bench: "Floor/screenshot-1280x600", metric: "x-bare", goal: 1.02, ordered: true},
+	{title: "Go RSS over bare, 1 browser + 10 tabs", bench: "FloorFootprint", metric: "MiB-rss-over-bare", goal: 1, unit: "MiB"},
+	{title: "goroutines, 1 browser + 10 tabs", bench: "FloorFootprint", metric: "goroutines", goal: 13, unit: "goroutines"},
+	{title: "warm acquire p50", bench: "AcquireWarmVsCold", metric: "warm-acquire-p50-µs", goal: 1000, unit: "µs"},
+}
+
+// line is one printed row's cells.
+type line struct{ oursFirst, floorFirst, both, met string }
+
+// summarize makes r's cells from every result of its benchmark: the
+// median per start order, the range when there are several, and the
+// geometric mean of the two orders.
+func (r row) summarize(results []result) line {
+	var first, second, any []float64
+	for _, res := range results {
+		v, ok := res.metrics[r.metric]
+		if res.name != r.bench || !ok {
+			continue
+		}
+		o, ordered := res.metrics["ours-first"]
+		switch {
+		case !r.ordered || !ordered:
+			any = append(any, v)
+		case o == 1:
+			first = append(first, v)
+		default:
+			second = append(second, v)
+		}
+	}
+	const none = "—"
+	if !r.ordered {
+		if len(any) == 0 {
+			return line{none, none, "not run", "?"}
+		}
+		m := median(any)
+		return line{none, none, r.cell(any), r.verdict(m <= r.goal, m <= r.goal)}
+	}
+	if len(first) == 0 || len(second) == 0 {
+		return line{r.cell(first), r.cell(second), "not run in both orders", "?"}
+	}
+	a, b := median(first), median(second)
+	both := math.Sqrt(a * b)
+	return line{r.cell(first), r.cell(second), r.format(both), r.verdict(a <= r.goal && b <= r.goal, both <= r.goal)}
+}
+
+// verdict says whether the row is met: in each order, only on the mean of
+// both, or not.
+func (r row) verdict(each, mean bool) string {
+	switch {
+	case each:
+		return "yes"
+	case mean:
+		return "both orders"
+	default:
+		return "no"
+	}
+}
+
+// cell prints the median of vs, and its range when there are several.
+func (r row) cell(vs []float64) string {
+	if len(vs) == 0 {
+		return "not run"
+	}
+	s := r.format(median(vs))
+	if len(vs) > 1 {
+		s += fmt.Sprintf(" [%s–%s]", r.format(slices.Min(vs)), r.format(slices.Max(vs)))
+	}
+	return s
+}
+
+// median is the middle value of vs (the mean of the two middle ones for an
+// even count). vs is not empty.
+func median(vs []float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// format prints a figure of r: a ratio with three decimals, an absolute
+// figure with four significant digits.
+func (r row) format(v float64) string {
+	if r.unit != "" {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
