@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -9,8 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"strings"
 	"testing"
 
 	"github.com/mafredri/cdp/protocol/accessibility"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/browserpool/browserpool"
 	"github.com/browserpool/browserpool/internal/benchfloor"
+	"github.com/browserpool/browserpool/internal/benchfloor/footprint"
 )
 
 // The rows of issue 14's table, each as a ratio to the bare floor
@@ -311,11 +311,19 @@ func BenchmarkFloorColdStart(b *testing.B) {
 
 // BenchmarkFloorFootprint reports the goroutines and Go heap one browser
 // with 10 tabs costs us, and the resident memory of a whole program doing
-// it: this test binary re-executed twice (runFootprintHelper), once driving
-// the floor's browser (10 tabs created and attached, Page.enable on each)
-// and once a Pool's, each reading its own VmRSS (and its anonymous part,
-// without the binary's file-backed code pages) after a GC with the browser
-// still up. Heap is the in-use delta after a GC in this process.
+// it (footprint.Measure: the floor's browser with 10 tabs created and
+// attached, Page.enable on each, or a Pool's with 10 tabs, each program
+// reading its own VmRSS, and its anonymous part without the binary's
+// file-backed code pages, after a GC with the browser still up). Heap is
+// the in-use delta after a GC in this process.
+//
+// Two programs measure it, each once per side:
+//   - this test binary re-executed (runFootprintHelper): MiB-rss-over-bare
+//     and the rest. It links the whole package, and the package's own
+//     test code lies between the library's functions;
+//   - footprint/child, built here: MiB-rss-over-bare-program and
+//     MiB-anon-over-bare-program. It links what the row calls and nothing
+//     else, as a user's program doing only this would.
 //
 // The file-backed rest is the executable's pages, which both sides share
 // the same binary for; MiB-text-, -pclntab- and -rodata-over-bare split
@@ -328,6 +336,7 @@ func BenchmarkFloorColdStart(b *testing.B) {
 func BenchmarkFloorFootprint(b *testing.B) {
 	requireBrowser(b)
 	ctx := context.Background()
+	child := buildFootprintChild(b)
 	for b.Loop() {
 		runtime.GC()
 		var m0, m1 runtime.MemStats
@@ -338,7 +347,7 @@ func BenchmarkFloorFootprint(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for range 10 {
+		for range footprint.Tabs {
 			if _, err := s.OpenTab(ctx, "about:blank"); err != nil {
 				b.Fatal(err)
 			}
@@ -349,16 +358,36 @@ func BenchmarkFloorFootprint(b *testing.B) {
 		b.ReportMetric(float64(runtime.NumGoroutine()-g0), "goroutines")
 		b.ReportMetric(float64(int64(m1.HeapInuse)-int64(m0.HeapInuse))/(1<<20), "MiB-heap")
 		p.Close()
-		bare := footprintRSS(b, "bare")
-		ours := footprintRSS(b, "ours")
-		b.ReportMetric(bare.rss, "MiB-rss-bare")
-		b.ReportMetric(ours.rss, "MiB-rss-ours")
-		b.ReportMetric(ours.rss-bare.rss, "MiB-rss-over-bare")
-		b.ReportMetric(ours.anon-bare.anon, "MiB-anon-over-bare")
-		b.ReportMetric(ours.text-bare.text, "MiB-text-over-bare")
-		b.ReportMetric(ours.pclntab-bare.pclntab, "MiB-pclntab-over-bare")
-		b.ReportMetric(ours.rodata-bare.rodata, "MiB-rodata-over-bare")
+		const mib = 1024 // KiB
+		bare := runFootprint(b, "bare", "")
+		ours := runFootprint(b, "ours", "")
+		b.ReportMetric(bare.RSS/mib, "MiB-rss-bare")
+		b.ReportMetric(ours.RSS/mib, "MiB-rss-ours")
+		b.ReportMetric((ours.RSS-bare.RSS)/mib, "MiB-rss-over-bare")
+		b.ReportMetric((ours.Anon-bare.Anon)/mib, "MiB-anon-over-bare")
+		b.ReportMetric((ours.Text-bare.Text)/mib, "MiB-text-over-bare")
+		b.ReportMetric((ours.Pclntab-bare.Pclntab)/mib, "MiB-pclntab-over-bare")
+		b.ReportMetric((ours.Rodata-bare.Rodata)/mib, "MiB-rodata-over-bare")
+		bare = runFootprint(b, "bare", child)
+		ours = runFootprint(b, "ours", child)
+		b.ReportMetric((ours.RSS-bare.RSS)/mib, "MiB-rss-over-bare-program")
+		b.ReportMetric((ours.Anon-bare.Anon)/mib, "MiB-anon-over-bare-program")
 	}
+}
+
+// buildFootprintChild builds footprint/child into a temporary directory
+// and returns its path.
+func buildFootprintChild(b *testing.B) string {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	exe := filepath.Join(b.TempDir(), "footprint-child")
+	out, err := exec.Command(goTool, "build", "-o", exe, "./internal/benchfloor/footprint/child").CombinedOutput()
+	if err != nil {
+		b.Fatalf("building the footprint child: %v\n%s", err, out)
+	}
+	return exe
 }
 
 // footprintHelper prefixes the host helper's value (hostHelperEnv) that
@@ -366,98 +395,37 @@ func BenchmarkFloorFootprint(b *testing.B) {
 // "footprint-ours".
 const footprintHelper = "footprint-"
 
-// footprint is what a footprint child measured, in MiB: its VmRSS, its
-// RssAnon, and its executable's resident .text, .gopclntab and .rodata.
-type footprint struct{ rss, anon, text, pclntab, rodata float64 }
-
-// footprintLine is the footprint child's last line, in KiB.
-const footprintLine = "rss-kib %g anon-kib %g text-kib %g pclntab-kib %g rodata-kib %g"
-
-// footprintRSS runs the footprint child for side and returns what it
-// measured.
-func footprintRSS(b *testing.B, side string) footprint {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), hostHelperEnv+"="+footprintHelper+side, "BROWSERPOOL_TEST_HOST_ROOT="+newRoot(b))
+// runFootprint runs the footprint child for side, in a fresh root: the
+// program at exe, or this test binary when exe is "".
+func runFootprint(b *testing.B, side, exe string) footprint.Result {
+	root := newRoot(b)
+	var cmd *exec.Cmd
+	if exe == "" {
+		cmd = exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), hostHelperEnv+"="+footprintHelper+side, "BROWSERPOOL_TEST_HOST_ROOT="+root)
+	} else {
+		cmd = exec.Command(exe, side, root)
+	}
 	out, err := cmd.CombinedOutput()
-	var f footprint
-	if _, serr := fmt.Sscanf(lastLine(string(out)), footprintLine, &f.rss, &f.anon, &f.text, &f.pclntab, &f.rodata); err != nil || serr != nil {
-		b.Fatalf("footprint child %s: %v %v\n%s", side, err, serr, out)
+	if err != nil {
+		b.Fatalf("footprint child %s (%s): %v\n%s", side, cmp.Or(exe, "the test binary"), err, out)
 	}
-	return footprint{f.rss / 1024, f.anon / 1024, f.text / 1024, f.pclntab / 1024, f.rodata / 1024}
+	r, err := footprint.Parse(string(out))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
 }
 
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
-
-// runFootprintHelper is the footprint child: one browser with 10 tabs,
-// driven by the floor ("bare") or by a Pool ("ours"); it prints its VmRSS,
-// its anonymous part and its executable's resident sections
-// (footprintLine) after a GC, with the browser still up, then stops it.
+// runFootprintHelper is this test binary as the footprint child
+// (footprint.Measure for side, under BROWSERPOOL_TEST_HOST_ROOT): it
+// prints the result's line last.
 func runFootprintHelper(side string) int {
-	root := os.Getenv("BROWSERPOOL_TEST_HOST_ROOT")
-	fail := func(err error) int { fmt.Println("error", err); return 1 }
-	var stop func()
-	switch side {
-	case "bare":
-		exe, err := exec.LookPath("chromium")
-		if err != nil {
-			return fail(err)
-		}
-		bare, err := benchfloor.Start(exe, filepath.Join(root, "bare"))
-		if err != nil {
-			return fail(err)
-		}
-		stop = bare.Stop
-		if err := bare.FirstEvaluate(); err != nil {
-			stop()
-			return fail(err)
-		}
-		for range 10 {
-			_, sid, err := bare.NewTab()
-			if err == nil {
-				err = bare.Call(sid, "Page.enable", nil, nil)
-			}
-			if err != nil {
-				stop()
-				return fail(err)
-			}
-		}
-	case "ours":
-		ctx := context.Background()
-		p, err := browserpool.NewPool(browserpool.Config{Root: root})
-		if err != nil {
-			return fail(err)
-		}
-		stop = func() { p.Close() }
-		s, err := p.Open(ctx)
-		if err != nil {
-			stop()
-			return fail(err)
-		}
-		for range 10 {
-			if _, err := s.OpenTab(ctx, "about:blank"); err != nil {
-				stop()
-				return fail(err)
-			}
-		}
-		benchfloor.SettleGoroutines()
-	default:
-		return fail(fmt.Errorf("unknown footprint side %q", side))
-	}
-	runtime.GC()
-	debug.FreeOSMemory()
-	rss, anon, err := benchfloor.ResidentKiB()
+	r, err := footprint.Measure(side, os.Getenv("BROWSERPOOL_TEST_HOST_ROOT"))
 	if err != nil {
-		stop()
-		return fail(err)
+		fmt.Println("error", err)
+		return 1
 	}
-	code, err := benchfloor.ResidentCodeKiB()
-	stop()
-	if err != nil {
-		return fail(err)
-	}
-	fmt.Printf(footprintLine+"\n", float64(rss), float64(anon), float64(code.Text), float64(code.Pclntab), float64(code.Rodata))
+	fmt.Println(r)
 	return 0
 }
