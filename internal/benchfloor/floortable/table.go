@@ -99,7 +99,7 @@ type line struct{ oursFirst, floorFirst, both, met string }
 // median per start order, the range when there are several, and the
 // geometric mean of the two orders.
 func (r row) summarize(results []result) line {
-	var first, second, any []float64
+	var first, second, unordered []float64
 	for _, res := range results {
 		v, ok := res.metrics[r.metric]
 		if res.name != r.bench || !ok {
@@ -108,7 +108,7 @@ func (r row) summarize(results []result) line {
 		o, ordered := res.metrics["ours-first"]
 		switch {
 		case !r.ordered || !ordered:
-			any = append(any, v)
+			unordered = append(unordered, v)
 		case o == 1:
 			first = append(first, v)
 		default:
@@ -117,11 +117,11 @@ func (r row) summarize(results []result) line {
 	}
 	const none = "—"
 	if !r.ordered {
-		if len(any) == 0 {
+		if len(unordered) == 0 {
 			return line{none, none, "not run", "?"}
 		}
-		m := median(any)
-		return line{none, none, r.cell(any), r.verdict(m <= r.goal, m <= r.goal)}
+		m := median(unordered)
+		return line{none, none, r.cell(unordered), r.verdict(m <= r.goal, m <= r.goal)}
 	}
 	if len(first) == 0 || len(second) == 0 {
 		return line{r.cell(first), r.cell(second), "not run in both orders", "?"}
