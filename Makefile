@@ -74,8 +74,8 @@ bench: bench-floor bench-anchors fleet
 # gets a fixed iteration count: the default -benchtime gives the slow rows
 # 1 to 6 iterations. The rows that time two browsers side by side run
 # twice, once with our browser started first and once with the floor's
-# (ours-first: 1 or 0): the browser started first tends to be faster on a
-# loaded machine. FLOOR_COUNT repeats every row (go test -count). The
+# (ours-first: 1 or 0): the start order moves a row by a few per cent on
+# a loaded machine, not always the same way. FLOOR_COUNT repeats every row (go test -count). The
 # output is kept in FLOOR_OUT, and internal/benchfloor/floortable ends with
 # the issue's table from it: each row by start order, both orders
 # together (their geometric mean), the goal and whether it is met.

@@ -4,19 +4,20 @@
 // the goal and whether it is met.
 //
 // The side-by-side rows run once with browserpool's browser started first
-// and once with the floor's (the ours-first metric, 1 or 0): the browser
-// started second tends to run a few per cent slower on this 2-core
-// machine, whoever it is. So one order alone is biased; "both orders" is
-// the geometric mean of the two orders' figures, which cancels that bias
-// as a counterbalanced design does. A row is "yes" when each order meets
-// its goal, "both orders" when only their mean does, "no" otherwise. With
-// go test -count N, every figure is the median of the N runs, the range
-// in brackets.
+// and once with the floor's (the ours-first metric, 1 or 0). Which browser
+// started first moves a row by a few per cent on this 2-core machine, not
+// always the same way (sequential evaluate and navigate move in opposite
+// directions), so one order alone is biased; "both orders" is the
+// geometric mean of the two orders' figures, which cancels that bias as a
+// counterbalanced design does. A row is "yes" when each order meets its
+// goal, "both orders" when only their mean does, "no" otherwise. With go
+// test -count N, every figure is the median of the N runs, the range in
+// brackets.
 //
-// Usage:
+// make bench-floor runs it last on the output it kept (FLOOR_OUT). To
+// print the table again:
 //
-//	make bench-floor | tee bench-floor.out
-//	go run ./internal/benchfloor/floortable < bench-floor.out
+//	go run ./internal/benchfloor/floortable < "${TMPDIR:-/tmp}/browserpool-bench-floor.out"
 package main
 
 import (
