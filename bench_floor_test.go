@@ -89,10 +89,11 @@ func newFloorEnv(b *testing.B) *floorEnv {
 			b.Fatal(err)
 		}
 	}
-	// The browser started first tends to run faster on a loaded machine
-	// (measured up to ±10 % on the concurrent rows): make bench-floor runs
-	// the rows once each way, BROWSERPOOL_BENCH_FIRST=floor starting the
-	// floor's browser first; ours-first says which.
+	// Which browser started first moves a row on a loaded machine (up to
+	// ±10 % measured on the concurrent rows), not always the same way:
+	// make bench-floor runs the rows once each way,
+	// BROWSERPOOL_BENCH_FIRST=floor starting the floor's browser first;
+	// ours-first says which.
 	oursFirst := os.Getenv("BROWSERPOOL_BENCH_FIRST") != "floor"
 	if oursFirst {
 		startOurs()
