@@ -75,10 +75,11 @@ bench: bench-floor bench-anchors fleet
 # 1 to 6 iterations. The rows that time two browsers side by side run
 # twice, once with our browser started first and once with the floor's
 # (ours-first: 1 or 0): the start order moves a row by a few per cent on
-# a loaded machine, not always the same way. FLOOR_COUNT repeats every row (go test -count). The
-# output is kept in FLOOR_OUT, and internal/benchfloor/floortable ends with
-# the issue's table from it: each row by start order, both orders
-# together (their geometric mean), the goal and whether it is met.
+# a loaded machine, not always the same way. FLOOR_COUNT repeats every row
+# (go test -count). The output is kept in FLOOR_OUT, and
+# internal/benchfloor/floortable ends with the issue's table from it: each
+# row by start order, both orders together (their geometric mean), the
+# goal and whether it is met.
 FLOOR_COUNT ?= 1
 FLOOR_OUT   ?= $(or $(TMPDIR),/tmp)/browserpool-bench-floor.out
 FLOOR_BENCH  = $(GO) test -run '^$$' -count $(FLOOR_COUNT) -timeout 60m . -bench
