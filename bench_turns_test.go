@@ -6,7 +6,6 @@
 package browserpool_test
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 // settle waits until the browsers leading process groups pgids are idle
 // (benchfloor.Settle says why): every row (interleaveStop) starts with it.
 func settle(b *testing.B, pgids ...int) {
-	if err := benchfloor.Settle(500*time.Millisecond, 20*time.Millisecond, 30*time.Second, pgids...); err != nil {
+	if err := benchfloor.SettleRow(pgids...); err != nil {
 		b.Log(err, "; timing anyway")
 	}
 }
@@ -88,21 +87,13 @@ func interleaveStop(b *testing.B, pg browserGroups, floor, ours benchfloor.Op) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var tf, to time.Duration
-	var ratios []float64
-	for i, df := range tk.Times[0] {
-		do := tk.Times[1][i]
-		tf += df
-		to += do
-		ratios = append(ratios, do.Seconds()/max(df.Seconds(), 1e-9))
-	}
+	tf, to := tk.Total(0), tk.Total(1)
 	cf, co := tk.CPU[0], tk.CPU[1]
 	n := float64(b.N)
 	b.ReportMetric(tf.Seconds()*1e6/n, "µs-bare/op")
 	b.ReportMetric(to.Seconds()*1e6/n, "µs-ours/op")
 	b.ReportMetric(to.Seconds()/tf.Seconds(), "x-bare")
-	slices.Sort(ratios)
-	b.ReportMetric(ratios[len(ratios)/2], "x-bare-median")
+	b.ReportMetric(tk.MedianRatio(1, 0), "x-bare-median")
 	b.ReportMetric(cf.Seconds()*1e6/n, "µs-go-cpu-bare/op")
 	b.ReportMetric(co.Seconds()*1e6/n, "µs-go-cpu-ours/op")
 	b.ReportMetric(co.Seconds()/max(cf.Seconds(), 1e-9), "x-go-cpu")

@@ -7,3 +7,11 @@ package browserpool
 func NewTestLocalLauncher(noPipe bool) *LocalLauncher {
 	return &LocalLauncher{noPipe: noPipe}
 }
+
+// CrashedTabs returns how many crashed tabs s still remembers
+// (Session.crashed). It exists only in tests.
+func (s *Session) CrashedTabs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.crashed)
+}

@@ -71,6 +71,26 @@ func TestATabWhoseRendererCrashedSaysSoOnEveryLaterCallAndTheSessionLivesOn(t *t
 	if got, err := s.Tab(ctx, ""); err != nil || got.ID() != again.ID() {
 		t.Errorf("the active tab after closing the crashed one: %v, %v; want the new tab %s", got, err, again.ID())
 	}
+	// A crashed tab closed behind the session's back (on the raw browser
+	// client) is gone, not "still listed".
+	_ = again.Client().Page.Crash(ctx)
+	waitFor(t, "the second crash to reach the tab", func() bool {
+		_, err := s.Tab(ctx, again.ID())
+		return errors.Is(err, browserpool.ErrTabClosed)
+	})
+	if _, err := s.Browser().Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(again.ID()))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the browser to stop listing the closed crashed tab", func() bool {
+		_, err := s.Tab(ctx, again.ID())
+		return !errors.Is(err, browserpool.ErrTabClosed)
+	})
+	if _, err := s.Tab(ctx, again.ID()); !errors.Is(err, browserpool.ErrTabNotFound) {
+		t.Errorf("Session.Tab of a crashed tab closed on the raw client: %v, want ErrTabNotFound", err)
+	}
+	if n := s.CrashedTabs(); n != 0 {
+		t.Errorf("the session still remembers %d crashed tabs after the browser stopped listing them, want 0", n)
+	}
 }
 
 func TestATabCrashOrDetachFailsItsCallAndTheNextWithErrTabClosedSayingWhich(t *testing.T) {
@@ -158,5 +178,8 @@ func TestACrashedTabIsRefusedByIDAndAsTheActiveTabUntilCloseTabClosesIt(t *testi
 	}
 	if _, err := s.Tab(ctx, other.ID()); !errors.Is(err, browserpool.ErrTabNotFound) {
 		t.Errorf("Session.Tab of a crashed tab closed on the raw client: %v, want ErrTabNotFound", err)
+	}
+	if n := s.CrashedTabs(); n != 0 {
+		t.Errorf("the session still remembers %d crashed tabs after the browser stopped listing them, want 0", n)
 	}
 }

@@ -112,7 +112,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	cdpax "github.com/chromedp/cdproto/accessibility"
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -215,7 +214,7 @@ func newEnv(b *testing.B, tabs bool) *env {
 // whichever side is timed then, mostly its own).
 func (e *env) settle(b *testing.B) {
 	pgids := []int{e.bare.b.PID(), e.bp.s.Info().PGID, e.cd.cmd.Process.Pid, e.rd.l.PID()}
-	if err := benchfloor.Settle(500*time.Millisecond, 20*time.Millisecond, 30*time.Second, pgids...); err != nil {
+	if err := benchfloor.SettleRow(pgids...); err != nil {
 		b.Log(err, "; timing anyway")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/browserpool/browserpool/internal/benchfloor"
 )
@@ -33,21 +32,14 @@ func interleave4(b *testing.B, ops [4]op) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var total [4]time.Duration
-	var ratios [4][]float64
-	for j := range 4 {
-		for i, d := range tk.Times[j] {
-			total[j] += d
-			ratios[j] = append(ratios[j], d.Seconds()/max(tk.Times[0][i].Seconds(), 1e-9))
-		}
-	}
 	n := float64(b.N)
-	b.ReportMetric(total[0].Seconds()*1e6/n, "µs-bare/op")
+	bare := tk.Total(0)
+	b.ReportMetric(bare.Seconds()*1e6/n, "µs-bare/op")
 	for j := 1; j < 4; j++ {
-		b.ReportMetric(total[j].Seconds()*1e6/n, "µs-"+sideNames[j]+"/op")
-		b.ReportMetric(total[j].Seconds()/max(total[0].Seconds(), 1e-9), "x-bare-"+sideNames[j])
-		slices.Sort(ratios[j])
-		b.ReportMetric(ratios[j][len(ratios[j])/2], "x-bare-median-"+sideNames[j])
+		total := tk.Total(j)
+		b.ReportMetric(total.Seconds()*1e6/n, "µs-"+sideNames[j]+"/op")
+		b.ReportMetric(total.Seconds()/max(bare.Seconds(), 1e-9), "x-bare-"+sideNames[j])
+		b.ReportMetric(tk.MedianRatio(j, 0), "x-bare-median-"+sideNames[j])
 	}
 }
 

@@ -68,13 +68,20 @@ func GroupCPU(pgid int) (time.Duration, error) {
 		}
 	}
 	if !found {
-		return 0, fmt.Errorf("no process in group %d", pgid)
+		return 0, fmt.Errorf("no process in group %d: the browser leading it has exited (crashed, or stopped before the row ended)", pgid)
 	}
 	return time.Duration(ticks) * clockTick, nil
 }
 
 // PID returns the browser's pid, which leads its process group.
 func (b *Bare) PID() int { return b.cmd.Process.Pid }
+
+// SettleRow waits, with the side-by-side rows' settings, until the
+// browsers leading process groups pgids are idle: every group used at
+// most 20 ms of CPU in half a second, within 30 s (see Settle).
+func SettleRow(pgids ...int) error {
+	return Settle(500*time.Millisecond, 20*time.Millisecond, 30*time.Second, pgids...)
+}
 
 // Settle waits until the browsers leading process groups pgids are idle:
 // a browser keeps working for a second or more after its first tab and

@@ -5,6 +5,7 @@ package benchfloor
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -38,9 +39,44 @@ type Taken struct {
 	// Times holds every operation's time, in the order run: the i-th of
 	// every side fell in the same turn, at the same place in it.
 	Times [][]time.Duration
-	// CPU is this process's CPU time during each side's turns (the
-	// client's own cost: encoding, decoding, goroutines, timers).
+	// CPU is this process's CPU time during each side's turns, less what
+	// its stop functions used (the client's own cost: encoding, decoding,
+	// goroutines, timers).
 	CPU []time.Duration
+}
+
+// Total is side j's time over all its operations.
+func (tk Taken) Total(j int) time.Duration {
+	var sum time.Duration
+	for _, d := range tk.Times[j] {
+		sum += d
+	}
+	return sum
+}
+
+// MedianRatio is the median of the ratios of side j's operations to side
+// base's at the same place of the same turn: steadier than the totals'
+// ratio on a shared machine, where a load spike hits a few operations.
+func (tk Taken) MedianRatio(j, base int) float64 {
+	ratios := make([]float64, len(tk.Times[j]))
+	for i, d := range tk.Times[j] {
+		ratios[i] = d.Seconds() / max(tk.Times[base][i].Seconds(), 1e-9)
+	}
+	return Median(ratios)
+}
+
+// Median is the middle value of vs (the mean of the two middle ones for an
+// even count), or 0 for none; vs is left as it was.
+func Median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 // Turns runs n operations of each side in turns of TurnLength, turn t in
@@ -56,7 +92,9 @@ func Turns(b Timer, n int, orders [][]int, names []string, ops []Op) (Taken, err
 		d := time.Since(t0)
 		if stop != nil {
 			b.StopTimer()
+			c0 := ProcessCPU()
 			stop()
+			tk.CPU[j] -= ProcessCPU() - c0
 			b.StartTimer()
 		}
 		if err != nil && opErr == nil {

@@ -3,6 +3,7 @@ package benchfloor_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -73,5 +74,58 @@ func TestTurnsReportsTheFirstErrorWithItsSidesName(t *testing.T) {
 	_, err := benchfloor.Turns(&timer{}, 5, [][]int{{0, 1}}, []string{"floor", "ours"}, ops)
 	if !errors.Is(err, boom) || err.Error() != "ours: boom" {
 		t.Errorf("Turns = %v, want ours: boom", err)
+	}
+}
+
+func TestTurnsDoesNotChargeWhatASidesStopUsesToItsCPU(t *testing.T) {
+	// Each stop of side 1 burns 30 ms of this process's CPU (waiting for it
+	// to accrue, not for a wall time); its ops themselves do nothing.
+	const burn = 30 * time.Millisecond
+	spin := func() {
+		for c0 := benchfloor.ProcessCPU(); benchfloor.ProcessCPU()-c0 < burn; {
+		}
+	}
+	ops := []benchfloor.Op{
+		benchfloor.Keep(func() error { return nil }),
+		func() (func(), error) { return spin, nil },
+	}
+	tk, err := benchfloor.Turns(&timer{}, 3, [][]int{{0, 1}}, []string{"floor", "ours"}, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stops used 90 ms; the ops next to nothing.
+	if tk.CPU[1] >= burn {
+		t.Errorf("side 1's CPU = %v, want under %v: its stops (3 × %v) are not its operations' cost", tk.CPU[1], burn, burn)
+	}
+}
+
+func TestTakenTotalsASidesTimesAndTakesTheMedianOfItsRatiosToTheBase(t *testing.T) {
+	ms := func(vs ...int) []time.Duration {
+		var out []time.Duration
+		for _, v := range vs {
+			out = append(out, time.Duration(v)*time.Millisecond)
+		}
+		return out
+	}
+	tk := benchfloor.Taken{Times: [][]time.Duration{ms(10, 10, 10, 20), ms(20, 5, 30, 20)}}
+	if got := tk.Total(1); got != 75*time.Millisecond {
+		t.Errorf("Total(1) = %v, want 75ms", got)
+	}
+	// Ratios 2, 0.5, 3, 1: the median of an even count is the mean of the
+	// middle two, (1 + 2) / 2.
+	if got := tk.MedianRatio(1, 0); got != 1.5 {
+		t.Errorf("MedianRatio(1, 0) = %v, want 1.5", got)
+	}
+	for _, tc := range []struct {
+		vs   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		in := append([]float64(nil), tc.vs...)
+		if got := benchfloor.Median(tc.vs); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", in, got, tc.want)
+		}
+		if diff := cmp.Diff(in, tc.vs); diff != "" {
+			t.Errorf("Median changed its input (-before +after):\n%s", diff)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/browserpool/browserpool/internal/benchfloor"
 )
 
 // result is one benchmark line: its name without the GOMAXPROCS suffix
@@ -120,13 +122,13 @@ func (r row) summarize(results []result) line {
 		if len(unordered) == 0 {
 			return line{none, none, "not run", "?"}
 		}
-		m := median(unordered)
+		m := benchfloor.Median(unordered)
 		return line{none, none, r.cell(unordered), r.verdict(m <= r.goal, m <= r.goal)}
 	}
 	if len(first) == 0 || len(second) == 0 {
 		return line{r.cell(first), r.cell(second), "not run in both orders", "?"}
 	}
-	a, b := median(first), median(second)
+	a, b := benchfloor.Median(first), benchfloor.Median(second)
 	both := math.Sqrt(a * b)
 	return line{r.cell(first), r.cell(second), r.format(both), r.verdict(a <= r.goal && b <= r.goal, both <= r.goal)}
 }
@@ -149,22 +151,11 @@ func (r row) cell(vs []float64) string {
 	if len(vs) == 0 {
 		return "not run"
 	}
-	s := r.format(median(vs))
+	s := r.format(benchfloor.Median(vs))
 	if len(vs) > 1 {
 		s += fmt.Sprintf(" [%s–%s]", r.format(slices.Min(vs)), r.format(slices.Max(vs)))
 	}
 	return s
-}
-
-// median is the middle value of vs (the mean of the two middle ones for an
-// even count). vs is not empty.
-func median(vs []float64) float64 {
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
 }
 
 // format prints a figure of r: a ratio with three decimals, an absolute

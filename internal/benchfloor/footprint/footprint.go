@@ -60,7 +60,7 @@ func Measure(side, root string) (Result, error) {
 	case "bare":
 		exe, err := exec.LookPath("chromium")
 		if err != nil {
-			return Result{}, err
+			return Result{}, fmt.Errorf("footprint: the floor runs chromium from PATH (make browser installs it): %w", err)
 		}
 		bare, err := benchfloor.Start(exe, filepath.Join(root, "bare"))
 		if err != nil {
