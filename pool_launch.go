@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/stackroom"
 )
 
 // launchOp is one launch under way. Its fields after done are set before
@@ -103,6 +104,10 @@ func newSessionID() string {
 }
 
 func (p *Pool) runLaunch(op *launchOp) {
+	// The launch's deepest calls (os/exec, the manifest's JSON, the
+	// proxy's listener) take the stack to 16 KiB: grow it now, while a
+	// copy walks one frame (stackroom).
+	stackroom.To16K()
 	defer p.wg.Done()
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.LaunchTimeout)

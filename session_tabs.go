@@ -409,8 +409,24 @@ func (s *Session) attach(ctx context.Context, id string, fresh bool) (*Tab, erro
 func (s *Session) setActive(id string) {
 	s.mu.Lock()
 	s.active = id
-	s.order = append(slices.DeleteFunc(s.order, func(x string) bool { return x == id }), id)
+	s.order = append(dropID(s.order, id), id)
 	s.mu.Unlock()
+}
+
+// dropID removes id from order, in place. It is slices.DeleteFunc written
+// out: the linker keeps one copy of a generic instantiation, with the
+// first package in link order that uses it (net/http, for []string), so
+// calling it touched a page of net/http's code. Code of our own stays
+// among the pool's pages (issue 14's footprint row).
+func dropID(order []string, id string) []string {
+	kept := order[:0]
+	for _, x := range order {
+		if x != id {
+			kept = append(kept, x)
+		}
+	}
+	clear(order[len(kept):])
+	return kept
 }
 
 // forget drops a tab from the tables (closed, crashed or detached).
@@ -419,7 +435,7 @@ func (s *Session) forget(t *Tab) {
 	if s.tabs[t.id] == t {
 		delete(s.tabs, t.id)
 	}
-	s.order = slices.DeleteFunc(s.order, func(x string) bool { return x == t.id })
+	s.order = dropID(s.order, t.id)
 	if s.active == t.id {
 		s.active = ""
 		if n := len(s.order); n > 0 {

@@ -11,12 +11,15 @@ import (
 	"errors"
 	"os"
 	"time"
+
+	"github.com/browserpool/browserpool/internal/stackroom"
 )
 
 // readLoop is the reader goroutine: it reads while it holds the read role
 // and ends the mux when the transport fails (under it, or under a caller
 // holding the role).
 func (m *Mux) readLoop() {
+	stackroom.To8K() // decoding events takes it there anyway; now the copy walks one frame
 	defer m.endNow()
 	defer close(m.readerDone)
 	defer m.idle.Stop()

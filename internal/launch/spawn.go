@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/browserpool/browserpool/internal/proc"
+	"github.com/browserpool/browserpool/internal/stackroom"
 )
 
 // spawn starts the browser process and its one goroutine, which waits for
@@ -88,6 +89,7 @@ type spawned struct {
 // while the exited main process is a zombie its pid, and so its process
 // group id, cannot be reused.
 func (p *Process) run(cmd *exec.Cmd, w *waiter, ready chan<- spawned) {
+	stackroom.To8K() // cmd.Start takes it there anyway; now the copy walks one frame
 	runtime.LockOSThread()
 	defer close(p.runDone)
 	if err := cmd.Start(); err != nil {
