@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/mafredri/cdp/protocol/accessibility"
@@ -318,13 +319,15 @@ func BenchmarkFloorColdStart(b *testing.B) {
 // file-backed code pages, after a GC with the browser still up). Heap is
 // the in-use delta after a GC in this process.
 //
-// Two programs measure it, each once per side:
+// Two programs measure it, each in footprintPairs pairs of children (the
+// floor's, then ours), every figure the median of the pairs' differences:
 //   - this test binary re-executed (runFootprintHelper): MiB-rss-over-bare
 //     and the rest. It links the whole package, and the package's own
 //     test code lies between the library's functions;
-//   - footprint/child, built here: MiB-rss-over-bare-program and
-//     MiB-anon-over-bare-program. It links what the row calls and nothing
-//     else, as a user's program doing only this would.
+//   - footprint/child, built here: MiB-rss-over-bare-program,
+//     MiB-anon-over-bare-program and the largest pair's difference,
+//     MiB-rss-over-bare-program-max. It links what the row calls and
+//     nothing else, as a user's program doing only this would.
 //
 // The file-backed rest is the executable's pages, which both sides share
 // the same binary for; MiB-text-, -pclntab- and -rodata-over-bare split
@@ -360,20 +363,52 @@ func BenchmarkFloorFootprint(b *testing.B) {
 		b.ReportMetric(float64(int64(m1.HeapInuse)-int64(m0.HeapInuse))/(1<<20), "MiB-heap")
 		p.Close()
 		const mib = 1024 // KiB
-		bare := runFootprint(b, "bare", "")
-		ours := runFootprint(b, "ours", "")
-		b.ReportMetric(bare.RSS/mib, "MiB-rss-bare")
-		b.ReportMetric(ours.RSS/mib, "MiB-rss-ours")
-		b.ReportMetric((ours.RSS-bare.RSS)/mib, "MiB-rss-over-bare")
-		b.ReportMetric((ours.Anon-bare.Anon)/mib, "MiB-anon-over-bare")
-		b.ReportMetric((ours.Text-bare.Text)/mib, "MiB-text-over-bare")
-		b.ReportMetric((ours.Pclntab-bare.Pclntab)/mib, "MiB-pclntab-over-bare")
-		b.ReportMetric((ours.Rodata-bare.Rodata)/mib, "MiB-rodata-over-bare")
-		bare = runFootprint(b, "bare", child)
-		ours = runFootprint(b, "ours", child)
-		b.ReportMetric((ours.RSS-bare.RSS)/mib, "MiB-rss-over-bare-program")
-		b.ReportMetric((ours.Anon-bare.Anon)/mib, "MiB-anon-over-bare-program")
+		tb := footprintOver(b, "")
+		b.ReportMetric(tb.bare.RSS/mib, "MiB-rss-bare")
+		b.ReportMetric(tb.ours.RSS/mib, "MiB-rss-ours")
+		b.ReportMetric(tb.over.RSS/mib, "MiB-rss-over-bare")
+		b.ReportMetric(tb.over.Anon/mib, "MiB-anon-over-bare")
+		b.ReportMetric(tb.over.Text/mib, "MiB-text-over-bare")
+		b.ReportMetric(tb.over.Pclntab/mib, "MiB-pclntab-over-bare")
+		b.ReportMetric(tb.over.Rodata/mib, "MiB-rodata-over-bare")
+		prog := footprintOver(b, child)
+		b.ReportMetric(prog.over.RSS/mib, "MiB-rss-over-bare-program")
+		b.ReportMetric(prog.over.Anon/mib, "MiB-anon-over-bare-program")
+		b.ReportMetric(prog.maxRSS/mib, "MiB-rss-over-bare-program-max")
 	}
+}
+
+// footprintPairs is how many pairs of children footprintOver runs. One
+// pair's difference moves by a few 64 KiB blocks from run to run (which
+// goroutine the runtime preempts or scans first, and so which function
+// tables it reads), so the row takes the pairs' median.
+const footprintPairs = 5
+
+// footprintPairsResult is what footprintOver measured, in KiB.
+type footprintPairsResult struct {
+	bare, ours footprint.Result // each side's median
+	over       footprint.Result // the median of the pairs' ours − bare
+	maxRSS     float64          // the largest pair's RSS difference
+}
+
+// footprintOver runs footprintPairs pairs of footprint children of exe
+// (this test binary when ""), the floor's then ours, and returns the
+// medians of each measure.
+func footprintOver(b *testing.B, exe string) footprintPairsResult {
+	var bare, ours, over [5][]float64 // RSS, Anon, Text, Pclntab, Rodata
+	fields := func(r footprint.Result) [5]float64 { return [5]float64{r.RSS, r.Anon, r.Text, r.Pclntab, r.Rodata} }
+	for range footprintPairs {
+		fb, fo := fields(runFootprint(b, "bare", exe)), fields(runFootprint(b, "ours", exe))
+		for i := range fb {
+			bare[i], ours[i], over[i] = append(bare[i], fb[i]), append(ours[i], fo[i]), append(over[i], fo[i]-fb[i])
+		}
+	}
+	b.Logf("footprint pairs (%s), ours − bare RSS in KiB: %v", cmp.Or(exe, "the test binary"), over[0])
+	median := func(vs [5][]float64) footprint.Result {
+		m := func(i int) float64 { return benchfloor.Median(vs[i]) }
+		return footprint.Result{RSS: m(0), Anon: m(1), Text: m(2), Pclntab: m(3), Rodata: m(4)}
+	}
+	return footprintPairsResult{bare: median(bare), ours: median(ours), over: median(over), maxRSS: slices.Max(over[0])}
 }
 
 // buildFootprintChild builds footprint/child into a temporary directory

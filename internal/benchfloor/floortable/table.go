@@ -88,8 +88,8 @@ var issueRows = []row{
 	{title: "full AX tree, 3,000 nodes", bench: "Floor/ax-tree-3000-nodes", metric: "x-bare", goal: 1.02, ordered: true},
 	{title: "navigate (load event)", bench: "Floor/navigate", metric: "x-bare", goal: 1.02, ordered: true},
 	{title: "screenshot 1280×600", bench: "Floor/screenshot-1280x600", metric: "x-bare", goal: 1.02, ordered: true},
-	{title: "Go RSS over bare, 1 browser + 10 tabs", bench: "FloorFootprint", metric: "MiB-rss-over-bare", goal: 1, unit: "MiB"},
-	{title: "the same, a program of its own (footprint/child)", bench: "FloorFootprint", metric: "MiB-rss-over-bare-program", goal: 1, unit: "MiB"},
+	{title: "Go RSS over bare, 1 browser + 10 tabs (test binary, median of 5 pairs)", bench: "FloorFootprint", metric: "MiB-rss-over-bare", goal: 1, unit: "MiB"},
+	{title: "the same, a program of its own (footprint/child, median of 5 pairs)", bench: "FloorFootprint", metric: "MiB-rss-over-bare-program", goal: 1, unit: "MiB"},
 	{title: "goroutines, 1 browser + 10 tabs", bench: "FloorFootprint", metric: "goroutines", goal: 13, unit: "goroutines"},
 	{title: "warm acquire p50", bench: "AcquireWarmVsCold", metric: "warm-acquire-p50-µs", goal: 1000, unit: "µs"},
 }
