@@ -8,10 +8,13 @@
 // brings those packages' tables into memory, 64 KiB at a time, for a page
 // of stack. Growing the stack at the goroutine's first frame costs one
 // copy of one frame, and the deep calls later find the room they need.
+// It saves nothing once a GC has shrunk the stack of a goroutine that
+// waits with little of it in use; the next deep call grows it as before.
+// No locks.
 package stackroom
 
-// To8K grows the calling goroutine's stack to 8 KiB (a stack already that
-// large is left as it is).
+// To8K makes room for 5 KiB of frames below the caller's: a goroutine's
+// first frame calling it gets an 8 KiB stack in one copy.
 //
 //go:noinline
 func To8K() {
@@ -19,7 +22,8 @@ func To8K() {
 	keep(pad[:])
 }
 
-// To16K grows the calling goroutine's stack to 16 KiB.
+// To16K makes room for 10 KiB of frames below the caller's: a goroutine's
+// first frame calling it gets a 16 KiB stack in one copy.
 //
 //go:noinline
 func To16K() {
