@@ -138,10 +138,10 @@ const (
 // AuditEvent records one allocator transition, attributable to its task and
 // computer. It is a plain value.
 type AuditEvent struct {
-	Time     time.Time
-	Kind     AuditKind
-	Task     string // the task; empty only for a leak of a session launched for a waiter who left
-	Computer string
+	Time     time.Time     // when it happened
+	Kind     AuditKind     // which transition
+	Task     string        // the task; empty only for a leak of a session launched for a waiter who left
+	Computer string        // the computer whose cap and queue it concerns
 	Session  string        // the session, when one is involved
 	Owner    string        // for a shared session: the task that owns it
 	Wait     time.Duration // time spent in the queue (allocated, queue_timeout, cancelled, launch_failed)

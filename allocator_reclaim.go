@@ -43,8 +43,8 @@ type ComputerStats struct {
 // their total (Total.Cap is the sum of the caps, Total.OldestWait the
 // longest head-of-queue wait).
 type AllocatorStats struct {
-	Total     ComputerStats
-	Computers map[string]ComputerStats
+	Total     ComputerStats            // every computer's figures summed
+	Computers map[string]ComputerStats // by computer name
 }
 
 // leak is a session whose close failed. Its fields are fixed; the record

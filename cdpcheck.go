@@ -76,7 +76,7 @@ type CDPInfo struct {
 	Address         string // the address connected to (the host resolved), ip:port
 	Browser         string // the browser's product, e.g. "Chrome/156.0.8078.108"
 	ProtocolVersion string // e.g. "1.3"
-	UserAgent       string
+	UserAgent       string // the browser's User-Agent header
 	SessionID       string // the id Pool.Attach gives its session: shared-cdp-<port>
 }
 

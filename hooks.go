@@ -28,9 +28,9 @@ const (
 
 // SessionEvent describes a session being created or closed.
 type SessionEvent struct {
-	Time      time.Time
-	SessionID string
-	PID       int
+	Time      time.Time     // when it happened
+	SessionID string        // the session's id
+	PID       int           // the browser's pid; 0 for a remote or in-memory browser
 	Reason    CloseReason   // for SessionClosed
 	Err       error         // for SessionClosed: why the browser ended, if it crashed
 	Duration  time.Duration // launch time (created) or lifetime (closed)
@@ -38,19 +38,19 @@ type SessionEvent struct {
 
 // LaunchFailedEvent describes a launch that did not produce a session.
 type LaunchFailedEvent struct {
-	Time      time.Time
-	SessionID string
-	Err       error
+	Time      time.Time // when the launch gave up
+	SessionID string    // the id the session would have had
+	Err       error     // why it failed
 }
 
 // SweepEvent reports what the orphan sweep at NewPool found.
 type SweepEvent struct {
-	Time        time.Time
-	Swept       int // orphan browser processes or process groups killed
-	Skipped     int // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs, remote leases not ended
-	DirsRemoved int // profile dirs removed
-	Err         error
-	LeasesEnded int // remote leases of hosts that are gone, ended through the pool's LeaseEnder
+	Time        time.Time // when the sweep ended
+	Swept       int       // orphan browser processes or process groups killed
+	Skipped     int       // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs, remote leases not ended
+	DirsRemoved int       // profile dirs removed
+	Err         error     // what kept the sweep from finishing, if anything
+	LeasesEnded int       // remote leases of hosts that are gone, ended through the pool's LeaseEnder
 }
 
 // Hooks are optional functions the pool calls on events. A nil func is not
@@ -59,10 +59,10 @@ type SweepEvent struct {
 // and a panicking hook is recovered and logged. Pool.Close waits for queued
 // hooks to run.
 type Hooks struct {
-	SessionCreated func(SessionEvent)
-	SessionClosed  func(SessionEvent)
-	LaunchFailed   func(LaunchFailedEvent)
-	OrphansSwept   func(SweepEvent)
+	SessionCreated func(SessionEvent)      // a session's browser is up: launched (a warm one too), leased or attached
+	SessionClosed  func(SessionEvent)      // a session ended: closed, reclaimed, or its browser exited
+	LaunchFailed   func(LaunchFailedEvent) // a launch produced no session
+	OrphansSwept   func(SweepEvent)        // NewPool's sweep of the root ended
 }
 
 // none reports that no hook is set (a new field must be added here).

@@ -115,15 +115,15 @@ func (p *Pool) leftBehind() error {
 // is not a live session of this pool.
 type Orphan struct {
 	Session string // from the manifest entry or the process's command line
-	PID     int
-	Dir     string
-	Owner   int  // pid of the pool that recorded it, if known
-	Alive   bool // whether its owner still runs (then it is another pool's)
+	PID     int    // the browser's pid, as recorded or found running; 0 for a remote lease
+	Dir     string // its session dir under the root
+	Owner   int    // pid of the pool that recorded it, if known
+	Alive   bool   // whether its owner still runs (then it is another pool's)
 	// Fleet, Endpoint and LeaseID describe a remote lease (see SpawnInfo);
 	// empty for a local browser. A remote orphan has no PID.
-	Fleet    string
-	Endpoint string
-	LeaseID  string
+	Fleet    string // the fleet kind ("browserless", "selenium-grid")
+	Endpoint string // the fleet's URL, without credentials or token
+	LeaseID  string // the fleet's id for the lease
 }
 
 // Orphans lists manifest entries and browser processes under the pool's

@@ -36,19 +36,19 @@ const (
 
 // SessionInfo describes a session.
 type SessionInfo struct {
-	ID         string
-	Channel    string // always "cdp" for sessions the pool launched
-	PID        int    // browser pid (0 for in-memory or remote browsers)
-	PGID       int
-	Port       int    // DevTools port on 127.0.0.1; 0 with LocalLauncher.NoDevToolsPort
-	ProfileDir string // the session dir (profile inside it)
-	OutputDir  string // where the session's artifacts land
-	Version    string
-	Created    time.Time
-	LastUsed   time.Time
-	InFlight   int
-	State      SessionState
-	Ours       bool // launched by this pool (false for attached browsers)
+	ID         string       // the session's id ("s-" and 12 hex digits for a launch)
+	Channel    string       // always "cdp" for sessions the pool launched
+	PID        int          // browser pid (0 for in-memory or remote browsers)
+	PGID       int          // the browser's process group, which the pool kills at close (0 when PID is)
+	Port       int          // DevTools port on 127.0.0.1; 0 with LocalLauncher.NoDevToolsPort
+	ProfileDir string       // the session dir (profile inside it)
+	OutputDir  string       // where the session's artifacts land
+	Version    string       // the browser's product (Browser.getVersion), e.g. "HeadlessChrome/156.0.0.0"
+	Created    time.Time    // when the session was made, its browser up
+	LastUsed   time.Time    // when a call on it last started or ended (idle reclaim reads it)
+	InFlight   int          // calls under way now (actions and raw CDP calls)
+	State      SessionState // live, closing or closed
+	Ours       bool         // launched by this pool (false for attached browsers)
 	// Fleet is the kind of fleet a leased browser comes from
 	// ("browserless", "selenium-grid"); empty for local and attached ones.
 	Fleet string

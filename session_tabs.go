@@ -16,9 +16,9 @@ import (
 
 // TabInfo describes one tab.
 type TabInfo struct {
-	SessionID string
+	SessionID string // the tab's session
 	TabID     string // the CDP target id
-	Channel   string
+	Channel   string // always ChannelCDP
 	URL       string // without its query string and fragment
 	// Title is the page's title. A page without one (a fresh about:blank
 	// tab, a page with no <title>) gets its URL as above instead, as a
@@ -26,7 +26,7 @@ type TabInfo struct {
 	// raw URL for such a tab depending on timing, and a listing must neither
 	// change between calls nor leak the query string through the title.
 	Title  string
-	Active bool
+	Active bool // the tab Session.Tab gives for an empty id: the last one opened or activated (ActivateTab)
 }
 
 // Tabs lists the session's page tabs, with which one is active.

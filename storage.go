@@ -33,28 +33,28 @@ var ErrInvalidStorageState = errors.New("invalid storage state")
 // Cookie is one browser cookie, in the JSON shape of Playwright's
 // storageState cookies.
 type Cookie struct {
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Name   string `json:"name"`   // the cookie's name
+	Value  string `json:"value"`  // its value
 	Domain string `json:"domain"` // a leading dot matches subdomains
-	Path   string `json:"path"`
+	Path   string `json:"path"`   // the path prefix it is sent for, "/" for all
 	// Expires is the expiry in Unix seconds; -1 (or 0 when setting) is a
 	// session cookie, which ends with the browser.
 	Expires  float64 `json:"expires"`
-	HTTPOnly bool    `json:"httpOnly"`
-	Secure   bool    `json:"secure"`
+	HTTPOnly bool    `json:"httpOnly"`           // hidden from the page's scripts
+	Secure   bool    `json:"secure"`             // sent over https only
 	SameSite string  `json:"sameSite,omitempty"` // "Strict", "Lax", "None" or "" (the browser's default)
 }
 
 // StorageItem is one localStorage entry.
 type StorageItem struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name  string `json:"name"`  // the key
+	Value string `json:"value"` // its value
 }
 
 // OriginStorage is the localStorage of one origin.
 type OriginStorage struct {
-	Origin       string        `json:"origin"` // scheme://host[:port], no path
-	LocalStorage []StorageItem `json:"localStorage"`
+	Origin       string        `json:"origin"`       // scheme://host[:port], no path
+	LocalStorage []StorageItem `json:"localStorage"` // its entries
 }
 
 // StorageState is what a login consists of: cookies plus localStorage of
@@ -69,8 +69,8 @@ type OriginStorage struct {
 // Marshal it with encoding/json; read it back with ParseStorageState,
 // which checks it.
 type StorageState struct {
-	Cookies []Cookie        `json:"cookies"`
-	Origins []OriginStorage `json:"origins"`
+	Cookies []Cookie        `json:"cookies"` // every cookie of the browser context
+	Origins []OriginStorage `json:"origins"` // localStorage, for the origins asked for
 }
 
 // ParseStorageState decodes and checks a storage state in the JSON shape

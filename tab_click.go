@@ -193,7 +193,7 @@ type ScrollOptions struct {
 	// wheel turns over the element). Otherwise the wheel turns at X, Y, or
 	// at the centre of the viewport when both are zero.
 	Ref  string
-	X, Y float64
+	X, Y float64 // where the wheel turns, in CSS pixels of the viewport
 }
 
 // Scroll turns the mouse wheel. The page scrolls asynchronously: read the

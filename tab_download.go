@@ -33,12 +33,12 @@ const DefaultDownloadTimeout = 2 * time.Minute
 
 // Download is a file a tab downloaded.
 type Download struct {
-	SessionID     string
-	TabID         string
+	SessionID     string // the session of the tab
+	TabID         string // the tab that downloaded it
 	Path          string // absolute, inside <session output dir>/downloads
 	SuggestedName string // the name the server or link suggested
 	URL           string // token-like query values redacted
-	Bytes         int64
+	Bytes         int64  // the file's size
 }
 
 // DownloadDir returns where the session's downloads land:

@@ -25,9 +25,9 @@ import (
 
 // NavigateResult reports a finished navigation.
 type NavigateResult struct {
-	SessionID string
-	TabID     string
-	Channel   string
+	SessionID string // the tab's session
+	TabID     string // the tab's CDP target id
+	Channel   string // always ChannelCDP
 	URL       string // the URL asked for, without query string and fragment
 	LoaderID  string // empty for a same-document navigation
 	// Status is the HTTP status of the main resource as loaded (after any

@@ -63,10 +63,10 @@ type PDFOptions struct {
 
 // PDF is a file written by Tab.PDF.
 type PDF struct {
-	SessionID string
-	TabID     string
+	SessionID string // the tab's session
+	TabID     string // the tab's CDP target id
 	Path      string // absolute path inside the session's output dir
-	Bytes     int
+	Bytes     int    // the file's size
 }
 
 // PDF prints the tab's page to a PDF file in the session's output dir,

@@ -29,7 +29,8 @@ const DefaultJPEGQuality = 80
 // of the document (not of the viewport): it names the same content however
 // the page is scrolled.
 type Rect struct {
-	X, Y, Width, Height float64
+	X, Y          float64 // the top-left corner
+	Width, Height float64 // the size
 }
 
 // ScreenshotOptions configures Tab.Screenshot. The zero value takes a PNG
@@ -75,12 +76,12 @@ type ScreenshotOptions struct {
 
 // Screenshot is an image taken by Tab.Screenshot.
 type Screenshot struct {
-	SessionID string
-	TabID     string
+	SessionID string // the tab's session
+	TabID     string // the tab's CDP target id
 	Path      string // absolute path inside the session's output dir; empty with NoFile
 	Format    string // "png" or "jpeg"
 	Width     int    // image size in pixels, read from the image
-	Height    int
+	Height    int    // likewise
 	Bytes     int    // len(Data)
 	Data      []byte // the image itself (also when a file was written)
 }

@@ -75,10 +75,10 @@ type SnapshotOptions struct {
 // ref can be used until the next snapshot that does not show it, or until
 // the page navigates; then actions fail with ErrStaleRef.
 type Snapshot struct {
-	SessionID string
-	TabID     string
-	URL       string // the page's URL, token-like query values redacted
-	Title     string
+	SessionID string        // the tab's session
+	TabID     string        // the tab's CDP target id
+	URL       string        // the page's URL, token-like query values redacted
+	Title     string        // the document's title
 	Text      string        // the tree, as described above
 	Refs      []SnapshotRef // the refs Text shows, in order
 	Lines     int           // nodes shown

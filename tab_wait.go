@@ -484,15 +484,15 @@ func (x *tabExt) currentLoader(ctx context.Context) string {
 // PageInfo describes the page in a tab. While a deferred dialog is open
 // only Dialog is set: the page cannot answer until the dialog is.
 type PageInfo struct {
-	SessionID string
-	TabID     string
+	SessionID string // the tab's session
+	TabID     string // the tab's CDP target id
 	URL       string // token-like query values redacted
-	Title     string
+	Title     string // the document's title, "" when it has none
 	// Viewport size, scroll position and page (document) size, in CSS
 	// pixels.
-	ViewportWidth, ViewportHeight int
-	ScrollX, ScrollY              int
-	PageWidth, PageHeight         int
+	ViewportWidth, ViewportHeight int // the viewport's size
+	ScrollX, ScrollY              int // how far the page is scrolled
+	PageWidth, PageHeight         int // the whole document's size
 	// Dialog is the open dialog waiting for Tab.AnswerDialog, if any.
 	Dialog *Dialog
 }

@@ -37,14 +37,15 @@ var (
 // tracker (to make room, reason lru) or ended for another reason it should
 // know about.
 type TrackerEvent struct {
-	Time      time.Time
-	Workflow  string // the workflow that owned the session
-	Name      string // the session's name in that workflow
-	SessionID string
-	Reason    CloseReason
-	// For LRU evictions: who needed the room.
-	ForWorkflow string
-	ForName     string
+	Time      time.Time   // when it happened
+	Workflow  string      // the workflow that owned the session
+	Name      string      // the session's name in that workflow
+	SessionID string      // the session that ended
+	Reason    CloseReason // why: ReasonLRU when the tracker made room
+	// For LRU evictions: who needed the room (the workflow and the name
+	// of the session it was opening).
+	ForWorkflow string // the workflow that needed the room
+	ForName     string // the name of the session it was opening
 }
 
 // TrackerConfig configures a Tracker. Only Pool is required.

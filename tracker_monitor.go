@@ -17,25 +17,25 @@ import (
 
 // TrackedSession is a monitoring snapshot of one tracked session.
 type TrackedSession struct {
-	SessionID string        `json:"session_id"`
-	Name      string        `json:"name"`
-	Workflow  string        `json:"workflow"`
-	PID       int           `json:"pid"`
-	Age       time.Duration `json:"age_ns"`
-	Idle      time.Duration `json:"idle_ns"`
-	InFlight  int           `json:"in_flight"`
-	Tabs      int           `json:"tabs"`
-	CPU       time.Duration `json:"cpu_ns"` // user+system time of the browser's process tree
-	RSS       uint64        `json:"rss_bytes"`
-	PSS       uint64        `json:"pss_bytes"` // proportional set size, summed over the tree
-	Processes int           `json:"processes"`
+	SessionID string        `json:"session_id"`        // empty while the session is still opening
+	Name      string        `json:"name"`              // the session's name in its workflow
+	Workflow  string        `json:"workflow"`          // the workflow that opened it
+	PID       int           `json:"pid"`               // the browser's pid; 0 for a remote or in-memory browser
+	Age       time.Duration `json:"age_ns"`            // since the tracker began opening it
+	Idle      time.Duration `json:"idle_ns"`           // since a call on it last started or ended
+	InFlight  int           `json:"in_flight"`         // calls under way now (actions and raw CDP calls)
+	Tabs      int           `json:"tabs"`              // open tabs; 0 when the browser did not answer within a second
+	CPU       time.Duration `json:"cpu_ns"`            // user+system time of the browser's process tree
+	RSS       uint64        `json:"rss_bytes"`         // resident set size, summed over the tree
+	PSS       uint64        `json:"pss_bytes"`         // proportional set size, summed over the tree
+	Processes int           `json:"processes"`         // the browser's process tree: the browser and its children
 	State     string        `json:"state"`             // opening, live, closing, closed
 	Holders   []string      `json:"holders,omitempty"` // identities holding it (Tracker.OpenFor)
 	// Fleet and Endpoint say where a leased browser lives (SessionInfo.Fleet
 	// and Endpoint: the fleet kind and its URL without credentials or
 	// token); both are empty for a local browser.
-	Fleet    string `json:"fleet,omitempty"`
-	Endpoint string `json:"endpoint,omitempty"`
+	Fleet    string `json:"fleet,omitempty"`    // the fleet kind
+	Endpoint string `json:"endpoint,omitempty"` // the fleet's URL
 }
 
 // Sessions returns a snapshot of every tracked session, ordered by workflow
@@ -95,11 +95,12 @@ func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
 
 // MonitorSnapshot is what Tracker.Handler serves.
 type MonitorSnapshot struct {
-	Time     time.Time        `json:"time"`
-	Sessions []TrackedSession `json:"sessions"`
-	Stats    Stats            `json:"stats"`
-	Orphans  []Orphan         `json:"orphans"`
-	Limits   struct {
+	Time     time.Time        `json:"time"`     // when it was taken
+	Sessions []TrackedSession `json:"sessions"` // every tracked session, opening ones included
+	Stats    Stats            `json:"stats"`    // the pool's counters (Pool.Stats)
+	Orphans  []Orphan         `json:"orphans"`  // what Pool.Orphans lists under the pool's root
+	// Limits are the tracker's (TrackerConfig.PerWorkflow and Global).
+	Limits struct {
 		PerWorkflow int `json:"per_workflow"`
 		Global      int `json:"global"`
 	} `json:"limits"`

@@ -109,10 +109,10 @@ type session struct {
 // Target describes one page target, as [Browser.Targets] reports it. It is
 // a plain value, comparable with cmp.Diff.
 type Target struct {
-	ID       string
-	Type     string // always "page"
-	URL      string
-	Title    string
+	ID       string   // the target id, as Target.createTarget returned it
+	Type     string   // always "page"
+	URL      string   // the page's URL
+	Title    string   // the page's title
 	Sessions []string // ids of the attached flattened sessions, oldest first; nil when none
 	Crashed  bool     // its renderer crashed (see Browser.CrashTarget)
 }
@@ -120,7 +120,7 @@ type Target struct {
 // Call is one request the browser received, as [Browser.Calls] records it
 // and as a handler set with [Browser.Handle] sees it.
 type Call struct {
-	Method    string
+	Method    string          // the CDP method, e.g. "Page.navigate"
 	SessionID string          // "" for the browser's own session
 	TargetID  string          // the target SessionID is attached to; "" for the browser's own session or an unknown session
 	Params    json.RawMessage // as sent; nil when the request had none

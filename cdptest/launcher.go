@@ -166,7 +166,9 @@ func (lb *launched) Stop(ctx context.Context) error {
 }
 
 // ExitError says how a fake browser ended.
-type ExitError struct{ Status int }
+type ExitError struct {
+	Status int // the exit status (Browser.Exit)
+}
 
 // Error says "browser exited with status N", as a real browser's exit would.
 func (e *ExitError) Error() string { return fmt.Sprintf("browser exited with status %d", e.Status) }

@@ -34,9 +34,9 @@ import (
 // answer) the *Page is the loaded copy: change it with Find, Add, Remove
 // and Navigate, and by setting an element's fields.
 type Page struct {
-	URL   string
-	Title string
-	Body  []*Element
+	URL   string     // the absolute URL it is at: navigating there loads it
+	Title string     // the document's title
+	Body  []*Element // the page's elements, in document order
 
 	scripts map[string]func(*Page) (any, error) // by expression
 
@@ -54,22 +54,22 @@ type Page struct {
 // one with a constructor and chain the methods that set its behaviour.
 // Fields may be changed directly by a page's Go funcs.
 type Element struct {
-	Role     string
-	Name     string
-	Value    string   // a text field's text; a select's chosen option
-	Options  []string // a select's options (value and label alike)
-	Files    []string // a file input's chosen files (base names)
-	ID       string   // the element's id attribute, for Tab.WaitVisible("#id")
-	Level    int      // a heading's level
-	Href     string   // a link's URL, relative to the page's
-	Checked  bool
-	Disabled bool
-	Required bool
-	ReadOnly bool
-	Hidden   bool // not rendered (display: none): no box, not in snapshots
-	Multiple bool // a select or file input that takes several
-	Secret   bool // a password field: its value never reaches a trace
-	Children []*Element
+	Role     string     // the accessibility role: "button", "link", "textbox", …
+	Name     string     // the accessible name (a button's label, a field's label)
+	Value    string     // a text field's text; a select's chosen option
+	Options  []string   // a select's options (value and label alike)
+	Files    []string   // a file input's chosen files (base names)
+	ID       string     // the element's id attribute, for Tab.WaitVisible("#id")
+	Level    int        // a heading's level
+	Href     string     // a link's URL, relative to the page's
+	Checked  bool       // a checkbox or radio button is checked
+	Disabled bool       // it takes no input and no click
+	Required bool       // a form field that must be filled
+	ReadOnly bool       // a text field whose text cannot be changed
+	Hidden   bool       // not rendered (display: none): no box, not in snapshots
+	Multiple bool       // a select or file input that takes several
+	Secret   bool       // a password field: its value never reaches a trace
+	Children []*Element // the elements inside it, in document order
 
 	input    string        // the HTML input type: "text", "password", "checkbox", "file", …
 	onClick  func(*Page)   // Does

@@ -16,8 +16,8 @@ import (
 // "message":Message}}. Codes Chrome uses: -32601 method not found, -32602
 // invalid params, -32000 server error, -32001 session not found.
 type Error struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int    `json:"code"`           // the JSON-RPC error code
+	Message string `json:"message"`        // the error's text
 	Data    string `json:"data,omitempty"` // more detail, as Chrome sends for some errors
 }
 
