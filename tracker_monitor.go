@@ -28,7 +28,7 @@ type TrackedSession struct {
 	CPU       time.Duration `json:"cpu_ns"`            // user+system time of the browser's process tree
 	RSS       uint64        `json:"rss_bytes"`         // resident set size, summed over the tree
 	PSS       uint64        `json:"pss_bytes"`         // proportional set size, summed over the tree
-	Processes int           `json:"processes"`         // the browser's process tree: the browser and its children
+	Processes int           `json:"processes"`         // how many processes: the browser and its descendants
 	State     string        `json:"state"`             // opening, live, closing, closed
 	Holders   []string      `json:"holders,omitempty"` // identities holding it (Tracker.OpenFor)
 	// Fleet and Endpoint say where a leased browser lives (SessionInfo.Fleet
