@@ -45,11 +45,11 @@ type LaunchFailedEvent struct {
 
 // SweepEvent reports what the orphan sweep at NewPool found.
 type SweepEvent struct {
-	Time        time.Time // when the sweep ended
+	Time        time.Time // when the sweep began
 	Swept       int       // orphan browser processes or process groups killed
 	Skipped     int       // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs, remote leases not ended
 	DirsRemoved int       // profile dirs removed
-	Err         error     // what kept the sweep from finishing, if anything
+	Err         error     // the manifest could not be read: orphans were found by their command lines alone
 	LeasesEnded int       // remote leases of hosts that are gone, ended through the pool's LeaseEnder
 }
 
