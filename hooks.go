@@ -30,7 +30,7 @@ const (
 type SessionEvent struct {
 	Time      time.Time     // when it happened
 	SessionID string        // the session's id
-	PID       int           // the browser's pid; 0 for a remote or in-memory browser
+	PID       int           // the browser's pid; 0 for a remote, attached or in-memory browser
 	Reason    CloseReason   // for SessionClosed
 	Err       error         // for SessionClosed: why the browser ended, if it crashed
 	Duration  time.Duration // launch time (created) or lifetime (closed)

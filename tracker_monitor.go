@@ -24,7 +24,7 @@ type TrackedSession struct {
 	Age       time.Duration `json:"age_ns"`            // since the tracker began opening it
 	Idle      time.Duration `json:"idle_ns"`           // since a call on it last started or ended
 	InFlight  int           `json:"in_flight"`         // calls under way now (actions and raw CDP calls)
-	Tabs      int           `json:"tabs"`              // open tabs; 0 when the browser did not answer within a second
+	Tabs      int           `json:"tabs"`              // open tabs; 0 unless live, or when the browser did not answer within a second
 	CPU       time.Duration `json:"cpu_ns"`            // user+system time of the browser's process tree
 	RSS       uint64        `json:"rss_bytes"`         // resident set size, summed over the tree
 	PSS       uint64        `json:"pss_bytes"`         // proportional set size, summed over the tree
