@@ -319,8 +319,9 @@ func BenchmarkFloorColdStart(b *testing.B) {
 // file-backed code pages, after a GC with the browser still up). Heap is
 // the in-use delta after a GC in this process.
 //
-// Two programs measure it, each in footprintPairs pairs of children (the
-// floor's, then ours), every figure the median of the pairs' differences:
+// Two programs measure it, each in benchfloor.FootprintPairs pairs of
+// children (the floor's, then ours), every figure the median of the pairs'
+// differences:
 //   - this test binary re-executed (runFootprintHelper): MiB-rss-over-bare
 //     and the rest. It links the whole package, and the package's own
 //     test code lies between the library's functions;
@@ -378,12 +379,6 @@ func BenchmarkFloorFootprint(b *testing.B) {
 	}
 }
 
-// footprintPairs is how many pairs of children footprintOver runs. One
-// pair's difference moves by a few 64 KiB blocks from run to run (which
-// goroutine the runtime preempts or scans first, and so which function
-// tables it reads), so the row takes the pairs' median.
-const footprintPairs = 5
-
 // footprintPairsResult is what footprintOver measured, in KiB.
 type footprintPairsResult struct {
 	bare, ours footprint.Result // each side's median
@@ -391,24 +386,19 @@ type footprintPairsResult struct {
 	maxRSS     float64          // the largest pair's RSS difference
 }
 
-// footprintOver runs footprintPairs pairs of footprint children of exe
-// (this test binary when ""), the floor's then ours, and returns the
-// medians of each measure.
+// footprintOver runs benchfloor.FootprintPairs pairs of footprint
+// children of exe (this test binary when ""), the floor's then ours, and
+// returns the medians of each measure.
 func footprintOver(b *testing.B, exe string) footprintPairsResult {
-	var bare, ours, over [5][]float64 // RSS, Anon, Text, Pclntab, Rodata
-	fields := func(r footprint.Result) [5]float64 { return [5]float64{r.RSS, r.Anon, r.Text, r.Pclntab, r.Rodata} }
-	for range footprintPairs {
-		fb, fo := fields(runFootprint(b, "bare", exe)), fields(runFootprint(b, "ours", exe))
-		for i := range fb {
-			bare[i], ours[i], over[i] = append(bare[i], fb[i]), append(ours[i], fo[i]), append(over[i], fo[i]-fb[i])
-		}
+	var bare, ours, over []footprint.Result
+	var overRSS []float64
+	for range benchfloor.FootprintPairs {
+		fb, fo := runFootprint(b, "bare", exe), runFootprint(b, "ours", exe)
+		bare, ours, over = append(bare, fb), append(ours, fo), append(over, fo.Minus(fb))
+		overRSS = append(overRSS, fo.RSS-fb.RSS)
 	}
-	b.Logf("footprint pairs (%s), ours − bare RSS in KiB: %v", cmp.Or(exe, "the test binary"), over[0])
-	median := func(vs [5][]float64) footprint.Result {
-		m := func(i int) float64 { return benchfloor.Median(vs[i]) }
-		return footprint.Result{RSS: m(0), Anon: m(1), Text: m(2), Pclntab: m(3), Rodata: m(4)}
-	}
-	return footprintPairsResult{bare: median(bare), ours: median(ours), over: median(over), maxRSS: slices.Max(over[0])}
+	b.Logf("footprint pairs (%s), ours − bare RSS in KiB: %v", cmp.Or(exe, "the test binary"), overRSS)
+	return footprintPairsResult{bare: footprint.Median(bare), ours: footprint.Median(ours), over: footprint.Median(over), maxRSS: slices.Max(overRSS)}
 }
 
 // buildFootprintChild builds footprint/child into a temporary directory

@@ -68,6 +68,13 @@ func ResidentKiB() (rss, anon int, err error) {
 	return out[0], out[1], nil
 }
 
+// FootprintPairs is how many pairs of footprint children (the floor's,
+// then ours) the footprint row runs per program. One pair's difference
+// moves by a few 64 KiB blocks from run to run (which goroutine the
+// runtime preempts or scans first, and so which function tables it
+// reads), so the row reports the pairs' median.
+const FootprintPairs = 5
+
 // SettleGoroutines lets fresh tabs' background work finish (their
 // page-event enables; ten fresh renderers can take a second or more): it
 // returns once the number of goroutines holds still for a second, or

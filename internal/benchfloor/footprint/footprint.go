@@ -31,6 +31,30 @@ type Result struct {
 	Text, Pclntab, Rodata float64
 }
 
+// Minus is r less o, measure by measure.
+func (r Result) Minus(o Result) Result {
+	return Result{RSS: r.RSS - o.RSS, Anon: r.Anon - o.Anon, Text: r.Text - o.Text, Pclntab: r.Pclntab - o.Pclntab, Rodata: r.Rodata - o.Rodata}
+}
+
+// Median is each measure's median over rs (benchfloor.Median), taken
+// measure by measure: its fields may come from different results.
+func Median(rs []Result) Result {
+	m := func(f func(Result) float64) float64 {
+		vs := make([]float64, len(rs))
+		for i, r := range rs {
+			vs[i] = f(r)
+		}
+		return benchfloor.Median(vs)
+	}
+	return Result{
+		RSS:     m(func(r Result) float64 { return r.RSS }),
+		Anon:    m(func(r Result) float64 { return r.Anon }),
+		Text:    m(func(r Result) float64 { return r.Text }),
+		Pclntab: m(func(r Result) float64 { return r.Pclntab }),
+		Rodata:  m(func(r Result) float64 { return r.Rodata }),
+	}
+}
+
 // lineFormat is Result's line (String, Parse).
 const lineFormat = "rss-kib %g anon-kib %g text-kib %g pclntab-kib %g rodata-kib %g"
 

@@ -30,6 +30,32 @@ func TestParseReadsTheResultFromTheLastLineTheChildPrinted(t *testing.T) {
 	}
 }
 
+func TestMedianTakesEachMeasuresMiddleValueOfThePairsDifferences(t *testing.T) {
+	bare := []Result{
+		{RSS: 100, Anon: 10, Text: 1, Pclntab: 5, Rodata: 7},
+		{RSS: 100, Anon: 10, Text: 1, Pclntab: 5, Rodata: 7},
+		{RSS: 200, Anon: 20, Text: 1, Pclntab: 5, Rodata: 7},
+	}
+	ours := []Result{
+		{RSS: 150, Anon: 40, Text: 3, Pclntab: 5, Rodata: 7}, // +50, +30
+		{RSS: 190, Anon: 15, Text: 3, Pclntab: 9, Rodata: 7}, // +90, +5
+		{RSS: 260, Anon: 70, Text: 3, Pclntab: 5, Rodata: 7}, // +60, +50
+	}
+	var over []Result
+	for i := range bare {
+		over = append(over, ours[i].Minus(bare[i]))
+	}
+	// Each measure's own median: RSS from the third pair, Anon from the
+	// first, not the whole middle pair.
+	want := Result{RSS: 60, Anon: 30, Text: 2, Pclntab: 0, Rodata: 0}
+	if diff := cmp.Diff(want, Median(over)); diff != "" {
+		t.Errorf("Median of the differences (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Result{RSS: 190, Anon: 40, Text: 3, Pclntab: 5, Rodata: 7}, Median(ours)); diff != "" {
+		t.Errorf("Median of ours (-want +got):\n%s", diff)
+	}
+}
+
 func TestParseQuotesWhatAChildWithoutAResultPrinted(t *testing.T) {
 	_, err := Parse("error launching chromium: no such file\n")
 	if err == nil || !strings.Contains(err.Error(), "error launching chromium") {
