@@ -227,20 +227,33 @@ func (s *Session) idleSince() (time.Time, bool) {
 // counts the call in flight and touches the session. The returned func ends
 // the call.
 func (s *Session) begin(op, tab string) (func(), error) {
+	if err := s.beginAt(op, tab, time.Now()); err != nil {
+		return nil, err
+	}
+	return func() { s.endAt(time.Now()) }, nil
+}
+
+// beginAt is begin for a call that started at now, ended by endAt: the
+// agent actions' prologue (Tab.act), which reads the clock once for its
+// trace and the session's use, and makes no func to end the call.
+func (s *Session) beginAt(op, tab string, now time.Time) error {
 	s.inflight.Add(1)
-	s.Touch()
+	s.lastUsed.Store(now.UnixNano())
 	s.mu.Lock()
 	err := s.endErrLocked(op, tab)
 	s.mu.Unlock()
 	if err != nil {
 		s.inflight.Add(-1)
 		err.(*Error).notSent = true // refused before anything was written
-		return nil, err
+		return err
 	}
-	return func() {
-		s.Touch()
-		s.inflight.Add(-1)
-	}, nil
+	return nil
+}
+
+// endAt ends a call beginAt started; now is when it ended.
+func (s *Session) endAt(now time.Time) {
+	s.lastUsed.Store(now.UnixNano())
+	s.inflight.Add(-1)
 }
 
 // closeReason returns why s ended (empty while it is live). Session.mu is

@@ -229,20 +229,28 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 // begin starts a call on the tab: its session must be live and the tab not
 // closed.
 func (t *Tab) begin(op string) (func(), error) {
-	end, err := t.s.begin(op, t.id)
-	if err != nil {
+	if err := t.beginAt(op, time.Now()); err != nil {
 		return nil, err
+	}
+	return func() { t.s.endAt(time.Now()) }, nil
+}
+
+// beginAt is begin for a call that started at now, ended by the session's
+// endAt (see Session.beginAt).
+func (t *Tab) beginAt(op string, now time.Time) error {
+	if err := t.s.beginAt(op, t.id, now); err != nil {
+		return err
 	}
 	select {
 	case <-t.direct.Done():
-		end()
+		t.s.endAt(now)
 		t.s.forget(t)
 		// Why it ended (closed or detached, or its renderer crashed), as
 		// a call in flight then was told; this one was not sent.
-		return nil, t.s.wrap(op, t.id, cdpmux.NotSent(t.direct.Err()))
+		return t.s.wrap(op, t.id, cdpmux.NotSent(t.direct.Err()))
 	default:
 	}
-	return end, nil
+	return nil
 }
 
 // tabExt is the per-tab state of the agent actions: refs, dialogs, input,
@@ -298,14 +306,13 @@ func (x *tabExt) start(ctx context.Context) error {
 // reported before a dialog refusal), refuses while a dialog waits for an
 // answer, and guards ctx against a dialog opening meanwhile.
 func (t *Tab) act(ctx context.Context, op, action, args string, check func() error, fn func(ctx context.Context, x *tabExt, args *string) error) (err error) {
-	end, err := t.begin(op)
-	if err != nil {
+	start := time.Now()
+	if err := t.beginAt(op, start); err != nil {
 		return err
 	}
-	defer end()
 	x := t.ext()
-	start := time.Now()
-	defer func() { x.record(action, args, start, &err) }()
+	// The trace's end is the call's: the clock is read once more, not twice.
+	defer func() { t.s.endAt(start.Add(x.record(action, args, start, &err))) }()
 	if check != nil {
 		if err := check(); err != nil {
 			return err

@@ -143,7 +143,40 @@ type dialogState struct {
 	open    *openDialog              // guarded by mu; a deferred dialog, nil if none
 	seq     uint64                   // guarded by mu; numbers deferred dialogs
 	history []Dialog                 // guarded by mu; answered dialogs, oldest first
-	guards  map[*actionGuard]bool    // guarded by mu; actions to stop when a dialog is deferred
+	guards  map[*actionGuard]bool    // guarded by mu; actions with a context of their own, to stop when a dialog is deferred
+	epoch   dialogEpoch              // guarded by mu; what the other actions share (see guard)
+}
+
+// dialogEpoch is the context shared by the actions whose caller's context
+// can never end (context.Background, say): canceled, with a *dialogCause,
+// while a deferred dialog is open, and replaced by a new one once it
+// closes. Such an action then costs no context and no registration of its
+// own, and one that starts while the dialog is open is stopped at once.
+type dialogEpoch struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+func newDialogEpoch() dialogEpoch {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return dialogEpoch{ctx, cancel}
+}
+
+// epochCtx is an action's context when the caller's can never end and
+// carries values: those values, and the epoch's end (Done, Err and, through
+// its Value, context.Cause).
+type epochCtx struct {
+	context.Context // the caller's, whose Done is nil
+	epoch           context.Context
+}
+
+func (c *epochCtx) Done() <-chan struct{} { return c.epoch.Done() }
+func (c *epochCtx) Err() error            { return c.epoch.Err() }
+func (c *epochCtx) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.epoch.Value(key)
 }
 
 type openDialog struct {
@@ -161,7 +194,13 @@ type dialogCause struct{ d Dialog }
 
 func (c *dialogCause) Error() string { return "a " + c.d.Type + " dialog opened" }
 
-func (s *dialogState) setup() { s.guards = make(map[*actionGuard]bool) }
+// noEnd is guard's end for an action that has nothing of its own to end.
+func noEnd() {}
+
+func (s *dialogState) setup() {
+	s.guards = make(map[*actionGuard]bool)
+	s.epoch = newDialogEpoch()
+}
 
 // current returns the deferred dialog, if one is open.
 func (s *dialogState) current() (Dialog, bool) {
@@ -182,20 +221,24 @@ func (s *dialogState) take(seq uint64) (Dialog, bool) {
 	}
 	d, closed := s.open.d, s.open.closed
 	s.open = nil
+	if s.epoch.ctx.Err() != nil {
+		s.epoch = newDialogEpoch()
+	}
 	if closed != nil {
 		closed.Close()
 	}
 	return d, true
 }
 
-// restore puts back a dialog take removed, when answering it failed.
+// restore puts back a dialog take removed, when answering it failed, and
+// stops the actions begun meanwhile, as defer_ does.
 func (s *dialogState) restore(d Dialog) {
 	s.mu.Lock()
-	if s.open == nil {
-		s.seq++
-		s.open = &openDialog{d: d, seq: s.seq}
+	if s.open != nil {
+		s.mu.Unlock()
+		return
 	}
-	s.mu.Unlock()
+	s.openLocked(d, nil)
 }
 
 func (s *dialogState) remember(d Dialog) {
@@ -209,15 +252,34 @@ func (s *dialogState) remember(d Dialog) {
 }
 
 // guard returns a context for an action's CDP calls that the watcher
-// cancels (cause *dialogCause) if a dialog is deferred meanwhile, and the
-// func that ends it.
+// cancels (cause *dialogCause) if a dialog is deferred meanwhile, or that
+// has ended if one is open already, and the func that ends it. When ctx
+// can never end, the context is the tab's dialog epoch (with ctx's values,
+// if any): nothing of the action's own to make, register or end.
 func (x *tabExt) guard(ctx context.Context) (context.Context, func()) {
+	s := &x.dialog
+	if ctx.Done() == nil {
+		s.mu.Lock()
+		epoch := s.epoch.ctx
+		s.mu.Unlock()
+		if ctx == context.Background() || ctx == context.TODO() {
+			return epoch, noEnd
+		}
+		return &epochCtx{Context: ctx, epoch: epoch}, noEnd
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	g := &actionGuard{cancel: cancel}
-	s := &x.dialog
 	s.mu.Lock()
 	s.guards[g] = true
+	var open *Dialog
+	if s.open != nil {
+		d := s.open.d
+		open = &d
+	}
 	s.mu.Unlock()
+	if open != nil {
+		cancel(&dialogCause{d: *open})
+	}
 	return ctx, func() {
 		s.mu.Lock()
 		delete(s.guards, g)
@@ -368,6 +430,15 @@ func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.D
 // and returns d's number.
 func (s *dialogState) defer_(d Dialog, closed page.JavascriptDialogClosedClient) uint64 {
 	s.mu.Lock()
+	return s.openLocked(d, closed)
+}
+
+// openLocked makes d the open dialog, unlocks s.mu and stops the actions in
+// flight. It ends the epoch before unlocking, so that take, which replaces
+// an ended epoch, cannot come between the dialog's opening and its
+// epoch's end (ending a context runs no code of ours), and cancels the
+// guards after. It returns d's number.
+func (s *dialogState) openLocked(d Dialog, closed page.JavascriptDialogClosedClient) uint64 {
 	s.seq++
 	seq := s.seq
 	s.open = &openDialog{d: d, seq: seq, closed: closed}
@@ -375,6 +446,7 @@ func (s *dialogState) defer_(d Dialog, closed page.JavascriptDialogClosedClient)
 	for g := range s.guards {
 		guards = append(guards, g)
 	}
+	s.epoch.cancel(&dialogCause{d: d})
 	s.mu.Unlock()
 	for _, g := range guards {
 		g.cancel(&dialogCause{d: d})

@@ -3,7 +3,10 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
 )
 
 // lastDialog returns the tab's latest answered dialog without its times.
@@ -113,6 +117,47 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("an Evaluate that opens a deferred dialog is stopped by it, whatever its caller's context", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		tab.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply {
+			return browserpool.DialogReply{Defer: time.Minute}
+		})
+		type key struct{}
+		callers := []struct {
+			name string
+			ctx  context.Context
+		}{
+			{"Background", context.Background()},
+			{"a value that never ends", context.WithValue(context.Background(), key{}, 1)},
+			{"a deadline", ctx},
+		}
+		for i, c := range callers {
+			msg := fmt.Sprintf("asked by %s?", c.name)
+			done := make(chan error, 1)
+			go func() { done <- tab.Evaluate(c.ctx, fmt.Sprintf("confirm(%q)", msg), nil) }()
+			var err error
+			select {
+			case err = <-done:
+			case <-ctx.Done():
+				t.Fatalf("%s: Evaluate(confirm) was still waiting for the deferred dialog when the test's context ended", c.name)
+			}
+			if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), msg) {
+				t.Errorf("%s: Evaluate(confirm) error = %v, want ErrDialogOpen quoting %q", c.name, err, msg)
+			}
+			if err := tab.Evaluate(c.ctx, "1", nil); !errors.Is(err, browserpool.ErrDialogOpen) {
+				t.Errorf("%s: Evaluate while the dialog is open: error = %v, want ErrDialogOpen", c.name, err)
+			}
+			if err := tab.AnswerDialog(ctx, true, ""); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			var n int
+			if err := tab.Evaluate(c.ctx, fmt.Sprintf("%d+1", i), &n); err != nil || n != i+1 {
+				t.Errorf("%s: Evaluate once the dialog is answered = %d, %v; want %d", c.name, n, err, i+1)
+			}
+		}
+	})
+
 	t.Run("an unanswered deferred dialog is dismissed when its time is up", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/dialogs.html")
@@ -197,4 +242,65 @@ func TestDialogsOnRealChromium(t *testing.T) {
 			t.Errorf("reported dialogs (-want +got):\n%s", diff)
 		}
 	})
+}
+
+func TestActionsWhoseContextNeverEndsAreStoppedByADeferredDialogAndGoOnOnceItIsAnswered(t *testing.T) {
+	const url = "https://fake.test/delete"
+	page := cdptest.NewPage(url, "Delete",
+		cdptest.Button("Delete").Confirms("Delete it?", nil),
+	).Script("1+1", func(*cdptest.Page) (any, error) { return 2, nil })
+	p := newFakePool(t, cdptest.NewLauncher(t, cdptest.WithPages(page)), browserpool.Config{})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	if _, err := tab.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	tab.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply {
+		return browserpool.DialogReply{Defer: time.Minute}
+	})
+	button := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Delete")
+
+	// Eight callers evaluate with context.Background, before, while and
+	// after the click opens the dialog: each call returns 2 or
+	// ErrDialogOpen, and none waits for the dialog's minute.
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			for !stop.Load() {
+				var n int
+				if err := tab.Evaluate(context.Background(), "1+1", &n); err != nil && !errors.Is(err, browserpool.ErrDialogOpen) || err == nil && n != 2 {
+					errs <- fmt.Errorf("Evaluate = %d, %v; want 2 or ErrDialogOpen", n, err)
+					return
+				}
+			}
+		})
+	}
+	if err := tab.Click(context.Background(), button); err != nil && !errors.Is(err, browserpool.ErrDialogOpen) {
+		t.Errorf("Click: %v, want nil or ErrDialogOpen", err)
+	}
+	if err := tab.Evaluate(context.Background(), "1+1", nil); !errors.Is(err, browserpool.ErrDialogOpen) {
+		t.Errorf("Evaluate once the click opened the dialog: error = %v, want ErrDialogOpen", err)
+	}
+	stop.Store(true)
+	joined := make(chan struct{})
+	go func() { wg.Wait(); close(joined) }()
+	select {
+	case <-joined:
+	case <-time.After(30 * time.Second):
+		t.Fatal("an Evaluate was still waiting for the deferred dialog 30 s after it opened")
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	if err := tab.AnswerDialog(ctx, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tab.Evaluate(context.Background(), "1+1", &n); err != nil || n != 2 {
+		t.Errorf("Evaluate once the dialog is answered = %d, %v; want 2", n, err)
+	}
 }

@@ -66,8 +66,8 @@ type traceRing struct {
 
 // record adds an entry for action, begun at start, whose (unredacted by
 // this function: callers redact) args are cut to TraceArgLimit. errp, if
-// not nil, holds the action's error.
-func (x *tabExt) record(action, args string, start time.Time, errp *error) {
+// not nil, holds the action's error. It returns the entry's duration.
+func (x *tabExt) record(action, args string, start time.Time, errp *error) time.Duration {
 	e := TraceEntry{Time: start, Action: action, Args: axtext.Cut(args, TraceArgLimit), Duration: time.Since(start)}
 	if errp != nil && *errp != nil {
 		e.Err = (*errp).Error()
@@ -87,4 +87,5 @@ func (x *tabExt) record(action, args string, start time.Time, errp *error) {
 		x.t.deps.events.emit(func() { rec(e) })
 	}
 	x.t.recordHook(e) // a frame and an event if the session records (recording.go)
+	return e.Duration
 }
