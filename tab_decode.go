@@ -4,10 +4,14 @@
 package browserpool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
+
+	"github.com/browserpool/browserpool/internal/jsonscan"
 )
 
 // ErrDecode: the page's JavaScript value could not be decoded into the Go
@@ -28,6 +32,12 @@ func decodeJS(op string, raw json.RawMessage, unserializable, jsType string, out
 	if out == nil {
 		return nil
 	}
+	if unserializable == "-0" {
+		raw = json.RawMessage("-0")
+	}
+	if decodeScalar(raw, out) {
+		return nil
+	}
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("out must be a non-nil pointer to receive the value, got %T", out))
@@ -36,9 +46,6 @@ func decodeJS(op string, raw json.RawMessage, unserializable, jsType string, out
 	}
 	if jsType == "" {
 		jsType = jsonKind(raw)
-	}
-	if unserializable == "-0" {
-		raw = json.RawMessage("-0")
 	}
 	if len(raw) == 0 {
 		goType := fmt.Sprintf("%T", out)
@@ -64,6 +71,57 @@ func decodeJS(op string, raw json.RawMessage, unserializable, jsType string, out
 		return e
 	}
 	return nil
+}
+
+// decodeScalar decodes the commonest values the way json.Unmarshal does,
+// without its reflection: an integer into *int or *int64, a number into
+// *float64, a string of plain ASCII into *string, a boolean into *bool. It
+// reports false, having changed nothing, for anything else (a nil
+// pointer, null, an escape in a string, a number the type cannot hold),
+// which decodeJS then decodes, or reports, as before.
+func decodeScalar(raw json.RawMessage, out any) bool {
+	switch p := out.(type) {
+	case *int:
+		n, ok := scanInt(raw)
+		if ok && p != nil && int64(int(n)) == n {
+			*p = int(n)
+			return true
+		}
+	case *int64:
+		n, ok := scanInt(raw)
+		if ok && p != nil {
+			*p = n
+			return true
+		}
+	case *float64:
+		if p != nil && jsonscan.ValidNumber(raw) {
+			if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+				*p = f
+				return true
+			}
+		}
+	case *string:
+		if p != nil && len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && jsonscan.PlainASCII(raw[1:len(raw)-1]) && !bytes.Contains(raw[1:len(raw)-1], []byte{'"'}) {
+			*p = string(raw[1 : len(raw)-1])
+			return true
+		}
+	case *bool:
+		if p != nil && (string(raw) == "true" || string(raw) == "false") {
+			*p = string(raw) == "true"
+			return true
+		}
+	}
+	return false
+}
+
+// scanInt parses a JSON number written as an integer (no fraction, no
+// exponent) that fits an int64, as json.Unmarshal does into an integer.
+func scanInt(raw json.RawMessage) (int64, bool) {
+	if !jsonscan.ValidNumber(raw) { // ParseInt then refuses a fraction or an exponent
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return n, err == nil
 }
 
 func nilable(k reflect.Kind) bool {

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/browserpool/browserpool/internal/jsonscan"
 )
 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
@@ -34,9 +36,11 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}
-		var reply evaluateReply
-		if err := json.Unmarshal(raw, &reply); err != nil {
-			return x.fail(op, ctx, "", fmt.Errorf("decoding Runtime.evaluate: %w", err))
+		reply, ok := scanEvaluateReply(raw)
+		if !ok {
+			if err := json.Unmarshal(raw, &reply); err != nil {
+				return x.fail(op, ctx, "", fmt.Errorf("decoding Runtime.evaluate: %w", err))
+			}
 		}
 		if ex := reply.ExceptionDetails; ex != nil {
 			return t.jsError(op, ex)
@@ -52,13 +56,91 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 
 // evaluateReply is the part of a Runtime.evaluate reply Evaluate reads.
 type evaluateReply struct {
-	Result struct {
-		Type                string          `json:"type"`
-		Subtype             *string         `json:"subtype"`
-		Value               json.RawMessage `json:"value"`
-		UnserializableValue string          `json:"unserializableValue"`
-	} `json:"result"`
+	Result           evaluateResult            `json:"result"`
 	ExceptionDetails *runtime.ExceptionDetails `json:"exceptionDetails"`
+}
+
+// evaluateResult is the part of the reply's RemoteObject Evaluate reads.
+type evaluateResult struct {
+	Type                string          `json:"type"`
+	Subtype             *string         `json:"subtype"`
+	Value               json.RawMessage `json:"value"`
+	UnserializableValue string          `json:"unserializableValue"`
+}
+
+// scanEvaluateReply reads a reply with no exception by scanning it
+// (jsonscan), as json.Unmarshal into an evaluateReply would, except that
+// Value aliases raw. ok is false, and json.Unmarshal must read the reply,
+// when it has an exception (its details are a deep structure) or anything
+// the scan does not expect: a malformed object, a string with escapes, a
+// key that matches a field only when case is ignored (as encoding/json
+// matches them).
+func scanEvaluateReply(raw []byte) (r evaluateReply, ok bool) {
+	var result []byte
+	o := jsonscan.Object(raw)
+	for o.Next() {
+		switch k := o.Key(); string(k) {
+		case "result":
+			result = o.Value()
+		case "exceptionDetails":
+			if !jsonscan.IsNull(o.Value()) {
+				return evaluateReply{}, false
+			}
+		default:
+			if oddKey(k, "result", "exceptionDetails") {
+				return evaluateReply{}, false
+			}
+		}
+	}
+	if !o.Valid() || result == nil || jsonscan.IsNull(result) {
+		return evaluateReply{}, false
+	}
+	o = jsonscan.Object(result)
+	for o.Next() {
+		v := o.Value()
+		switch k := o.Key(); string(k) {
+		case "type":
+			if !jsonscan.IsNull(v) { // null leaves a string as it is
+				if r.Result.Type, ok = jsonscan.String(v); !ok {
+					return evaluateReply{}, false
+				}
+			}
+		case "subtype":
+			r.Result.Subtype = nil
+			if !jsonscan.IsNull(v) {
+				s, ok := jsonscan.String(v)
+				if !ok {
+					return evaluateReply{}, false
+				}
+				r.Result.Subtype = &s
+			}
+		case "value":
+			r.Result.Value = v
+		case "unserializableValue":
+			if !jsonscan.IsNull(v) {
+				if r.Result.UnserializableValue, ok = jsonscan.String(v); !ok {
+					return evaluateReply{}, false
+				}
+			}
+		default:
+			if oddKey(k, "type", "subtype", "value", "unserializableValue") {
+				return evaluateReply{}, false
+			}
+		}
+	}
+	return r, o.Valid()
+}
+
+// oddKey reports whether key, not one of names, matches one of them when
+// case is ignored (Unicode folding included): encoding/json would decode
+// it into that field.
+func oddKey(key []byte, names ...string) bool {
+	for _, n := range names {
+		if strings.EqualFold(string(key), n) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendEvaluateParams appends the Runtime.evaluate params Evaluate sends:
