@@ -1,4 +1,4 @@
-// Room: tests of the Evaluate request encoding. No locks.
+// Room: tests of the Evaluate request encoding and of its reply's decoding. No locks.
 
 package browserpool
 
