@@ -311,8 +311,11 @@ func (t *Tab) act(ctx context.Context, op, action, args string, check func() err
 		return err
 	}
 	x := t.ext()
-	// The trace's end is the call's: the clock is read once more, not twice.
-	defer func() { t.s.endAt(start.Add(x.record(action, args, start, &err))) }()
+	// The trace's end is the call's: the clock is read once more, not
+	// twice. The call ends even if recording the entry panics.
+	var took time.Duration
+	defer func() { t.s.endAt(start.Add(took)) }()
+	defer func() { took = x.record(action, args, start, &err) }()
 	if check != nil {
 		if err := check(); err != nil {
 			return err
