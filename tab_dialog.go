@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/page"
@@ -144,7 +145,9 @@ type dialogState struct {
 	seq     uint64                   // guarded by mu; numbers deferred dialogs
 	history []Dialog                 // guarded by mu; answered dialogs, oldest first
 	guards  map[*actionGuard]bool    // guarded by mu; actions with a context of their own, to stop when a dialog is deferred
-	epoch   dialogEpoch              // guarded by mu; what the other actions share (see guard)
+	// epoch is what the other actions share (see guard): read without mu
+	// on the actions' path, replaced and ended only under it.
+	epoch atomic.Pointer[dialogEpoch]
 }
 
 // dialogEpoch is the context shared by the actions whose caller's context
@@ -157,9 +160,9 @@ type dialogEpoch struct {
 	cancel context.CancelCauseFunc
 }
 
-func newDialogEpoch() dialogEpoch {
+func newDialogEpoch() *dialogEpoch {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return dialogEpoch{ctx, cancel}
+	return &dialogEpoch{ctx, cancel}
 }
 
 // epochCtx is an action's context when the caller's can never end and
@@ -199,7 +202,7 @@ func noEnd() {}
 
 func (s *dialogState) setup() {
 	s.guards = make(map[*actionGuard]bool)
-	s.epoch = newDialogEpoch()
+	s.epoch.Store(newDialogEpoch())
 }
 
 // current returns the deferred dialog, if one is open.
@@ -221,8 +224,8 @@ func (s *dialogState) take(seq uint64) (Dialog, bool) {
 	}
 	d, closed := s.open.d, s.open.closed
 	s.open = nil
-	if s.epoch.ctx.Err() != nil {
-		s.epoch = newDialogEpoch()
+	if s.epoch.Load().ctx.Err() != nil {
+		s.epoch.Store(newDialogEpoch())
 	}
 	if closed != nil {
 		closed.Close()
@@ -259,9 +262,7 @@ func (s *dialogState) remember(d Dialog) {
 func (x *tabExt) guard(ctx context.Context) (context.Context, func()) {
 	s := &x.dialog
 	if ctx.Done() == nil {
-		s.mu.Lock()
-		epoch := s.epoch.ctx
-		s.mu.Unlock()
+		epoch := s.epoch.Load().ctx
 		if ctx == context.Background() || ctx == context.TODO() {
 			return epoch, noEnd
 		}
@@ -271,14 +272,13 @@ func (x *tabExt) guard(ctx context.Context) (context.Context, func()) {
 	g := &actionGuard{cancel: cancel}
 	s.mu.Lock()
 	s.guards[g] = true
-	var open *Dialog
+	var open error
 	if s.open != nil {
-		d := s.open.d
-		open = &d
+		open = &dialogCause{d: s.open.d}
 	}
 	s.mu.Unlock()
 	if open != nil {
-		cancel(&dialogCause{d: *open})
+		cancel(open)
 	}
 	return ctx, func() {
 		s.mu.Lock()
@@ -446,7 +446,7 @@ func (s *dialogState) openLocked(d Dialog, closed page.JavascriptDialogClosedCli
 	for g := range s.guards {
 		guards = append(guards, g)
 	}
-	s.epoch.cancel(&dialogCause{d: d})
+	s.epoch.Load().cancel(&dialogCause{d: d})
 	s.mu.Unlock()
 	for _, g := range guards {
 		g.cancel(&dialogCause{d: d})

@@ -91,7 +91,7 @@ func TestAnActionWhoseCallerCannotCancelRegistersNothing(t *testing.T) {
 	x := &tabExt{}
 	x.dialog.setup()
 	ctx, end := x.guard(context.Background())
-	if ctx != x.dialog.epoch.ctx {
+	if ctx != x.dialog.epoch.Load().ctx {
 		t.Errorf("the guarded context of a Background caller is %T, want the tab's epoch", ctx)
 	}
 	if n := len(x.dialog.guards); n != 0 {
