@@ -185,6 +185,7 @@ func normHost(h string) string {
 // series of absolute-form plain http requests, each decided on its own.
 func (x *netProxy) handle(c net.Conn) {
 	br := bufio.NewReader(c)
+	out := &relayOut{c: c}
 	for {
 		req, err := http.ReadRequest(br)
 		if err != nil {
@@ -194,7 +195,7 @@ func (x *netProxy) handle(c net.Conn) {
 			x.tunnel(c, br, req)
 			return
 		}
-		if !x.forward(c, req) {
+		if !x.forward(out, req) {
 			return
 		}
 	}
@@ -245,8 +246,10 @@ func (x *netProxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {
 	<-done
 }
 
-// forward relays one plain http request; false ends the connection.
-func (x *netProxy) forward(c net.Conn, req *http.Request) bool {
+// forward relays one plain http request to the browser through w; false
+// ends the connection.
+func (x *netProxy) forward(w *relayOut, req *http.Request) bool {
+	c := w.c
 	if req.URL == nil || req.URL.Host == "" {
 		writeProxyPage(c, http.StatusBadRequest, "browserpool: the policy proxy only relays absolute http:// URLs")
 		return false
@@ -272,10 +275,93 @@ func (x *netProxy) forward(c net.Conn, req *http.Request) bool {
 		return false
 	}
 	defer resp.Body.Close()
-	if err := resp.Write(c); err != nil {
+	if resp.Body != http.NoBody {
+		resp.Body = relayBody{resp.Body, w}
+	}
+	if err := resp.Write(w); err != nil || w.flush() != nil {
 		return false
 	}
 	return !req.Close && !resp.Close
+}
+
+// relayFlushAt is the most a relayOut holds before it sends.
+const relayFlushAt = 16 << 10
+
+// relayOut is what forward writes a response to the browser through:
+// Response.Write to a bare connection makes a system call for each piece
+// of each header line (four per header). relayOut holds what it is given
+// and sends it in one write before each read of the site's body
+// (relayBody), when it holds relayFlushAt bytes, and at the end: a small
+// response goes out in two writes, and a body the site streams
+// (server-sent events, a slow download) still reaches the browser as it
+// arrives. It has no ReadFrom method, so that io.Copy reads the body
+// through relayBody. One per browser connection, used by one goroutine.
+type relayOut struct {
+	c   net.Conn
+	buf []byte
+	err error // the first write error; every later write returns it
+}
+
+func (o *relayOut) Write(p []byte) (int, error) {
+	if len(p) >= relayFlushAt {
+		if err := o.flush(); err != nil {
+			return 0, err
+		}
+		n, err := o.c.Write(p)
+		if err != nil {
+			o.err = err
+		}
+		return n, err
+	}
+	if o.err != nil {
+		return 0, o.err
+	}
+	o.buf = append(o.buf, p...)
+	if len(o.buf) >= relayFlushAt {
+		if err := o.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// WriteString spares Response.Write's header writer a copy of each piece.
+func (o *relayOut) WriteString(s string) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	o.buf = append(o.buf, s...)
+	if len(o.buf) >= relayFlushAt {
+		if err := o.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(s), nil
+}
+
+// flush sends what o holds.
+func (o *relayOut) flush() error {
+	if o.err != nil || len(o.buf) == 0 {
+		return o.err
+	}
+	_, o.err = o.c.Write(o.buf)
+	o.buf = o.buf[:0]
+	return o.err
+}
+
+// relayBody is the site's response body, read by Response.Write: each
+// read first sends what the relayOut holds, which may be the last the
+// site sent before it paused.
+type relayBody struct {
+	io.ReadCloser
+	out *relayOut
+}
+
+func (b relayBody) Read(p []byte) (int, error) {
+	if err := b.out.flush(); err != nil {
+		return 0, err
+	}
+	return b.ReadCloser.Read(p)
 }
 
 func drain(req *http.Request) {

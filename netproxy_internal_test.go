@@ -1,0 +1,250 @@
+// Room: tests of the policy proxy's plain http relay, driven by Go
+// clients (no browser: netpolicy_test.go runs Chromium through it). No
+// locks of their own.
+
+package browserpool
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// startTestProxy starts a proxy with the default policy, closed at
+// cleanup, and returns a client that sends every request through it on one
+// kept-alive connection.
+func startTestProxy(t testing.TB) (*netProxy, *http.Client) {
+	t.Helper()
+	policy, err := NetworkPolicy{}.compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := startNetProxy(policy, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(x.close)
+	pu, err := url.Parse("http://" + x.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{Proxy: http.ProxyURL(pu), MaxConnsPerHost: 1, DisableCompression: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return x, &http.Client{Transport: tr}
+}
+
+// getWithin sends a GET through c that gives up after 10 s.
+func getWithin(t *testing.T, c *http.Client, u string) (*http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Do(req)
+}
+
+// writeCounter is a browser's connection to the proxy, seen from the
+// proxy's side: it counts the proxy's writes.
+type writeCounter struct {
+	net.Conn
+	writes atomic.Int32
+}
+
+func (c *writeCounter) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+func TestTheProxySendsAResponsesHeadAndBodyInTwoWritesAndKeepsThemIntact(t *testing.T) {
+	const page = "<!doctype html><title>t</title><p>hello</p>"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("X-One", "1")
+		w.Header().Add("X-Two", "a")
+		w.Header().Add("X-Two", "b")
+		io.WriteString(w, page)
+	}))
+	defer srv.Close()
+	x, _ := startTestProxy(t)
+	browser, proxySide := net.Pipe()
+	counted := &writeCounter{Conn: proxySide}
+	handled := make(chan struct{})
+	go func() {
+		defer close(handled)
+		defer proxySide.Close()
+		x.handle(counted)
+	}()
+	defer func() { browser.Close(); <-handled }()
+	browser.SetDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(browser)
+	type seen struct {
+		Status int
+		Type   string
+		One    string
+		Two    []string
+		Length int64
+		Body   string
+	}
+	for i := range 2 { // twice, on the same connection
+		counted.writes.Store(0)
+		if _, err := fmt.Fprintf(browser, "GET %s/p HTTP/1.1\r\nHost: %s\r\n\r\n", srv.URL, strings.TrimPrefix(srv.URL, "http://")); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: reading the proxy's response: %v", i, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("request %d: reading the body: %v", i, err)
+		}
+		got := seen{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("X-One"), resp.Header.Values("X-Two"), resp.ContentLength, string(body)}
+		want := seen{200, "text/html", "1", []string{"a", "b"}, int64(len(page)), page}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("request %d: the response through the proxy (-want +got):\n%s", i, diff)
+		}
+		if n := counted.writes.Load(); n > 2 {
+			t.Errorf("request %d: the proxy wrote the response in %d writes, want at most 2 (its head, then its body)", i, n)
+		}
+	}
+}
+
+func TestAStreamedResponseReachesTheBrowserPieceByPiece(t *testing.T) {
+	next := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			fmt.Fprintf(w, "data: event %d\n\n", i)
+			w.(http.Flusher).Flush()
+			select { // the next event only once the client has this one
+			case <-next:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(next)
+	_, client := startTestProxy(t)
+	resp, err := getWithin(t, client, srv.URL)
+	if err != nil {
+		t.Fatalf("the response's head did not reach the client: %v", err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if sc.Text() != "" {
+				lines <- sc.Text()
+			}
+		}
+	}()
+	for i := range 3 {
+		select {
+		case got := <-lines:
+			if want := fmt.Sprintf("data: event %d", i); got != want {
+				t.Fatalf("line %d = %q, want %q", i, got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("event %d did not reach the client within 10s: the proxy held it back", i)
+		}
+		if i < 2 {
+			next <- struct{}{}
+		}
+	}
+}
+
+func TestAResponseTheSiteCutsShortReachesTheBrowserAsFarAsItWent(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, "the first part")
+		w.(http.Flusher).Flush()
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			c.Close()
+		}
+	}))
+	defer srv.Close()
+	_, client := startTestProxy(t)
+	resp, err := getWithin(t, client, srv.URL)
+	if err != nil {
+		t.Fatalf("the response's head did not reach the client: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if string(b) != "the first part" || err == nil {
+		t.Errorf("body = %q, %v; want the first part, then an error", b, err)
+	}
+}
+
+func TestALargeBodyGoesThroughWhole(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 20_000) // 320 KB, past relayFlushAt many times
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("chunked") {
+			for i := 0; i < len(big); i += 1000 {
+				io.WriteString(w, big[i:i+1000])
+			}
+			return
+		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(big)))
+		io.WriteString(w, big)
+	}))
+	defer srv.Close()
+	_, client := startTestProxy(t)
+	for _, q := range []string{"", "?chunked"} {
+		resp, err := getWithin(t, client, srv.URL+"/"+q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(b) != big {
+			t.Errorf("%q: got %d bytes, %v; want the %d bytes the site sent", q, len(b), err, len(big))
+		}
+	}
+}
+
+// BenchmarkPolicyProxy measures what the policy proxy adds to a plain http
+// request (a 42-byte page on loopback, keep-alive on both sides): direct
+// is the same client without the proxy.
+func BenchmarkPolicyProxy(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<!doctype html><title>t</title><p>hello</p>")
+	}))
+	defer srv.Close()
+	_, proxied := startTestProxy(b)
+	direct := &http.Client{Transport: &http.Transport{}}
+	defer direct.Transport.(*http.Transport).CloseIdleConnections()
+	for _, c := range []struct {
+		name   string
+		client *http.Client
+	}{{"direct", direct}, {"proxied", proxied}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := c.client.Get(srv.URL + "/")
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+}
