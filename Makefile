@@ -70,12 +70,16 @@ bench: bench-floor bench-anchors fleet
 # (the median of the per-iteration ratios, steadier on a shared machine),
 # with each side's CPU per operation (x-go-cpu: this process's, the
 # client's; x-browser-cpu: the browser's process group's), then warm
-# acquire against a cold launch. Each row
-# gets a fixed iteration count: the default -benchtime gives the slow rows
-# 1 to 6 iterations. The rows that time two browsers side by side run
-# twice, once with our browser started first and once with the floor's
-# (ours-first: 1 or 0): the start order moves a row by a few per cent on
-# a loaded machine, not always the same way. FLOOR_COUNT repeats every row
+# acquire against a cold launch. Each row gets a fixed iteration count:
+# the default -benchtime gives the slow rows 1 to 6 iterations. The counts
+# give every timed row at least 2 s a side (40 turns or more), so that a
+# burst of one browser's background work moves a row less: at 3,000
+# sequential calls and 200 concurrent rounds (under 1 s a side) those rows
+# ranged over 5 and 30 per cent across runs on one machine, at 20,000 and
+# 1,000 over 2 and 10 per cent. The rows that time two browsers side by
+# side run twice, once with our browser started first and once with the
+# floor's (ours-first: 1 or 0): the start order moves a row by a few per
+# cent on a loaded machine, not always the same way. FLOOR_COUNT repeats every row
 # (go test -count). The output is kept in FLOOR_OUT, and
 # internal/benchfloor/floortable ends with the issue's table from it: each
 # row by start order, both orders together (their geometric mean), the
@@ -89,8 +93,8 @@ bench-floor: browser
 	: > $(FLOOR_OUT)
 	for first in ours floor; do \
 	  export BROWSERPOOL_BENCH_FIRST=$$first; \
-	  $(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 3000x | tee -a $(FLOOR_OUT) && \
-	  $(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 200x | tee -a $(FLOOR_OUT) && \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 20000x | tee -a $(FLOOR_OUT) && \
+	  $(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 1000x | tee -a $(FLOOR_OUT) && \
 	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x | tee -a $(FLOOR_OUT) || exit 1; \
 	done
 	$(FLOOR_BENCH) 'BenchmarkFloorColdStart' -benchtime 10x | tee -a $(FLOOR_OUT)
