@@ -302,6 +302,8 @@ type relayOut struct {
 	err error // the first write error; every later write returns it
 }
 
+// Write holds p, or sends what o holds and then p when p alone is
+// relayFlushAt bytes or more (a large piece of body is not copied).
 func (o *relayOut) Write(p []byte) (int, error) {
 	if len(p) >= relayFlushAt {
 		if err := o.flush(); err != nil {
@@ -357,6 +359,7 @@ type relayBody struct {
 	out *relayOut
 }
 
+// Read sends what the relayOut holds, then reads the site's body.
 func (b relayBody) Read(p []byte) (int, error) {
 	if err := b.out.flush(); err != nil {
 		return 0, err
