@@ -284,7 +284,8 @@ func (x *netProxy) forward(w *relayOut, req *http.Request) bool {
 	return !req.Close && !resp.Close
 }
 
-// relayFlushAt is the most a relayOut holds before it sends.
+// relayFlushAt is what a relayOut holds at most before it sends: it
+// never holds, nor keeps room for, twice as much.
 const relayFlushAt = 16 << 10
 
 // relayOut is what forward writes a response to the browser through:
@@ -319,26 +320,28 @@ func (o *relayOut) Write(p []byte) (int, error) {
 		return 0, o.err
 	}
 	o.buf = append(o.buf, p...)
-	if len(o.buf) >= relayFlushAt {
-		if err := o.flush(); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
+	return len(p), o.flushIfFull()
 }
 
-// WriteString spares Response.Write's header writer a copy of each piece.
+// WriteString spares Response.Write's header writer a copy of each piece
+// (a piece of relayFlushAt bytes or more goes as Write's).
 func (o *relayOut) WriteString(s string) (int, error) {
+	if len(s) >= relayFlushAt {
+		return o.Write([]byte(s))
+	}
 	if o.err != nil {
 		return 0, o.err
 	}
 	o.buf = append(o.buf, s...)
-	if len(o.buf) >= relayFlushAt {
-		if err := o.flush(); err != nil {
-			return 0, err
-		}
+	return len(s), o.flushIfFull()
+}
+
+// flushIfFull sends what o holds once it is relayFlushAt bytes or more.
+func (o *relayOut) flushIfFull() error {
+	if len(o.buf) < relayFlushAt {
+		return nil
 	}
-	return len(s), nil
+	return o.flush()
 }
 
 // flush sends what o holds.

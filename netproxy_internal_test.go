@@ -6,6 +6,7 @@ package browserpool
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -69,6 +70,24 @@ func (c *writeCounter) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// connectToProxy hands x one end of an in-memory connection, as its
+// listener would a browser's, and returns the other end and the counter of
+// x's writes; cleanup closes it and waits for x to be done with it.
+func connectToProxy(t *testing.T, x *netProxy) (net.Conn, *writeCounter) {
+	t.Helper()
+	browser, proxySide := net.Pipe()
+	counted := &writeCounter{Conn: proxySide}
+	handled := make(chan struct{})
+	go func() {
+		defer close(handled)
+		defer proxySide.Close()
+		x.handle(counted)
+	}()
+	t.Cleanup(func() { browser.Close(); <-handled })
+	browser.SetDeadline(time.Now().Add(30 * time.Second))
+	return browser, counted
+}
+
 func TestTheProxySendsAResponsesHeadAndBodyInTwoWritesAndKeepsThemIntact(t *testing.T) {
 	const page = "<!doctype html><title>t</title><p>hello</p>"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -80,16 +99,7 @@ func TestTheProxySendsAResponsesHeadAndBodyInTwoWritesAndKeepsThemIntact(t *test
 	}))
 	defer srv.Close()
 	x, _ := startTestProxy(t)
-	browser, proxySide := net.Pipe()
-	counted := &writeCounter{Conn: proxySide}
-	handled := make(chan struct{})
-	go func() {
-		defer close(handled)
-		defer proxySide.Close()
-		x.handle(counted)
-	}()
-	defer func() { browser.Close(); <-handled }()
-	browser.SetDeadline(time.Now().Add(30 * time.Second))
+	browser, counted := connectToProxy(t, x)
 	br := bufio.NewReader(browser)
 	type seen struct {
 		Status int
@@ -120,6 +130,70 @@ func TestTheProxySendsAResponsesHeadAndBodyInTwoWritesAndKeepsThemIntact(t *test
 		if n := counted.writes.Load(); n > 2 {
 			t.Errorf("request %d: the proxy wrote the response in %d writes, want at most 2 (its head, then its body)", i, n)
 		}
+	}
+}
+
+func TestAHugeResponseHeaderGoesThroughWhole(t *testing.T) {
+	huge := strings.Repeat("v", 200_000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Huge", huge)
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	x, _ := startTestProxy(t)
+	browser, _ := connectToProxy(t, x)
+	if _, err := fmt.Fprintf(browser, "GET %s/ HTTP/1.1\r\nHost: %s\r\n\r\n", srv.URL, strings.TrimPrefix(srv.URL, "http://")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(browser), nil)
+	if err != nil {
+		t.Fatalf("reading the proxy's response: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || string(body) != "ok" || resp.Header.Get("X-Huge") != huge {
+		t.Fatalf("got a %d-byte X-Huge and body %q, %v; want the site's 200,000 bytes and %q", len(resp.Header.Get("X-Huge")), body, err, "ok")
+	}
+}
+
+// captureConn is a connection that keeps what is written to it.
+type captureConn struct {
+	net.Conn // nil: only Write is called
+	got      []byte
+}
+
+func (c *captureConn) Write(p []byte) (int, error) {
+	c.got = append(c.got, p...)
+	return len(p), nil
+}
+
+func TestTheRelayHoldsLessThanTwiceItsFlushSizeAndSendsEverythingInOrder(t *testing.T) {
+	conn := &captureConn{}
+	o := &relayOut{c: conn}
+	var want []byte
+	pieces := []string{"HTTP/1.1 200 OK\r\n", strings.Repeat("h", relayFlushAt-1), "x", strings.Repeat("H", 5*relayFlushAt), ": ", "\r\n"}
+	for i := range 3000 { // small pieces, 60 KB in all
+		pieces = append(pieces, fmt.Sprintf("X-%04d: v\r\n", i))
+	}
+	for i, p := range append(pieces, strings.Repeat("b", 3*relayFlushAt), "tail") {
+		var err error
+		if i%2 == 0 {
+			_, err = o.WriteString(p)
+		} else {
+			_, err = o.Write([]byte(p))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p...)
+		if len(o.buf) >= relayFlushAt || cap(o.buf) >= 2*relayFlushAt {
+			t.Fatalf("after piece %d (%d bytes) the relay holds %d bytes in room for %d; want under %d in under %d", i, len(p), len(o.buf), cap(o.buf), relayFlushAt, 2*relayFlushAt)
+		}
+	}
+	if err := o.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(conn.got, want) {
+		t.Errorf("the connection got %d bytes, not the %d given in order", len(conn.got), len(want))
 	}
 }
 
