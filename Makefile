@@ -76,7 +76,7 @@ bench: bench-floor bench-anchors fleet
 # burst of one browser's background work moves a row less: at 3,000
 # sequential calls and 200 concurrent rounds (under 1 s a side) those rows
 # ranged over 5 and 30 per cent across runs on one machine, at 20,000 and
-# 1,000 over 2 and 10 per cent. The rows that time two browsers side by
+# 1,000 over 3 and 21 per cent. The rows that time two browsers side by
 # side run twice, once with our browser started first and once with the
 # floor's (ours-first: 1 or 0): the start order moves a row by a few per
 # cent on a loaded machine, not always the same way. FLOOR_COUNT repeats every row
