@@ -284,64 +284,56 @@ func (x *netProxy) forward(w *relayOut, req *http.Request) bool {
 	return !req.Close && !resp.Close
 }
 
-// relayFlushAt is what a relayOut holds at most before it sends: it
-// never holds, nor keeps room for, twice as much.
+// relayFlushAt is the most a relayOut holds: the size of its buffer,
+// made at its first response.
 const relayFlushAt = 16 << 10
 
 // relayOut is what forward writes a response to the browser through:
 // Response.Write to a bare connection makes a system call for each piece
 // of each header line (four per header). relayOut holds what it is given
 // and sends it in one write before each read of the site's body
-// (relayBody), when it holds relayFlushAt bytes, and at the end: a small
+// (relayBody), when the next piece would not fit, and at the end: a small
 // response goes out in two writes, and a body the site streams
 // (server-sent events, a slow download) still reaches the browser as it
 // arrives. It has no ReadFrom method, so that io.Copy reads the body
 // through relayBody. One per browser connection, used by one goroutine.
 type relayOut struct {
 	c   net.Conn
-	buf []byte
-	err error // the first write error; every later write returns it
+	buf []byte // what is held; its capacity is relayFlushAt once made
+	err error  // the first write error; every later write returns it
 }
 
-// Write holds p, or sends what o holds and then p when p alone is
-// relayFlushAt bytes or more (a large piece of body is not copied).
-func (o *relayOut) Write(p []byte) (int, error) {
-	if len(p) >= relayFlushAt {
+// Write holds p (see relayHold).
+func (o *relayOut) Write(p []byte) (int, error) { return relayHold(o, p) }
+
+// WriteString holds s (see relayHold): Response.Write's header writer
+// uses it rather than copying each piece into a slice of its own.
+func (o *relayOut) WriteString(s string) (int, error) { return relayHold(o, s) }
+
+// relayHold appends p to what o holds, sending that first if p would not
+// fit; a p of relayFlushAt bytes or more then goes on its own, uncopied
+// when it is a slice.
+func relayHold[T string | []byte](o *relayOut, p T) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	if len(o.buf)+len(p) > relayFlushAt {
 		if err := o.flush(); err != nil {
 			return 0, err
 		}
-		n, err := o.c.Write(p)
-		if err != nil {
-			o.err = err
+		if len(p) >= relayFlushAt {
+			n, err := o.c.Write([]byte(p))
+			if err != nil {
+				o.err = err
+			}
+			return n, err
 		}
-		return n, err
 	}
-	if o.err != nil {
-		return 0, o.err
+	if o.buf == nil {
+		o.buf = make([]byte, 0, relayFlushAt)
 	}
 	o.buf = append(o.buf, p...)
-	return len(p), o.flushIfFull()
-}
-
-// WriteString spares Response.Write's header writer a copy of each piece
-// (a piece of relayFlushAt bytes or more goes as Write's).
-func (o *relayOut) WriteString(s string) (int, error) {
-	if len(s) >= relayFlushAt {
-		return o.Write([]byte(s))
-	}
-	if o.err != nil {
-		return 0, o.err
-	}
-	o.buf = append(o.buf, s...)
-	return len(s), o.flushIfFull()
-}
-
-// flushIfFull sends what o holds once it is relayFlushAt bytes or more.
-func (o *relayOut) flushIfFull() error {
-	if len(o.buf) < relayFlushAt {
-		return nil
-	}
-	return o.flush()
+	return len(p), nil
 }
 
 // flush sends what o holds.

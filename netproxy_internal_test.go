@@ -166,11 +166,16 @@ func (c *captureConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestTheRelayHoldsLessThanTwiceItsFlushSizeAndSendsEverythingInOrder(t *testing.T) {
+func TestTheRelayHoldsNoMoreThanItsBufferAndSendsEverythingInOrder(t *testing.T) {
 	conn := &captureConn{}
 	o := &relayOut{c: conn}
 	var want []byte
-	pieces := []string{"HTTP/1.1 200 OK\r\n", strings.Repeat("h", relayFlushAt-1), "x", strings.Repeat("H", 5*relayFlushAt), ": ", "\r\n"}
+	pieces := []string{
+		"HTTP/1.1 200 OK\r\n", strings.Repeat("h", relayFlushAt-1), "x", // fills it exactly
+		strings.Repeat("H", 5*relayFlushAt), ": ", "\r\n",
+		strings.Repeat("a", relayFlushAt-1), strings.Repeat("b", relayFlushAt-1), // the second does not fit
+		strings.Repeat("c", relayFlushAt), strings.Repeat("d", relayFlushAt), // each alone is a buffer's worth
+	}
 	for i := range 3000 { // small pieces, 60 KB in all
 		pieces = append(pieces, fmt.Sprintf("X-%04d: v\r\n", i))
 	}
@@ -185,8 +190,8 @@ func TestTheRelayHoldsLessThanTwiceItsFlushSizeAndSendsEverythingInOrder(t *test
 			t.Fatal(err)
 		}
 		want = append(want, p...)
-		if len(o.buf) >= relayFlushAt || cap(o.buf) >= 2*relayFlushAt {
-			t.Fatalf("after piece %d (%d bytes) the relay holds %d bytes in room for %d; want under %d in under %d", i, len(p), len(o.buf), cap(o.buf), relayFlushAt, 2*relayFlushAt)
+		if len(o.buf) > relayFlushAt || cap(o.buf) != relayFlushAt {
+			t.Fatalf("after piece %d (%d bytes) the relay holds %d bytes in room for %d; want at most %d in its buffer of %[5]d", i, len(p), len(o.buf), cap(o.buf), relayFlushAt)
 		}
 	}
 	if err := o.flush(); err != nil {
