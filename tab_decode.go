@@ -4,7 +4,6 @@
 package browserpool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,9 +74,9 @@ func decodeJS(op string, raw json.RawMessage, unserializable, jsType string, out
 
 // decodeScalar decodes the commonest values the way json.Unmarshal does,
 // without its reflection: an integer into *int or *int64, a number into
-// *float64, a string of plain ASCII into *string, a boolean into *bool. It
-// reports false, having changed nothing, for anything else (a nil
-// pointer, null, an escape in a string, a number the type cannot hold),
+// *float64, a string into *string (jsonscan.String), a boolean into *bool.
+// It reports false, having changed nothing, for anything else (a nil
+// pointer, null, a malformed string, a number the type cannot hold),
 // which decodeJS then decodes, or reports, as before.
 func decodeScalar(raw json.RawMessage, out any) bool {
 	switch p := out.(type) {
@@ -101,9 +100,11 @@ func decodeScalar(raw json.RawMessage, out any) bool {
 			}
 		}
 	case *string:
-		if p != nil && len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && jsonscan.PlainASCII(raw[1:len(raw)-1]) && !bytes.Contains(raw[1:len(raw)-1], []byte{'"'}) {
-			*p = string(raw[1 : len(raw)-1])
-			return true
+		if p != nil && len(raw) > 0 && !jsonscan.IsNull(raw) { // null leaves a string as it is
+			if s, ok := jsonscan.String(raw); ok {
+				*p = s
+				return true
+			}
 		}
 	case *bool:
 		if p != nil && (string(raw) == "true" || string(raw) == "false") {

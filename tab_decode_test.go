@@ -3,8 +3,11 @@ package browserpool_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
 	"github.com/browserpool/browserpool/cdptest"
@@ -112,5 +115,56 @@ func TestEvaluateDecodeErrorsOnRealChromium(t *testing.T) {
 	}
 	if err := tab.Evaluate(ctx, "null", &list); err != nil || list != nil {
 		t.Errorf("null into a slice: %v, %v", err, list)
+	}
+}
+
+// Evaluate decodes the commonest values without encoding/json's reflection
+// (the reply scan and decodeScalar); on real Chromium's replies the result
+// is what json.Unmarshal gives for the same value, which the test reads
+// raw (into a json.RawMessage) and decodes itself.
+func TestEvaluateDecodesTheCommonestValuesAsJSONUnmarshalDoesOnRealChromium(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	for _, c := range []struct {
+		expr string
+		out  func() any
+	}{
+		{"6*7", func() any { return new(int) }},
+		{"-(2**53)", func() any { return new(int64) }},
+		{"0.1+0.2", func() any { return new(float64) }},
+		{"-0", func() any { return new(float64) }},
+		{"1e300", func() any { return new(float64) }},
+		{"'plain text'", func() any { return new(string) }},
+		{`'a "quoted" \\ back\\slash, é, \n\t and \u2028'`, func() any { return new(string) }},
+		{`'\ud800 alone'`, func() any { return new(string) }},
+		{"''", func() any { return new(string) }},
+		{"1 < 2", func() any { return new(bool) }},
+		{"1 > 2", func() any { return new(bool) }},
+		{`({n: 1.5, s: "x\"y", b: true, l: [1, "two"], z: null})`, func() any { return new(any) }},
+	} {
+		got := c.out()
+		if err := tab.Evaluate(ctx, c.expr, got); err != nil {
+			t.Errorf("Evaluate(%s, %T): %v", c.expr, got, err)
+			continue
+		}
+		var raw json.RawMessage
+		if err := tab.Evaluate(ctx, c.expr, &raw); err != nil {
+			t.Errorf("Evaluate(%s, *json.RawMessage): %v", c.expr, err)
+			continue
+		}
+		want := c.out()
+		if err := json.Unmarshal(raw, want); err != nil {
+			t.Errorf("json.Unmarshal(%s) of %s: %v", raw, c.expr, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Evaluate(%s, %T) (-json.Unmarshal of %s +Evaluate):\n%s", c.expr, got, raw, diff)
+		}
+		if c.expr == "-0" && !math.Signbit(*got.(*float64)) {
+			t.Errorf("Evaluate(-0, *float64) = %v, want negative zero", *got.(*float64))
+		}
 	}
 }

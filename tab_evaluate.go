@@ -74,13 +74,16 @@ type evaluateResult struct {
 // when it has an exception (its details are a deep structure) or anything
 // the scan does not expect: a malformed object, a string with escapes, a
 // key that matches a field only when case is ignored (as encoding/json
-// matches them).
+// matches them), a repeated "result".
 func scanEvaluateReply(raw []byte) (r evaluateReply, ok bool) {
 	var result []byte
 	o := jsonscan.Object(raw)
 	for o.Next() {
 		switch k := o.Key(); string(k) {
 		case "result":
+			if result != nil {
+				return evaluateReply{}, false // json.Unmarshal merges a repeated object
+			}
 			result = o.Value()
 		case "exceptionDetails":
 			if !jsonscan.IsNull(o.Value()) {

@@ -76,6 +76,7 @@ var evaluateReplySeeds = []string{
 	`{"result":{"type":"number","type":null,"value":1,"value":2,"subtype":"x","subtype":null}}`,
 	`{"result":{"type":"str\u0069ng","value":"x"}}`, `{"result":null}`, `{}`, `{"result":{"type":1}}`, `{"result":{"value":}}`,
 	`{"result":{"type":"number","value":1}`, `{"result":{"type":"number","value":1}} x`,
+	`{"result":{"type":"number"},"result":{"value":1}}`, `{"result":{"type":"number","value":1},"result":null}`,
 }
 
 func checkEvaluateReply(t *testing.T, raw []byte) {
@@ -122,7 +123,7 @@ func FuzzScanEvaluateReply(f *testing.F) {
 
 var scalarSeeds = []string{
 	`0`, `-0`, `2`, `-17`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`, `1.5`, `1e3`, `-0.0`, `1e400`, `01`,
-	`"plain"`, `""`, `"a\"b"`, `"é"`, `"\u00e9"`, "\"\xff\"", `"<&>"`, `true`, `false`, `null`, `[1]`, `{}`, ``, `tru`, `"unterminated`,
+	`"plain"`, `""`, `"a\"b"`, `"é"`, `"\u00e9"`, "\"\xff\"", `"<&>"`, `true`, `false`, `null`, `[1]`, `{}`, ``, `tru`, `"unterminated`, `"ab`, `"a"b"`, `""""`,
 }
 
 // checkScalar decodes raw into each target decodeScalar reads, and

@@ -133,7 +133,7 @@ func String(v []byte) (string, bool) {
 	if v == nil || IsNull(v) {
 		return "", true
 	}
-	if len(v) < 2 || v[0] != '"' {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
 	if inner := v[1 : len(v)-1]; PlainASCII(inner) {
@@ -147,15 +147,24 @@ func String(v []byte) (string, bool) {
 }
 
 // PlainASCII reports whether b holds only printable ASCII other than the
-// backslash: its JSON string form is itself.
+// backslash and the double quote: its JSON string form, between quotes, is
+// itself.
 func PlainASCII(b []byte) bool {
 	for _, c := range b {
-		if c < 0x20 || c >= 0x7f || c == '\\' {
+		if !plain[c] {
 			return false
 		}
 	}
 	return true
 }
+
+// plain marks the bytes PlainASCII accepts.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '\\' && c != '"'
+	}
+	return t
+}()
 
 // SkipWS returns the index of the first byte at or after i that is not
 // JSON whitespace.

@@ -78,7 +78,7 @@ func FuzzObject(f *testing.F) {
 }
 
 func TestStringDecodesAsEncodingJSONDoes(t *testing.T) {
-	for _, s := range []string{`"plain"`, `""`, `"a\"b"`, `"é"`, `"\u00e9"`, `"\ud800"`, "\"\xff\"", `null`, `1`, `"`, `"a\"`, `x`} {
+	for _, s := range []string{`"plain"`, `""`, `"a\"b"`, `"é"`, `"\u00e9"`, `"\ud800"`, "\"\xff\"", `null`, `1`, `"`, `"a\"`, `x`, `"ab`, `"a"b"`, `""""`} {
 		got, ok := jsonscan.String([]byte(s))
 		var want string
 		err := json.Unmarshal([]byte(s), &want)
