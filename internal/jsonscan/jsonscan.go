@@ -5,7 +5,13 @@
 // reflection. Pure functions, no locks.
 package jsonscan
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 // Object walks the fields of the object data holds (whitespace around it
 // allowed), in order:
@@ -124,11 +130,12 @@ func (o *Fields) Valid() bool { return o.state == fieldsEnd }
 // IsNull reports whether v is the literal null.
 func IsNull(v []byte) bool { return string(v) == "null" }
 
-// String decodes a JSON string value; null and an absent value (nil) give
-// "". Plain ASCII without escapes, what Chrome sends for method names,
-// session ids and type names, costs one small allocation; anything else
-// goes through encoding/json. ok is false for anything else than a string
-// or null.
+// String decodes a JSON string value (with no whitespace around it, as
+// Object gives values) as encoding/json does; null and an absent value
+// (nil) give "". Plain ASCII without escapes, what Chrome
+// sends for method names, session ids and type names, costs one small
+// allocation; escapes (Chrome escapes every non-ASCII character as \uXXXX)
+// cost one more. ok is false for anything else than a string or null.
 func String(v []byte) (string, bool) {
 	if v == nil || IsNull(v) {
 		return "", true
@@ -139,11 +146,62 @@ func String(v []byte) (string, bool) {
 	if inner := v[1 : len(v)-1]; PlainASCII(inner) {
 		return string(inner), true
 	}
-	var s string // on the heap (json.Unmarshal), so only on this path
-	if json.Unmarshal(v, &s) != nil {
+	if end, ok := ValidString(v, 0); !ok || end != len(v) {
 		return "", false
 	}
-	return s, true
+	return unquote(v[1 : len(v)-1]), true
+}
+
+// unquote decodes the inside of a string ValidString accepted, as
+// encoding/json does: its escapes, a UTF-16 surrogate pair escaped as two
+// \u escapes as one character, and a lone surrogate and each byte of
+// invalid UTF-8 as U+FFFD.
+func unquote(s []byte) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for r := 0; r < len(s); {
+		switch c := s[r]; {
+		case c == '\\':
+			switch e := s[r+1]; e {
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				rr := hex4(s[r+2 : r+6])
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
+						if pair := utf16.DecodeRune(rr, hex4(s[r+2:r+6])); pair != unicode.ReplacementChar {
+							b.WriteRune(pair)
+							r += 6
+							continue
+						}
+					}
+					rr = unicode.ReplacementChar // the next escape is read on its own
+				}
+				b.WriteRune(rr)
+				continue
+			default: // '"', '\\', '/'
+				b.WriteByte(e)
+			}
+			r += 2
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			b.WriteRune(rr)
+			r += size
+		}
+	}
+	return b.String()
 }
 
 // PlainASCII reports whether b holds only printable ASCII other than the
@@ -294,4 +352,131 @@ func ValidNumber(b []byte) bool {
 		}
 	}
 	return i == len(b)
+}
+
+// maxDepth bounds how deeply SkipValid follows nested objects and arrays
+// (encoding/json's own bound is 10,000); anything deeper is refused, for
+// encoding/json to decide.
+const maxDepth = 1000
+
+// SkipValid returns the index after the value starting at data[i] (no
+// whitespace before it), like Skip, but checks all of it as encoding/json
+// does: it returns ok only for a value json.Valid accepts, nested no
+// deeper than 1,000 levels. A string may hold any byte from 0x20 up,
+// valid UTF-8 or not, as encoding/json allows; its escapes must be
+// well formed.
+func SkipValid(data []byte, i int) (int, bool) {
+	return skipValid(data, i, 0)
+}
+
+func skipValid(data []byte, i, depth int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch data[i] {
+	case '"':
+		return ValidString(data, i)
+	case '{', '[':
+		if depth >= maxDepth {
+			return 0, false
+		}
+		open, end := data[i], byte('}')
+		if open == '[' {
+			end = ']'
+		}
+		i = SkipWS(data, i+1)
+		if i < len(data) && data[i] == end {
+			return i + 1, true
+		}
+		for {
+			if open == '{' {
+				var ok bool
+				if i >= len(data) || data[i] != '"' {
+					return 0, false
+				}
+				if i, ok = ValidString(data, i); !ok {
+					return 0, false
+				}
+				if i = SkipWS(data, i); i >= len(data) || data[i] != ':' {
+					return 0, false
+				}
+				i = SkipWS(data, i+1)
+			}
+			var ok bool
+			if i, ok = skipValid(data, i, depth+1); !ok {
+				return 0, false
+			}
+			if i = SkipWS(data, i); i >= len(data) {
+				return 0, false
+			}
+			switch data[i] {
+			case ',':
+				i = SkipWS(data, i+1)
+			case end:
+				return i + 1, true
+			default:
+				return 0, false
+			}
+		}
+	}
+	return Skip(data, i) // a literal or a number, checked whole
+}
+
+// ValidString returns the index after the string starting at data[i]
+// ('"'), checked as encoding/json checks it: no byte below 0x20, and only
+// the escapes \" \\ \/ \b \f \n \r \t and \uXXXX.
+func ValidString(data []byte, i int) (int, bool) {
+	if i >= len(data) || data[i] != '"' {
+		return 0, false
+	}
+	for j := i + 1; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '"':
+			return j + 1, true
+		case c < 0x20:
+			return 0, false
+		case c == '\\':
+			if j+1 >= len(data) {
+				return 0, false
+			}
+			switch data[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j++
+			case 'u':
+				if j+5 >= len(data) {
+					return 0, false
+				}
+				for _, h := range data[j+2 : j+6] {
+					if !isHex(h) {
+						return 0, false
+					}
+				}
+				j += 5
+			default:
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+// hex4 is the value of 4 hex digits (checked by ValidString).
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
