@@ -410,17 +410,21 @@ type snapWalker struct {
 // fetch reads the accessibility tree of a document: frameID "" is the
 // session's main document.
 func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axtext.Doc[refTarget], error) {
-	args := struct {
-		FrameID string `json:"frameId,omitempty"`
-	}{frameID}
-	var reply struct {
-		Nodes []*axtext.Node `json:"nodes"`
+	params := []byte(`{}`)
+	if frameID != "" {
+		params = appendJSString([]byte(`{"frameId":`), frameID)
+		params = append(params, '}')
 	}
-	if err := f.d.Invoke(w.ctx, "Accessibility.getFullAXTree", &args, &reply); err != nil {
+	res, err := f.d.Call(w.ctx, "Accessibility.getFullAXTree", params)
+	if err != nil {
 		return nil, err
 	}
+	nodes, err := axtext.DecodeNodes(res) // in one pass: a large page's tree runs to megabytes
+	if err != nil {
+		return nil, fmt.Errorf("cdpmux: decoding the reply of Accessibility.getFullAXTree: %w", err)
+	}
 	w.docs++
-	doc := axtext.NewDoc[refTarget](f.targetID, reply.Nodes)
+	doc := axtext.NewDoc[refTarget](f.targetID, nodes)
 	doc.Ref = func(n *axtext.Node, role, name string) refTarget {
 		return refTarget{f: f, node: n.Backend, chain: chain, role: role, name: name}
 	}
