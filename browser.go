@@ -163,9 +163,9 @@ type Config struct {
 // Stats is a snapshot of a Pool's gauges and counters. Counters never reset.
 type Stats struct {
 	SessionsStarting int // launches under way
-	SessionsInUse    int // live sessions with a call in flight
+	SessionsInUse    int // live sessions with a call in flight (a raw CDP call included)
 	SessionsIdle     int // live sessions with no call in flight
-	CallsInFlight    int // calls in flight over all sessions
+	CallsInFlight    int // calls in flight over all sessions (SessionInfo.InFlight summed)
 	SessionsWarm     int // launched browsers ready to be claimed (Config.Warm); not sessions yet
 
 	Launches       uint64                 // launches started
@@ -374,7 +374,7 @@ func (p *Pool) Stats() Stats {
 	}
 	p.mu.Unlock()
 	for _, s := range live {
-		n := int(s.inflight.Load())
+		_, n := s.use()
 		st.CallsInFlight += n
 		if n > 0 {
 			st.SessionsInUse++

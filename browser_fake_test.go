@@ -273,7 +273,9 @@ func heldEvaluate(t testing.TB, ctx context.Context, b *cdptest.Browser, tab *br
 	gate := b.Hold("Runtime.evaluate")
 	ch := make(chan error, 1)
 	go func() { ch <- tab.Evaluate(ctx, "1+1", nil) }()
-	waitFor(t, "the call in flight", func() bool { return tab.Session().Info().InFlight > 0 })
+	if err := gate.Wait(ctx, 1); err != nil { // the browser has the call
+		t.Fatal(err)
+	}
 	return ch, gate.Release
 }
 
@@ -296,7 +298,9 @@ func TestADroppedConnectionFailsCallsInFlightAtOnceWithConnectionLost(t *testing
 		defer cancel()
 		errc := make(chan error, 1)
 		go func() { errc <- tab.Evaluate(short, "1+1", nil) }()
-		waitFor(t, "the call in flight", func() bool { return s.Info().InFlight > 0 })
+		if err := gate.Wait(ctx, 1); err != nil { // the browser has the call
+			t.Fatal(err)
+		}
 		b.DropConnection()
 		err := <-errc
 		if !errors.Is(err, browserpool.ErrBrowserExited) || errors.Is(err, context.DeadlineExceeded) {

@@ -360,7 +360,12 @@ func TestAKilledBrowserIsDetectedAndReclaimed(t *testing.T) {
 	s := mustOpen(t, ctx, p)
 	tab := mustTab(t, ctx, s)
 	info := s.Info()
-	// A call in flight when the browser dies fails, never hangs.
+	// A call in flight when the browser dies fails, never hangs. The tab's
+	// own setup calls are done once a first call has returned, so that
+	// InFlight then counts the call.
+	if err := tab.Evaluate(ctx, "1", nil); err != nil {
+		t.Fatal(err)
+	}
 	inflight := make(chan error, 1)
 	go func() { inflight <- tab.Evaluate(ctx, "new Promise(() => {})", nil) }()
 	waitFor(t, "the call to be in flight", func() bool { return s.Info().InFlight > 0 })

@@ -99,12 +99,8 @@ func (u sessionUse) busy() bool { return u.inFlight > 0 }
 // It takes only Session.mu, a leaf lock, so a layer may ask under its own
 // lock.
 func (s *Session) usage() sessionUse {
-	last, busy := s.idleSince()
-	u := sessionUse{inFlight: int(s.inflight.Load()), lastUse: last, ended: s.closeReason()}
-	if busy && u.inFlight == 0 {
-		u.inFlight = 1 // raw CDP calls only (Session.idleSince)
-	}
-	return u
+	last, n := s.use()
+	return sessionUse{inFlight: n, lastUse: last, ended: s.closeReason()}
 }
 
 // tabCount returns the number of the browser's open page tabs. Unlike

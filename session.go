@@ -45,8 +45,8 @@ type SessionInfo struct {
 	OutputDir  string       // where the session's artifacts land
 	Version    string       // the browser's product (Browser.getVersion), e.g. "HeadlessChrome/156.0.0.0"
 	Created    time.Time    // when the session was made, its browser up
-	LastUsed   time.Time    // when a call on it last started or ended (idle reclaim reads it)
-	InFlight   int          // calls under way now (actions and raw CDP calls)
+	LastUsed   time.Time    // when a call on it last started or ended, raw CDP calls included (idle reclaim reads it)
+	InFlight   int          // calls under way now: the larger of the package's calls and the CDP calls on its connection (raw ones included)
 	State      SessionState // live, closing or closed
 	Ours       bool         // launched by this pool (false for attached browsers)
 	// Fleet is the kind of fleet a leased browser comes from
@@ -167,11 +167,12 @@ func (s *Session) Info() SessionInfo {
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()
+	last, inFlight := s.use()
 	return SessionInfo{
 		ID: s.id, Channel: ChannelCDP, PID: s.info.PID, PGID: s.info.PGID, Port: s.info.Port,
 		ProfileDir: s.info.Dir, OutputDir: s.output, Version: s.info.Version,
-		Created: s.created, LastUsed: time.Unix(0, s.lastUsed.Load()),
-		InFlight: int(s.inflight.Load()), State: state, Ours: s.ours,
+		Created: s.created, LastUsed: last,
+		InFlight: inFlight, State: state, Ours: s.ours,
 		Fleet: fleetKind(s.b), Endpoint: fleetEndpointOf(s.b),
 		Profile: s.profileName(),
 	}
@@ -207,20 +208,28 @@ func (s *Session) endErrLocked(op, tab string) error {
 func (s *Session) Touch() { s.lastUsed.Store(time.Now().UnixNano()) }
 
 // idleSince returns when the session was last used and whether a call is
-// in flight: the package's calls (begin) and every CDP call on the
-// session's connection, raw ones through Tab.Client and Session.Browser
-// included (cdpmux.Mux.Use).
+// in flight (see use).
 func (s *Session) idleSince() (time.Time, bool) {
+	last, n := s.use()
+	return last, n > 0
+}
+
+// use returns when the session was last used and how many calls are in
+// flight: the package's calls (begin) and every CDP call on the session's
+// connection, raw ones through Tab.Client and Session.Browser included
+// (cdpmux.Mux.Use). A package call is mostly CDP calls, counted by both,
+// so the count is the larger of the two, not their sum.
+func (s *Session) use() (time.Time, int) {
 	last := time.Unix(0, s.lastUsed.Load())
-	busy := s.inflight.Load() > 0
+	n := int(s.inflight.Load())
 	if s.mux != nil { // nil only for the seam's bare test sessions
-		n, rawLast := s.mux.Use()
+		raw, rawLast := s.mux.Use()
 		if rawLast.After(last) {
 			last = rawLast
 		}
-		busy = busy || n > 0
+		n = max(n, raw)
 	}
-	return last, busy
+	return last, n
 }
 
 // begin starts a call: it fails if the session is no longer live, else it

@@ -136,6 +136,9 @@ func TestBusySessionsAreNeverEvicted(t *testing.T) {
 		}
 		tab := mustTab(t, ctx, s)
 		tabs = append(tabs, tab)
+		// The tab's setup calls (OpenTab returns before they are
+		// answered) count as use: let them end.
+		waitFor(t, "the new tab's setup calls to end", func() bool { return s.Info().InFlight == 0 })
 	}
 	// w1 is the least recently used but has a call in flight.
 	errc, release := heldEvaluate(t, ctx, l.Browsers()[0], tabs[0])
