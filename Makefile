@@ -111,13 +111,17 @@ bench-floor: browser
 # ANCHORS_FIRST, that side's browser started first (BROWSERPOOL_BENCH_FIRST;
 # each row reports first-<side>): the browser started first tends to be
 # faster on a loaded machine. Add rod to ANCHORS_FIRST for all four orders.
+# The evaluate and concurrent rows take bench-floor's counts (see there):
+# at 3,000 and 200 they ran about a second a side, and the 1-tab row's
+# browserpool and chromedp figures crossed from one start order to the
+# next.
 ANCHORS_FIRST ?= bare chromedp ours
 ANCHORS_BENCH = cd bench/anchors && $(GO) test -run '^$$' -count $(FLOOR_COUNT) -timeout 60m . -bench
 bench-anchors: browser
 	for first in $(ANCHORS_FIRST); do \
 	  export BROWSERPOOL_BENCH_FIRST=$$first; \
-	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/evaluate-sequential' -benchtime 3000x ) && \
-	  ( $(ANCHORS_BENCH) 'BenchmarkAnchorsConcurrent' -benchtime 200x ) && \
+	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/evaluate-sequential' -benchtime 20000x ) && \
+	  ( $(ANCHORS_BENCH) 'BenchmarkAnchorsConcurrent' -benchtime 1000x ) && \
 	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x ) || exit 1; \
 	done
 	$(ANCHORS_BENCH) 'BenchmarkAnchorsColdStart' -benchtime 10x
