@@ -9,7 +9,8 @@
 // It decodes what Chromium sends. For anything else (a null, a repeated
 // key, a key that differs from a field's name only in case, an escaped
 // key, a number that is not a plain integer where an integer goes, a
-// value of the wrong kind, a malformed reply) Nodes reports false and the
+// value of the wrong kind, values nested more than 64 deep, a malformed
+// reply) Nodes reports false and the
 // caller decodes the reply with json.Unmarshal. So whenever Nodes
 // succeeds, its result is what json.Unmarshal gives for the same bytes
 // (FuzzNodes checks it).
