@@ -95,3 +95,41 @@ func TestARawClientCallShowsInTheSessionsInfoAndThePoolsStats(t *testing.T) {
 		}
 	})
 }
+
+func TestARawCallShowsInTheSessionsInfoAndThePoolsStatsOnRealChromium(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	// A first call returns once the tab's setup calls are answered; then
+	// nothing is in flight until the raw call.
+	if err := tab.Evaluate(ctx, "1", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the tab's setup calls to end", func() bool { return s.Info().InFlight == 0 })
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := tab.Client().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("new Promise(r => setTimeout(r, 1500))").SetAwaitPromise(true))
+		done <- err
+	}()
+	waitFor(t, "the raw call to show in Info and Stats", func() bool {
+		st := p.Stats()
+		return s.Info().InFlight == 1 && st.CallsInFlight == 1 && st.SessionsInUse == 1 && st.SessionsIdle == 0
+	})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ended := time.Now()
+	waitFor(t, "the raw call to leave Info and Stats", func() bool {
+		st := p.Stats()
+		return s.Info().InFlight == 0 && st.CallsInFlight == 0 && st.SessionsIdle == 1
+	})
+	// The call's end is its last use: at least 1.5 s after it started, and
+	// not after it returned.
+	if last := s.Info().LastUsed; last.Before(start.Add(1500*time.Millisecond)) || last.After(ended) {
+		t.Errorf("Info().LastUsed = %v; want the raw call's end, between %v and %v", last, start.Add(1500*time.Millisecond), ended)
+	}
+}

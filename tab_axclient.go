@@ -59,20 +59,16 @@ func (a axClient) QueryAXTree(ctx context.Context, args *accessibility.QueryAXTr
 	return r, axNodes(ctx, a.d, "QueryAXTree", "Accessibility.queryAXTree", args, r, &r.Nodes)
 }
 
-// axNodes calls method on d with args (no params for a nil args, as the
-// generated client sends none) and decodes its reply into nodes, reply's
-// only field; when axdecode leaves the reply to encoding/json, into reply.
-// Its errors are the generated client's: op's call error, or the decoding
-// error rpcc reports, as an opError.
+// axNodes calls method on d with args and decodes its reply into nodes,
+// reply's only field; when axdecode leaves the reply to encoding/json,
+// into reply. Its errors are the generated client's: op's call error, or
+// the decoding error rpcc reports, as an opError.
 func axNodes[A, R any](ctx context.Context, d *cdpmux.Direct, op, method string, args *A, reply *R, nodes *[]accessibility.AXNode) error {
-	var params []byte
+	var params any // none for a nil args, as the generated client sends none
 	if args != nil {
-		var err error
-		if params, err = json.Marshal(args); err != nil {
-			return &opError{domain: "Accessibility", op: op, err: fmt.Errorf("cdpmux: encoding %s params: %w", method, err)}
-		}
+		params = args
 	}
-	res, err := d.Call(ctx, method, params)
+	res, err := d.InvokeRaw(ctx, method, params)
 	if err != nil {
 		return &opError{domain: "Accessibility", op: op, err: err}
 	}

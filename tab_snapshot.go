@@ -410,18 +410,17 @@ type snapWalker struct {
 // fetch reads the accessibility tree of a document: frameID "" is the
 // session's main document.
 func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axtext.Doc[refTarget], error) {
-	params := []byte(`{}`)
-	if frameID != "" {
-		params = appendJSString([]byte(`{"frameId":`), frameID)
-		params = append(params, '}')
-	}
-	res, err := f.d.Call(w.ctx, "Accessibility.getFullAXTree", params)
+	args := struct {
+		FrameID string `json:"frameId,omitempty"`
+	}{frameID}
+	const method = "Accessibility.getFullAXTree"
+	res, err := f.d.InvokeRaw(w.ctx, method, &args)
 	if err != nil {
 		return nil, err
 	}
 	nodes, err := axtext.DecodeNodes(res) // in one pass: a large page's tree runs to megabytes
 	if err != nil {
-		return nil, fmt.Errorf("cdpmux: decoding the reply of Accessibility.getFullAXTree: %w", err)
+		return nil, cdpmux.DecodeError(method, err)
 	}
 	w.docs++
 	doc := axtext.NewDoc[refTarget](f.targetID, nodes)

@@ -378,7 +378,6 @@ func (d *decoder) raw() (json.RawMessage, bool) {
 	return d.raws[n:len(d.raws):len(d.raws)], true
 }
 
-// nodeList reads the nodes.
 // nodeList reads the nodes into a slice made for all of them at once: a
 // tree's nodes run to megabytes, and growing the slice as they come would
 // allocate several times that. Each node starts with its "nodeId" key,

@@ -253,21 +253,32 @@ func (d *Direct) Close() {
 // through a conn. Errors are Call's, or an encoding or decoding error
 // naming the method.
 func (d *Direct) Invoke(ctx context.Context, method string, params, reply any) error {
-	var raw []byte
-	if params != nil {
-		var err error
-		if raw, err = json.Marshal(params); err != nil {
-			return fmt.Errorf("cdpmux: encoding %s params: %w", method, err)
-		}
-	}
-	res, err := d.Call(ctx, method, raw)
+	res, err := d.InvokeRaw(ctx, method, params)
 	if err != nil || reply == nil {
 		return err
 	}
 	if err := json.Unmarshal(res, reply); err != nil {
-		return fmt.Errorf("cdpmux: decoding the reply of %s: %w", method, err)
+		return DecodeError(method, err)
 	}
 	return nil
+}
+
+// InvokeRaw is Invoke without the decoding: it returns the result as Call
+// does, for a caller that decodes it its own way (a reply of megabytes).
+func (d *Direct) InvokeRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var raw []byte
+	if params != nil {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("cdpmux: encoding %s params: %w", method, err)
+		}
+	}
+	return d.Call(ctx, method, raw)
+}
+
+// DecodeError is Invoke's error for a reply of method that did not decode.
+func DecodeError(method string, err error) error {
+	return fmt.Errorf("cdpmux: decoding the reply of %s: %w", method, err)
 }
 
 // call is Call on s, or, with s nil, on the session sessionID looked up now.

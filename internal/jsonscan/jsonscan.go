@@ -132,10 +132,10 @@ func IsNull(v []byte) bool { return string(v) == "null" }
 
 // String decodes a JSON string value (with no whitespace around it, as
 // Object gives values) as encoding/json does; null and an absent value
-// (nil) give "". Plain ASCII without escapes, what Chrome
-// sends for method names, session ids and type names, costs one small
-// allocation; escapes (Chrome escapes every non-ASCII character as \uXXXX)
-// cost one more. ok is false for anything else than a string or null.
+// (nil) give "". Plain ASCII without escapes, what Chrome sends for method
+// names, session ids and type names, costs one small allocation; escapes
+// (Chrome escapes every non-ASCII character as \uXXXX) cost one more. ok is
+// false for anything else than a string or null.
 func String(v []byte) (string, bool) {
 	if v == nil || IsNull(v) {
 		return "", true
