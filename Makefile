@@ -76,7 +76,14 @@ bench: bench-floor bench-anchors fleet
 # burst of one browser's background work moves a row less: at 3,000
 # sequential calls and 200 concurrent rounds (under 1 s a side) those rows
 # ranged over 5 and 30 per cent across runs on one machine, at 20,000 and
-# 1,000 over 3 and 21 per cent. The rows that time two browsers side by
+# 1,000 over 3 and 21 per cent. A navigation or a screenshot ends on one of
+# the compositor's frames (every 16.7 ms: a 1280×600 shot takes two or
+# three, 33 or 50 ms, by the phase it starts in), so those rows' times
+# spread by a fifth either way: at 100 iterations a side their ratio's
+# 95 % confidence half-width (x-bare-ci95, printed as ± in the table) was
+# 4 to 8 per cent, wider than the goal's margin (a row as fast as the
+# floor missed ×1.02 about one run in four); they run 1,000 (about ±2 per
+# cent). The rows that time two browsers side by
 # side run twice, once with our browser started first and once with the
 # floor's (ours-first: 1 or 0): the start order moves a row by a few per
 # cent on a loaded machine, not always the same way. FLOOR_COUNT repeats every row
@@ -95,7 +102,8 @@ bench-floor: browser
 	  export BROWSERPOOL_BENCH_FIRST=$$first; \
 	  $(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 20000x | tee -a $(FLOOR_OUT) && \
 	  $(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 1000x | tee -a $(FLOOR_OUT) && \
-	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x | tee -a $(FLOOR_OUT) || exit 1; \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|ax-tree)' -benchtime 100x | tee -a $(FLOOR_OUT) && \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(navigate|screenshot)' -benchtime 1000x | tee -a $(FLOOR_OUT) || exit 1; \
 	done
 	$(FLOOR_BENCH) 'BenchmarkFloorColdStart' -benchtime 10x | tee -a $(FLOOR_OUT)
 	$(FLOOR_BENCH) 'BenchmarkFloorFootprint' -benchtime 1x | tee -a $(FLOOR_OUT)
@@ -114,7 +122,8 @@ bench-floor: browser
 # The evaluate and concurrent rows take bench-floor's counts (see there):
 # at 3,000 and 200 they ran about a second a side, and the 1-tab row's
 # browserpool and chromedp figures crossed from one start order to the
-# next.
+# next. Navigate and screenshot run 400 (bench-floor's 1,000 at four sides
+# would add about 25 minutes): about ±3 per cent (x-bare-ci95-<side>).
 ANCHORS_FIRST ?= bare chromedp ours
 ANCHORS_BENCH = cd bench/anchors && $(GO) test -run '^$$' -count $(FLOOR_COUNT) -timeout 60m . -bench
 bench-anchors: browser
@@ -122,7 +131,8 @@ bench-anchors: browser
 	  export BROWSERPOOL_BENCH_FIRST=$$first; \
 	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/evaluate-sequential' -benchtime 20000x ) && \
 	  ( $(ANCHORS_BENCH) 'BenchmarkAnchorsConcurrent' -benchtime 1000x ) && \
-	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/(tab-open-close|navigate|screenshot|ax-tree)' -benchtime 100x ) || exit 1; \
+	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/(tab-open-close|ax-tree)' -benchtime 100x ) && \
+	  ( $(ANCHORS_BENCH) 'BenchmarkAnchors$$/(navigate|screenshot)' -benchtime 400x ) || exit 1; \
 	done
 	$(ANCHORS_BENCH) 'BenchmarkAnchorsColdStart' -benchtime 10x
 	$(ANCHORS_BENCH) 'BenchmarkAnchorsFootprint' -benchtime 1x

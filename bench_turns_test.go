@@ -6,6 +6,7 @@
 package browserpool_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -25,8 +26,11 @@ func settle(b *testing.B, pgids ...int) {
 // and reports both and their ratio: x-bare from the totals, x-bare-median
 // the median of the iterations' own ratios (the k-th operation of a side's
 // turn against the k-th of the other's; steadier on a shared machine,
-// where a load spike hits a few iterations, not the totals' ratio). The
-// sides take turns (see interleaveStop).
+// where a load spike hits a few iterations, not the totals' ratio), and
+// x-bare-ci95 the half-width of x-bare's 95 % confidence interval
+// (benchfloor.Taken.RatioCI95): a row whose x-bare is nearer its goal than
+// that has not shown which side of the goal it is on. The sides take
+// turns (see interleaveStop).
 func interleave(b *testing.B, pg browserGroups, floor, ours func() error) {
 	interleaveStop(b, pg, benchfloor.Keep(floor), benchfloor.Keep(ours))
 }
@@ -94,6 +98,9 @@ func interleaveStop(b *testing.B, pg browserGroups, floor, ours benchfloor.Op) {
 	b.ReportMetric(to.Seconds()*1e6/n, "µs-ours/op")
 	b.ReportMetric(to.Seconds()/tf.Seconds(), "x-bare")
 	b.ReportMetric(tk.MedianRatio(1, 0), "x-bare-median")
+	if ci := tk.RatioCI95(1, 0); !math.IsNaN(ci) {
+		b.ReportMetric(ci, "x-bare-ci95")
+	}
 	b.ReportMetric(cf.Seconds()*1e6/n, "µs-go-cpu-bare/op")
 	b.ReportMetric(co.Seconds()*1e6/n, "µs-go-cpu-ours/op")
 	b.ReportMetric(co.Seconds()/max(cf.Seconds(), 1e-9), "x-go-cpu")

@@ -7,6 +7,7 @@ package anchors_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -24,7 +25,8 @@ var keep = benchfloor.Keep
 // (sideOrders), and reports µs-bare/op, and per library side
 // µs-<side>/op, x-bare-<side> (total ÷ the floor's total) and
 // x-bare-median-<side> (median of the ratios of the k-th op of a side's
-// turn to the k-th of the floor's).
+// turn to the k-th of the floor's) and x-bare-ci95-<side> (the half-width
+// of x-bare-<side>'s 95 % confidence interval, benchfloor.Taken.RatioCI95).
 func interleave4(b *testing.B, ops [4]op) {
 	b.ResetTimer()
 	tk, err := benchfloor.Turns(b, b.N, sideOrders(), sideNames[:], ops[:])
@@ -40,6 +42,9 @@ func interleave4(b *testing.B, ops [4]op) {
 		b.ReportMetric(total.Seconds()*1e6/n, "µs-"+sideNames[j]+"/op")
 		b.ReportMetric(total.Seconds()/max(bare.Seconds(), 1e-9), "x-bare-"+sideNames[j])
 		b.ReportMetric(tk.MedianRatio(j, 0), "x-bare-median-"+sideNames[j])
+		if ci := tk.RatioCI95(j, 0); !math.IsNaN(ci) {
+			b.ReportMetric(ci, "x-bare-ci95-"+sideNames[j])
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ package benchfloor
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -39,6 +40,10 @@ type Taken struct {
 	// Times holds every operation's time, in the order run: the i-th of
 	// every side fell in the same turn, at the same place in it.
 	Times [][]time.Duration
+	// Turn holds how many operations each side ran in each turn, in
+	// order: the first Turn[0] of every side's Times fell in the first
+	// turn, and so on.
+	Turn []int
 	// CPU is this process's CPU time during each side's turns, less what
 	// its stop functions used (the client's own cost: encoding, decoding,
 	// goroutines, timers).
@@ -63,6 +68,47 @@ func (tk Taken) MedianRatio(j, base int) float64 {
 		ratios[i] = d.Seconds() / max(tk.Times[base][i].Seconds(), 1e-9)
 	}
 	return Median(ratios)
+}
+
+// RatioCI95 is the half-width of an approximate 95 % confidence interval
+// of Total(j) ÷ Total(base), taking each turn as one paired observation
+// (the delta method for a ratio of means): a row whose ratio is nearer its
+// goal than this has not shown which side of the goal it is on, and needs
+// more operations. It is NaN with fewer than 2 turns.
+func (tk Taken) RatioCI95(j, base int) float64 {
+	nt := len(tk.Turn)
+	if nt < 2 {
+		return math.NaN()
+	}
+	sums := func(side int) []float64 {
+		out := make([]float64, 0, nt)
+		i := 0
+		for _, k := range tk.Turn {
+			var s time.Duration
+			for _, d := range tk.Times[side][i : i+k] {
+				s += d
+			}
+			out = append(out, s.Seconds())
+			i += k
+		}
+		return out
+	}
+	o, f := sums(j), sums(base)
+	var so, sf float64
+	for t := range nt {
+		so, sf = so+o[t], sf+f[t]
+	}
+	if sf <= 0 {
+		return math.NaN()
+	}
+	r := so / sf
+	var ss float64
+	for t := range nt {
+		d := o[t] - r*f[t]
+		ss += d * d
+	}
+	se := math.Sqrt(ss/float64(nt*(nt-1))) / (sf / float64(nt))
+	return 1.96 * se
 }
 
 // Median is the middle value of vs (the mean of the two middle ones for an
@@ -118,6 +164,7 @@ func Turns(b Timer, n int, orders [][]int, names []string, ops []Op) (Taken, err
 			}
 			tk.CPU[j] += ProcessCPU() - c0
 		}
+		tk.Turn = append(tk.Turn, k)
 		done += k
 	}
 	return tk, opErr

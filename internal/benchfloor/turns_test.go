@@ -2,6 +2,7 @@ package benchfloor_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -39,6 +40,13 @@ func TestTurnsRunsEverySideNTimesInTheOrdersGivenAndStopsUntimed(t *testing.T) {
 		if len(tk.Times[j]) != 7 {
 			t.Errorf("side %d ran %d ops, want 7", j, len(tk.Times[j]))
 		}
+	}
+	var ran int
+	for _, k := range tk.Turn {
+		ran += k
+	}
+	if ran != 7 {
+		t.Errorf("Turn = %v: %d ops a side over its turns, want 7", tk.Turn, ran)
 	}
 	if stops != 7 || tm.stopped != 7 || tm.started != 7 {
 		t.Errorf("side 2's stop ran %d times with the timer stopped %d and started %d times, want 7 each", stops, tm.stopped, tm.started)
@@ -127,5 +135,35 @@ func TestTakenTotalsASidesTimesAndTakesTheMedianOfItsRatiosToTheBase(t *testing.
 		if diff := cmp.Diff(in, tc.vs); diff != "" {
 			t.Errorf("Median changed its input (-before +after):\n%s", diff)
 		}
+	}
+}
+
+func TestRatioCI95TakesEachTurnAsOnePairAndIsNaNWithOneTurn(t *testing.T) {
+	ms := func(vs ...int) []time.Duration {
+		var out []time.Duration
+		for _, v := range vs {
+			out = append(out, time.Duration(v)*time.Millisecond)
+		}
+		return out
+	}
+	// Two turns of two ops a side: turn sums floor 20, 40 and ours 30, 50.
+	// R = 80 / 60 = 4/3; d = 30 - 80/3 = 10/3 and 50 - 160/3 = -10/3;
+	// se = sqrt((100/9 + 100/9) / (2 · 1)) / 30 = (10/3) / 30 = 1/9.
+	tk := benchfloor.Taken{Turn: []int{2, 2}, Times: [][]time.Duration{ms(10, 10, 20, 20), ms(15, 15, 25, 25)}}
+	want := 1.96 / 9
+	if got := tk.RatioCI95(1, 0); math.Abs(got-want) > 1e-12 {
+		t.Errorf("RatioCI95(1, 0) = %v, want %v", got, want)
+	}
+	// The same ops in turns of one each: four pairs, each ours = floor + 5.
+	// R = 80/60; d = 15 - 40/3, 15 - 40/3, 25 - 80/3, 25 - 80/3 = ±5/3.
+	// se = sqrt(4 · 25/9 / 12) / 15 = (5/(3·sqrt 3)) / 15.
+	tk.Turn = []int{1, 1, 1, 1}
+	want = 1.96 * 5 / (3 * math.Sqrt(3)) / 15
+	if got := tk.RatioCI95(1, 0); math.Abs(got-want) > 1e-12 {
+		t.Errorf("RatioCI95(1, 0) in turns of one = %v, want %v", got, want)
+	}
+	tk.Turn = []int{4}
+	if got := tk.RatioCI95(1, 0); !math.IsNaN(got) {
+		t.Errorf("RatioCI95 of one turn = %v, want NaN", got)
 	}
 }

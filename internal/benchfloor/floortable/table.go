@@ -101,23 +101,31 @@ var issueRows = []row{
 type line struct{ oursFirst, floorFirst, both, met string }
 
 // summarize makes r's cells from every result of its benchmark: the
-// median per start order, the range when there are several, and the
-// geometric mean of the two orders.
+// median per start order, the range when there are several, the
+// geometric mean of the two orders, and each figure's 95 % confidence
+// half-width (±) when the results report one (the metric's -ci95).
 func (r row) summarize(results []result) line {
-	var first, second, unordered []float64
+	var first, second, unordered, ciFirst, ciSecond []float64
 	for _, res := range results {
 		v, ok := res.metrics[r.metric]
 		if res.name != r.bench || !ok {
 			continue
 		}
+		ci, hasCI := res.metrics[r.metric+"-ci95"]
 		o, ordered := res.metrics["ours-first"]
 		switch {
 		case !r.ordered || !ordered:
 			unordered = append(unordered, v)
 		case o == 1:
 			first = append(first, v)
+			if hasCI {
+				ciFirst = append(ciFirst, ci)
+			}
 		default:
 			second = append(second, v)
+			if hasCI {
+				ciSecond = append(ciSecond, ci)
+			}
 		}
 	}
 	const none = "—"
@@ -126,14 +134,21 @@ func (r row) summarize(results []result) line {
 			return line{none, none, "not run", "?"}
 		}
 		m := benchfloor.Median(unordered)
-		return line{none, none, r.cell(unordered), r.verdict(m <= r.goal, m <= r.goal)}
+		return line{none, none, r.cell(unordered, nil), r.verdict(m <= r.goal, m <= r.goal)}
 	}
 	if len(first) == 0 || len(second) == 0 {
-		return line{r.cell(first), r.cell(second), "not run in both orders", "?"}
+		return line{r.cell(first, ciFirst), r.cell(second, ciSecond), "not run in both orders", "?"}
 	}
 	a, b := benchfloor.Median(first), benchfloor.Median(second)
 	both := math.Sqrt(a * b)
-	return line{r.cell(first), r.cell(second), r.format(both), r.verdict(a <= r.goal && b <= r.goal, both <= r.goal)}
+	bothText := r.format(both)
+	if len(ciFirst) == len(first) && len(ciSecond) == len(second) {
+		// The geometric mean's relative error is half the root sum of
+		// squares of the two orders' relative errors.
+		ca, cb := benchfloor.Median(ciFirst)/a, benchfloor.Median(ciSecond)/b
+		bothText += " ±" + r.format(both*math.Sqrt(ca*ca+cb*cb)/2)
+	}
+	return line{r.cell(first, ciFirst), r.cell(second, ciSecond), bothText, r.verdict(a <= r.goal && b <= r.goal, both <= r.goal)}
 }
 
 // verdict says whether the row is met: in each order, only on the mean of
@@ -149,12 +164,17 @@ func (r row) verdict(each, mean bool) string {
 	}
 }
 
-// cell prints the median of vs, and its range when there are several.
-func (r row) cell(vs []float64) string {
+// cell prints the median of vs, the median of their confidence
+// half-widths cis when each has one, and vs's range when there are
+// several.
+func (r row) cell(vs, cis []float64) string {
 	if len(vs) == 0 {
 		return "not run"
 	}
 	s := r.format(benchfloor.Median(vs))
+	if len(cis) > 0 && len(cis) == len(vs) {
+		s += " ±" + r.format(benchfloor.Median(cis))
+	}
 	if len(vs) > 1 {
 		s += fmt.Sprintf(" [%s–%s]", r.format(slices.Min(vs)), r.format(slices.Max(vs)))
 	}

@@ -9,14 +9,15 @@ import (
 )
 
 // benchOutput is go test -bench output as bench-floor prints it: a row in
-// both start orders, twice with ours first, a log line, a row run without
-// order, and lines that are not results.
+// both start orders, twice with ours first, a row with confidence
+// half-widths, a log line, a row run without order, and lines that are
+// not results.
 const benchOutput = `goos: linux
 BenchmarkFloor/evaluate-sequential-2   	3000	695800 ns/op	1.000 ours-first	1.040 x-bare	1.052 x-bare-median
 BenchmarkFloor/evaluate-sequential-2   	3000	695800 ns/op	1.000 ours-first	1.030 x-bare	1.040 x-bare-median
 BenchmarkFloor/evaluate-sequential-2   	3000	672988 ns/op	0 ours-first	0.970 x-bare	0.971 x-bare-median
-BenchmarkFloor/navigate-2   	100	153920024 ns/op	1.000 ours-first	1.010 x-bare
-BenchmarkFloor/navigate-2   	100	153920024 ns/op	0 ours-first	0.990 x-bare
+BenchmarkFloor/navigate-2   	100	153920024 ns/op	1.000 ours-first	1.010 x-bare	0.030 x-bare-ci95
+BenchmarkFloor/navigate-2   	100	153920024 ns/op	0 ours-first	0.990 x-bare	0.040 x-bare-ci95
 BenchmarkFloor/screenshot-1280x600-2   	100	143147160 ns/op	1.000 ours-first	1.030 x-bare
 BenchmarkFloor/screenshot-1280x600-2   	100	143147160 ns/op	0 ours-first	1.040 x-bare
 BenchmarkFloorFootprint
@@ -61,8 +62,10 @@ func TestARowIsSummarizedByStartOrderWithTheMedianOfRepeatsAndTheMeanOfBothOrder
 		row:  row{bench: "Floor/evaluate-sequential", metric: "x-bare", goal: 1.02, ordered: true},
 		want: line{oursFirst: "1.035 [1.030–1.040]", floorFirst: "0.970", both: "1.002", met: "both orders"},
 	}, {
+		// Both orders' ±: 1.000 × sqrt((0.030/1.010)² + (0.040/0.990)²) / 2
+		// = 0.025.
 		row:  row{bench: "Floor/navigate", metric: "x-bare", goal: 1.02, ordered: true},
-		want: line{oursFirst: "1.010", floorFirst: "0.990", both: "1.000", met: "yes"},
+		want: line{oursFirst: "1.010 ±0.030", floorFirst: "0.990 ±0.040", both: "1.000 ±0.025", met: "yes"},
 	}, {
 		row:  row{bench: "Floor/screenshot-1280x600", metric: "x-bare", goal: 1.02, ordered: true},
 		want: line{oursFirst: "1.030", floorFirst: "1.040", both: "1.035", met: "no"},
