@@ -19,8 +19,10 @@
 //     loopback included, goes through it. The proxy decides per host, after
 //     resolving the name itself, and dials the address it checked (no
 //     rebinding between check and connect). HTTPS is tunnelled (CONNECT) and
-//     never decrypted. Its cost is one goroutine per connection and one
-//     listener per pool, closed by Pool.Close.
+//     never decrypted. Its cost is one goroutine per browser connection
+//     (two per tunnel), two per site connection kept for the next plain
+//     http request (upstreamIdle at most, 30 s at most), and one listener
+//     per pool, all closed by Pool.Close.
 
 package browserpool
 

@@ -327,3 +327,79 @@ func BenchmarkPolicyProxy(b *testing.B) {
 		})
 	}
 }
+
+func TestTheProxyKeepsABrowsersBurstOfSiteConnectionsForTheNextBurst(t *testing.T) {
+	// A browser fetches a page's images from one host over 6 connections
+	// at once. The site counts the connections the proxy opens to it.
+	const burst = 6
+	var opened atomic.Int32
+	var inFlight atomic.Int32
+	all := make(chan struct{})
+	var release atomic.Pointer[chan struct{}]
+	release.Store(&all)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Answer only when the whole burst is in: the proxy must hold 6
+		// site connections at once.
+		ch := *release.Load()
+		if inFlight.Add(1) == burst {
+			close(ch)
+		}
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+		}
+		io.WriteString(w, "img")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	x, _ := startTestProxy(t)
+	pu, err := url.Parse("http://" + x.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), MaxIdleConnsPerHost: burst, DisableCompression: true}}
+	defer browser.Transport.(*http.Transport).CloseIdleConnections()
+	fetchBurst := func() {
+		next := make(chan struct{})
+		inFlight.Store(0)
+		release.Store(&next)
+		errs := make(chan error, burst)
+		for i := range burst {
+			go func() {
+				resp, err := getWithin(t, browser, fmt.Sprintf("%s/i%d.png", srv.URL, i))
+				if err == nil {
+					_, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range burst {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fetchBurst()
+	if n := opened.Load(); n != burst {
+		t.Fatalf("the first burst opened %d site connections, want %d", n, burst)
+	}
+	// A connection goes back to the proxy's idle set just after its
+	// response's end reached the browser, so a burst right after may
+	// still open one or two; by the fourth, none.
+	var news []int32
+	for range 4 {
+		before := opened.Load()
+		fetchBurst()
+		news = append(news, opened.Load()-before)
+		if news[len(news)-1] == 0 {
+			return
+		}
+	}
+	t.Errorf("every later burst opened new site connections (%v), want one that reused the first burst's %d", news, burst)
+}
