@@ -169,7 +169,7 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 	if err := t.direct.Invoke(ctx, "Page.getLayoutMetrics", nil, &vm); err != nil {
 		return Screenshot{}, t.s.wrap(op, t.id, err)
 	}
-	w, h, err := t.viewportSize(ctx, vm)
+	w, h, dpr, err := t.viewportSize(ctx, vm)
 	if err != nil {
 		return Screenshot{}, t.s.wrap(op, t.id, err)
 	}
@@ -191,8 +191,10 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 			return Screenshot{}, err
 		}
 	}
-	if m := float64(opts.MaxDimension); m > 0 && (clip.Width > m || clip.Height > m) {
-		clip.Scale = m / max(clip.Width, clip.Height)
+	// The image has the clip's size times the device pixel ratio (2 on a
+	// "retina" viewport) times Scale: the limit is on the image.
+	if m, side := float64(opts.MaxDimension), max(clip.Width, clip.Height)*dpr; m > 0 && side > m {
+		clip.Scale = m / side
 	}
 	args := page.NewCaptureScreenshotArgs().SetFormat(format).SetClip(clip)
 	// Beyond the viewport only when the clip leaves it: capturing beyond
@@ -215,7 +217,7 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data)); err == nil {
 		shot.Width, shot.Height = cfg.Width, cfg.Height
 	} else {
-		shot.Width, shot.Height = int(math.Round(clip.Width*clip.Scale)), int(math.Round(clip.Height*clip.Scale))
+		shot.Width, shot.Height = int(math.Round(clip.Width*clip.Scale*dpr)), int(math.Round(clip.Height*clip.Scale*dpr))
 	}
 	if opts.NoFile {
 		return shot, nil
@@ -256,30 +258,36 @@ type viewMetrics struct {
 }
 
 // viewportSize returns the viewport's size in CSS pixels, scrollbars
-// included (innerWidth, innerHeight): Page.getLayoutMetrics's client size
-// leaves a scrollbar out, so a screenshot of it would be narrower than the
-// viewport. It falls back to the client size if the page cannot answer.
-func (t *Tab) viewportSize(ctx context.Context, vm viewMetrics) (float64, float64, error) {
+// included (innerWidth, innerHeight), and the device pixel ratio (the
+// image's pixels per CSS pixel at Scale 1): Page.getLayoutMetrics's client
+// size leaves a scrollbar out, so a screenshot of it would be narrower than
+// the viewport. It falls back to the client size and a ratio of 1 if the
+// page cannot answer.
+func (t *Tab) viewportSize(ctx context.Context, vm viewMetrics) (w, h, dpr float64, err error) {
 	var r struct {
 		Result struct {
 			Value json.RawMessage `json:"value"`
 		} `json:"result"`
 	}
-	err := t.direct.Invoke(ctx, "Runtime.evaluate", struct {
+	err = t.direct.Invoke(ctx, "Runtime.evaluate", struct {
 		Expression    string `json:"expression"`
 		ReturnByValue bool   `json:"returnByValue"`
-	}{"[innerWidth, innerHeight]", true}, &r)
+	}{"[innerWidth, innerHeight, devicePixelRatio]", true}, &r)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
-		return vm.Visual.W, vm.Visual.H, nil
+		return vm.Visual.W, vm.Visual.H, 1, nil
 	}
-	var wh []float64
-	if json.Unmarshal(r.Result.Value, &wh) != nil || len(wh) != 2 || wh[0] < vm.Visual.W || wh[1] < vm.Visual.H {
-		return vm.Visual.W, vm.Visual.H, nil
+	var v []float64
+	if json.Unmarshal(r.Result.Value, &v) != nil || len(v) != 3 || v[0] < vm.Visual.W || v[1] < vm.Visual.H {
+		return vm.Visual.W, vm.Visual.H, 1, nil
 	}
-	return wh[0], wh[1], nil
+	dpr = v[2]
+	if !(dpr > 0) || math.IsInf(dpr, 0) {
+		dpr = 1
+	}
+	return v[0], v[1], dpr, nil
 }
 
 // elementClip scrolls the element tg into view and returns its border box

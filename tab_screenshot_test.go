@@ -118,6 +118,38 @@ func TestScreenshotsHaveTheSizeAskedFor(t *testing.T) {
 		}
 	})
 
+	t.Run("at a device pixel ratio of 2 the image has twice the size and MaxDimension bounds the image", func(t *testing.T) {
+		tab2, err := s.OpenTab(ctx, base+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tab2.SetViewport(ctx, 800, 600, 2); err != nil {
+			t.Fatal(err)
+		}
+		type size struct{ W, H int }
+		for _, tc := range []struct {
+			name string
+			opts browserpool.ScreenshotOptions
+			want size
+		}{
+			{"the viewport", browserpool.ScreenshotOptions{NoFile: true}, size{1600, 1200}},
+			{"the viewport at most 800", browserpool.ScreenshotOptions{NoFile: true, MaxDimension: 800}, size{800, 600}},
+			{"a clip at most 300", browserpool.ScreenshotOptions{NoFile: true, MaxDimension: 300, Clip: &browserpool.Rect{Width: 300, Height: 200}}, size{300, 200}},
+			{"a clip under its limit", browserpool.ScreenshotOptions{NoFile: true, MaxDimension: 1000, Clip: &browserpool.Rect{Width: 300, Height: 200}}, size{600, 400}},
+			// 3,000 CSS pixels tall is 6,000 image pixels: scaled by 1/6.
+			{"the full page at most 1000", browserpool.ScreenshotOptions{NoFile: true, FullPage: true, MaxDimension: 1000}, size{(1600*1000 + 3000) / 6000, 1000}},
+		} {
+			shot, err := tab2.Screenshot(ctx, tc.opts)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			decodeShot(t, shot)
+			if diff := cmp.Diff(tc.want, size{shot.Width, shot.Height}); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+			}
+		}
+	})
+
 	t.Run("a clip rectangle shows that part of the page", func(t *testing.T) {
 		shot, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{NoFile: true, Clip: &browserpool.Rect{X: 50, Y: 1510, Width: 100, Height: 50}})
 		if err != nil {
