@@ -268,12 +268,27 @@ func (x *tabExt) guard(ctx context.Context) (context.Context, func()) {
 		}
 		return &epochCtx{Context: ctx, epoch: epoch}, noEnd
 	}
+	return x.register(ctx, true)
+}
+
+// guardNavigation is guard for a navigation: it stops it only for a dialog
+// deferred after it began. One open already does not stop it: the
+// navigation closes it (DialogClosedByPage), the way out of a dialog
+// nobody will answer.
+func (x *tabExt) guardNavigation(ctx context.Context) (context.Context, func()) {
+	return x.register(ctx, false)
+}
+
+// register makes guard's context for a ctx that can end, ended at once
+// if stopIfOpen and a dialog is open already.
+func (x *tabExt) register(ctx context.Context, stopIfOpen bool) (context.Context, func()) {
+	s := &x.dialog
 	ctx, cancel := context.WithCancelCause(ctx)
 	g := &actionGuard{cancel: cancel}
 	s.mu.Lock()
 	s.guards[g] = true
 	var open error
-	if s.open != nil {
+	if stopIfOpen && s.open != nil {
 		open = &dialogCause{d: s.open.d}
 	}
 	s.mu.Unlock()

@@ -200,6 +200,34 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("a Navigate whose page opens a deferred dialog returns at once and the load follows the answer", func(t *testing.T) {
+		ctx := ctxT(t)
+		base := serve(t, map[string]string{"/alerting": `<!doctype html><title>before</title><script>alert("loading"); document.title = "after"</script>`})
+		tab := e.tab(t, "/dialogs.html")
+		tab.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply {
+			return browserpool.DialogReply{Defer: time.Minute}
+		})
+		// The page cannot fire its load event before the alert is
+		// answered: a Navigate waiting for it would wait the minute out.
+		_, err := tab.Navigate(ctx, base+"/alerting")
+		if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), `the navigation opened a alert "loading"`) {
+			t.Fatalf("Navigate to a page that alerts: error = %v, want ErrDialogOpen quoting the alert", err)
+		}
+		if err := tab.AnswerDialog(ctx, true, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.WaitLoad(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if title := eval[string](t, tab, "document.title"); title != "after" {
+			t.Errorf("title after the answer = %q, want the page's script to have gone on", title)
+		}
+		want := browserpool.Dialog{Type: "alert", Message: "loading", Accepted: true, By: browserpool.DialogByCaller}
+		if diff := cmp.Diff(want, lastDialog(t, tab), ignoreDialogTimes); diff != "" {
+			t.Errorf("reported dialog (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("a dialog that opens while nothing acts on the tab does not wedge it", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab, err := e.sess.OpenTab(ctx, "about:blank")

@@ -47,6 +47,13 @@ type NavigateResult struct {
 // net::ERR_NAME_NOT_RESOLVED. A page the server answers with an HTTP error
 // status (404, 500, ...) loads: Navigate returns nil and the result's
 // Status says what the server answered; FinalURL is where redirects led.
+//
+// A dialog the tab's handler deferred does not stop Navigate: the
+// navigation closes it (Tab.Dialogs reports it closed by the page). If
+// the page it loads opens a dialog that the handler defers, Navigate
+// returns ErrDialogOpen at once, as the tab's actions do, rather than wait
+// for a load event the page holds back until the dialog is answered
+// (answer it with Tab.AnswerDialog; Tab.WaitLoad then waits for the load).
 func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, err error) {
 	const op = "Tab.Navigate"
 	if err := checkNavigateURL(op, rawURL); err != nil {
@@ -74,15 +81,26 @@ func (t *Tab) LastNavigation() (NavigateResult, bool) {
 
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
+	// A dialog deferred meanwhile ends the wait for the load event.
+	x := t.ext()
+	ctx, done := x.guardNavigation(ctx)
+	defer done()
+	fail := func(err error) error {
+		var dc *dialogCause
+		if errors.As(context.Cause(ctx), &dc) {
+			return x.dialogOpenErr(op, dc.d, "the navigation")
+		}
+		return t.s.wrap(op, t.id, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 	defer cancel()
 	if err := t.pageEvents(ctx); err != nil {
-		return res, t.s.wrap(op, t.id, err)
+		return res, fail(err)
 	}
 	start := time.Now()
 	var reply page.NavigateReply
 	if err := t.direct.Invoke(ctx, "Page.navigate", page.NewNavigateArgs(rawURL), &reply); err != nil {
-		return res, t.s.wrap(op, t.id, err)
+		return res, fail(err)
 	}
 	if e := t.blockedNavigation(ctx, op, start, rawURL, reply.ErrorText != nil && *reply.ErrorText != ""); e != nil {
 		return res, e // the network policy refused it (netproxy.go)
@@ -103,7 +121,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
 			return res, e
 		}
-		return res, t.s.wrap(op, t.id, err)
+		return res, fail(err)
 	}
 	res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID)
 	t.navMu.Lock()
