@@ -429,7 +429,12 @@ func (p *Pool) Open(ctx context.Context) (*Session, error) {
 // ErrAmbiguousSession error listing the live ids if there are several. It
 // never guesses.
 func (p *Pool) Session(ctx context.Context, id string) (*Session, error) {
-	const op = "Pool.Session"
+	return p.session(ctx, "Pool.Session", id)
+}
+
+// session is Session for the operation op (Pool.ResolveTab, Pool.OpenTab
+// name themselves in its errors).
+func (p *Pool) session(ctx context.Context, op, id string) (*Session, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

@@ -336,3 +336,62 @@ func TestOpenInterruptedByCloseIsErrPoolClosed(t *testing.T) {
 		}
 	})
 }
+
+func TestASessionAndTabOfAClosedPoolSayThePoolWasClosed(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := ctxT(t)
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.OpenTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, openErr := s.OpenTab(ctx, "about:blank")
+	evalErr := tab.Evaluate(ctx, "1", nil)
+	for name, err := range map[string]error{"Session.OpenTab": openErr, "Tab.Evaluate": evalErr} {
+		// Not "open a new session": the closed pool cannot open one.
+		if !errors.Is(err, browserpool.ErrSessionClosed) || !strings.Contains(err.Error(), "reason shutdown") || !strings.Contains(err.Error(), "create a new Pool") {
+			t.Errorf("%s after Pool.Close: error = %v, want ErrSessionClosed (reason shutdown) saying to create a new Pool", name, err)
+		}
+	}
+}
+
+func TestPoolResolveTabAndOpenTabNameThemselvesInTheirErrors(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := ctxT(t)
+	for range 2 {
+		if _, err := p.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := p.Sessions()[0]
+	var got []string
+	for _, err := range []error{
+		func() error { _, err := p.ResolveTab(ctx, browserpool.Ref{SessionID: s.ID(), TabID: "NOPE"}); return err }(),
+		func() error { _, err := p.ResolveTab(ctx, browserpool.Ref{}); return err }(),
+		func() error { _, err := p.OpenTab(ctx, browserpool.Ref{}, "about:blank"); return err }(),
+		func() error { _, err := p.OpenTab(ctx, browserpool.Ref{SessionID: "s-gone"}, "about:blank"); return err }(),
+	} {
+		var e *browserpool.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v is not a *browserpool.Error", err)
+		}
+		got = append(got, e.Op+": "+e.Class.Error())
+	}
+	want := []string{
+		"Pool.ResolveTab: tab not found",
+		"Pool.ResolveTab: several sessions are live and no session id was given",
+		"Pool.OpenTab: several sessions are live and no session id was given",
+		"Pool.OpenTab: session not found",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the operations errors name (-want +got):\n%s", diff)
+	}
+}

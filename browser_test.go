@@ -232,8 +232,8 @@ func TestRefusedURLsSayWhatIsAllowed(t *testing.T) {
 		}
 	}
 	// Navigation accepts only http(s): not even about:blank.
-	if _, err := tab.Navigate(ctx, "about:blank"); !errors.Is(err, browserpool.ErrInvalidURL) {
-		t.Errorf("Navigate(about:blank) error = %v, want ErrInvalidURL", err)
+	if _, err := tab.Navigate(ctx, "about:blank"); !errors.Is(err, browserpool.ErrInvalidURL) || !strings.Contains(err.Error(), `open a new tab with Session.OpenTab(ctx, "about:blank")`) {
+		t.Errorf("Navigate(about:blank) error = %v, want ErrInvalidURL pointing to OpenTab for an empty page", err)
 	}
 	tabs, err := s.Tabs(ctx)
 	if err != nil {

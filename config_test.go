@@ -22,6 +22,7 @@ func TestNewPoolRejectsBrowserFlagsThePoolOwns(t *testing.T) {
 		{"remote-debugging-pipe", browserpool.Config{BrowserArgs: []string{"--remote-debugging-pipe"}}, "--remote-debugging-pipe"},
 		{"remote-debugging-port", browserpool.Config{BrowserArgs: []string{"--remote-debugging-port=9222"}}, "--remote-debugging-port"},
 		{"remote-debugging-address", browserpool.Config{BrowserArgs: []string{"--remote-debugging-address=0.0.0.0"}}, "--remote-debugging-address"},
+		{"the chromium wrapper's temp-profile", browserpool.Config{BrowserArgs: []string{"--temp-profile"}}, "--user-data-dir"},
 		{"a LocalLauncher's Args", browserpool.Config{Launcher: &browserpool.LocalLauncher{Args: []string{"--remote-debugging-port=0"}}}, "--remote-debugging-port"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,7 +18,8 @@ import (
 // *Error gives the operation, the session and tab, and a hint.
 var (
 	// ErrPoolClosed: the Pool (or Tracker, Allocator) was closed. Returned by
-	// every method called after Close.
+	// every method of it called after Close; the sessions and tabs it had
+	// return ErrSessionClosed (reason shutdown).
 	ErrPoolClosed = errors.New("pool is closed")
 	// ErrBrowserNotFound: no browser executable was found (a capability
 	// error). Returned by NewPool's first launch and by Pool.Open.

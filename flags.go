@@ -20,12 +20,19 @@ var ownedFlags = []string{"user-data-dir", "remote-debugging-pipe", "remote-debu
 func checkOwnedFlags(field string, args []string) error {
 	for _, a := range args {
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || !slices.Contains(ownedFlags, strings.ToLower(name)) {
-			continue
-		}
 		shown := a
 		if len(shown) > 80 {
 			shown = shown[:80] + "..."
+		}
+		if strings.HasPrefix(a, "-") && strings.EqualFold(name, "temp-profile") {
+			// Debian's /usr/bin/chromium wrapper turns it into a
+			// --user-data-dir of its own, in a temporary dir nobody removes.
+			return &Error{Op: "NewPool", Class: ErrInvalidConfig,
+				Detail: fmt.Sprintf("%s: %q makes the chromium wrapper script set --user-data-dir, which the pool owns", field, shown),
+				Hint:   "drop it: every session already gets a new profile of its own under Config.Root/sessions, removed when the session ends"}
+		}
+		if !strings.HasPrefix(a, "-") || !slices.Contains(ownedFlags, strings.ToLower(name)) {
+			continue
 		}
 		return &Error{Op: "NewPool", Class: ErrInvalidConfig,
 			Detail: fmt.Sprintf("%s: %q sets --%s, which the pool owns", field, shown, strings.ToLower(name)),

@@ -36,18 +36,19 @@ func (p *Pool) refSession(ctx context.Context, op string, ref Ref) (*Session, er
 		}
 		return p.Open(ctx)
 	}
-	return p.Session(ctx, ref.SessionID)
+	return p.session(ctx, op, ref.SessionID)
 }
 
 // ResolveTab returns the tab ref names: its session by the resolution rule
 // of Pool.Session (or a new session for NewInstance), then the tab by id
 // (checked to belong to that session) or the session's active tab.
 func (p *Pool) ResolveTab(ctx context.Context, ref Ref) (*Tab, error) {
-	s, err := p.refSession(ctx, "Pool.ResolveTab", ref)
+	const op = "Pool.ResolveTab"
+	s, err := p.refSession(ctx, op, ref)
 	if err != nil {
 		return nil, err
 	}
-	return s.Tab(ctx, ref.TabID)
+	return s.tab(ctx, op, ref.TabID)
 }
 
 // OpenTab opens url (http, https or about:blank) in a new tab of the session

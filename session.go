@@ -201,6 +201,9 @@ func (s *Session) endErrLocked(op, tab string) error {
 	}
 	e := newError(op, ErrSessionClosed, fmt.Sprintf("closed (reason %s)", s.reason))
 	e.Session, e.Tab = s.id, tab
+	if s.reason == ReasonShutdown {
+		e.Hint = "its pool was closed (Pool.Close), so no session can be opened in it: create a new Pool to go on"
+	}
 	return e
 }
 

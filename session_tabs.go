@@ -239,7 +239,11 @@ func (s *Session) closeTarget(id string) {
 // session's page targets does not resolve (ErrTabNotInSession when another
 // session of the pool owns it, else ErrTabNotFound).
 func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
-	const op = "Session.Tab"
+	return s.tab(ctx, "Session.Tab", id)
+}
+
+// tab is Tab for the operation op (Pool.ResolveTab names itself).
+func (s *Session) tab(ctx context.Context, op, id string) (*Tab, error) {
 	end, err := s.begin(op, id)
 	if err != nil {
 		return nil, err

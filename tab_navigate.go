@@ -58,6 +58,9 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, er
 	const op = "Tab.Navigate"
 	if err := checkNavigateURL(op, rawURL); err != nil {
 		err.Session, err.Tab = t.s.id, t.id
+		if strings.HasPrefix(strings.ToLower(rawURL), "about:") {
+			err.Hint = "Navigate loads http:// and https:// URLs; for an empty page open a new tab with Session.OpenTab(ctx, \"about:blank\")"
+		}
 		return NavigateResult{}, err
 	}
 	end, err := t.begin(op)
