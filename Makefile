@@ -83,7 +83,9 @@ bench: bench-floor bench-anchors fleet
 # 95 % confidence half-width (x-bare-ci95, printed as ± in the table) was
 # 4 to 8 per cent, wider than the goal's margin (a row as fast as the
 # floor missed ×1.02 about one run in four); they run 1,000 (about ±2 per
-# cent). The rows that time two browsers side by
+# cent). navigate-60-images (not in the issue: a page of 60 images, which
+# our browser fetches through the pool's policy proxy) runs 200, about
+# 200 ms a load. The rows that time two browsers side by
 # side run twice, once with our browser started first and once with the
 # floor's (ours-first: 1 or 0): the start order moves a row by a few per
 # cent on a loaded machine, not always the same way. FLOOR_COUNT repeats every row
@@ -103,7 +105,8 @@ bench-floor: browser
 	  $(FLOOR_BENCH) 'BenchmarkFloor$$/evaluate-sequential' -benchtime 20000x | tee -a $(FLOOR_OUT) && \
 	  $(FLOOR_BENCH) 'BenchmarkFloorConcurrent' -benchtime 1000x | tee -a $(FLOOR_OUT) && \
 	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(tab-open-close|ax-tree)' -benchtime 100x | tee -a $(FLOOR_OUT) && \
-	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(navigate|screenshot)' -benchtime 1000x | tee -a $(FLOOR_OUT) || exit 1; \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/(navigate$$|screenshot)' -benchtime 1000x | tee -a $(FLOOR_OUT) && \
+	  $(FLOOR_BENCH) 'BenchmarkFloor$$/navigate-60-images' -benchtime 200x | tee -a $(FLOOR_OUT) || exit 1; \
 	done
 	$(FLOOR_BENCH) 'BenchmarkFloorColdStart' -benchtime 10x | tee -a $(FLOOR_OUT)
 	$(FLOOR_BENCH) 'BenchmarkFloorFootprint' -benchtime 1x | tee -a $(FLOOR_OUT)

@@ -1,9 +1,12 @@
 package browserpool_test
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mafredri/cdp/protocol/accessibility"
@@ -31,6 +35,25 @@ import (
 // bigDOM builds about 3,000 accessibility nodes in the page.
 const bigDOM = benchfloor.BigDOM
 
+// imagesPage is the navigate-60-images row's page: 60 images of the same
+// host, each URL new to the browser (query makes them differ from one
+// load to the next; they are served no-store besides).
+func imagesPage(query string) string {
+	var sb strings.Builder
+	sb.WriteString("<!doctype html><title>images</title>")
+	for i := range 60 {
+		fmt.Fprintf(&sb, "<img src='/img/%d.png?%s' width=16 height=16>", i, query)
+	}
+	return sb.String()
+}
+
+// tinyPNG is a 1x1 PNG.
+var tinyPNG = func() []byte {
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1)))
+	return buf.Bytes()
+}()
+
 type floorEnv struct {
 	p    *browserpool.Pool
 	s    *browserpool.Session
@@ -50,7 +73,16 @@ func newFloorEnv(b *testing.B) *floorEnv {
 		b.Skip("the bare floor needs chromium on PATH")
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, "<!doctype html><title>t</title><p>hello</p>")
+		switch {
+		case r.URL.Path == "/images":
+			fmt.Fprint(w, imagesPage(r.URL.RawQuery))
+		case strings.HasPrefix(r.URL.Path, "/img/"):
+			w.Header().Set("Content-Type", "image/png")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Write(tinyPNG)
+		default:
+			fmt.Fprint(w, "<!doctype html><title>t</title><p>hello</p>")
+		}
 	}))
 	b.Cleanup(srv.Close)
 	e := &floorEnv{url: srv.URL + "/"}
@@ -166,6 +198,24 @@ func BenchmarkFloor(b *testing.B) {
 			return e.bare.Until(e.bsid, "Page.loadEventFired")
 		}, func() error {
 			_, err := e.tab.Navigate(ctx, e.url)
+			return err
+		})
+	})
+	// A page of 60 images: our browser fetches them through the pool's
+	// policy proxy (netpolicy.go), the floor's straight from the site, so
+	// this row shows what the proxy costs per request, which the one
+	// request of the navigate row hides.
+	b.Run("navigate-60-images", func(b *testing.B) {
+		n := 0
+		e.interleave(b, func() error {
+			n++
+			if err := e.bare.Call(e.bsid, "Page.navigate", map[string]any{"url": fmt.Sprintf("%simages?%d", e.url, n)}, nil); err != nil {
+				return err
+			}
+			return e.bare.Until(e.bsid, "Page.loadEventFired")
+		}, func() error {
+			n++
+			_, err := e.tab.Navigate(ctx, fmt.Sprintf("%simages?%d", e.url, n))
 			return err
 		})
 	})

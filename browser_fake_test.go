@@ -374,10 +374,16 @@ func TestPoolResolveTabAndOpenTabNameThemselvesInTheirErrors(t *testing.T) {
 	s := p.Sessions()[0]
 	var got []string
 	for _, err := range []error{
-		func() error { _, err := p.ResolveTab(ctx, browserpool.Ref{SessionID: s.ID(), TabID: "NOPE"}); return err }(),
+		func() error {
+			_, err := p.ResolveTab(ctx, browserpool.Ref{SessionID: s.ID(), TabID: "NOPE"})
+			return err
+		}(),
 		func() error { _, err := p.ResolveTab(ctx, browserpool.Ref{}); return err }(),
 		func() error { _, err := p.OpenTab(ctx, browserpool.Ref{}, "about:blank"); return err }(),
-		func() error { _, err := p.OpenTab(ctx, browserpool.Ref{SessionID: "s-gone"}, "about:blank"); return err }(),
+		func() error {
+			_, err := p.OpenTab(ctx, browserpool.Ref{SessionID: "s-gone"}, "about:blank")
+			return err
+		}(),
 	} {
 		var e *browserpool.Error
 		if !errors.As(err, &e) {
