@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	_ "image/jpeg"
 	_ "image/png"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -235,4 +239,59 @@ func TestTheOtherPageToolsAgainstRealChromium(t *testing.T) {
 	if msg := fails(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}); !strings.Contains(msg, "http://") || !strings.Contains(msg, "browser_navigate") {
 		t.Errorf("a file URL: %s", msg)
 	}
+}
+
+func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
+	requireBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, formPage) })
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such page", http.StatusNotFound) })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
+	site := httptest.NewServer(mux)
+	defer site.Close()
+	s := newServer(t, Config{DialogTimeout: 300 * time.Millisecond})
+	cs := connect(t, s)
+
+	t.Run("navigate names an HTTP error status and where a redirect led", func(t *testing.T) {
+		if msg := ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/missing"}); !strings.Contains(msg, "HTTP 404 Not Found") {
+			t.Errorf("navigate to a 404 page says:\n%s", msg)
+		}
+		if msg := ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/moved"}); !strings.Contains(msg, "redirected to "+site.URL+"/") || !strings.Contains(msg, "(HTTP 200)") {
+			t.Errorf("navigate through a redirect says:\n%s", msg)
+		}
+	})
+
+	t.Run("fill_form refuses a checkbox value other than true or false and a checkbox field that is not one", func(t *testing.T) {
+		snap := ok(t, cs, "browser_snapshot", nil)
+		agree, email := find(t, `checkbox "I agree" (@e\d+)`, snap), find(t, `textbox "Email" (@e\d+)`, snap)
+		if msg := fails(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{{"ref": agree, "type": "checkbox", "value": "yes", "name": "agree"}}}); !strings.Contains(msg, `"true" (checked) or "false"`) {
+			t.Errorf("a checkbox value of yes:\n%s", msg)
+		}
+		if msg := fails(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{{"ref": email, "type": "checkbox", "value": "true", "name": "email"}}}); !strings.Contains(msg, "is a textbox, not a checkbox") {
+			t.Errorf("a textbox given as a checkbox:\n%s", msg)
+		}
+	})
+
+	t.Run("handle_dialog with none open says what became of the last one", func(t *testing.T) {
+		if msg := fails(t, cs, "browser_handle_dialog", map[string]any{"accept": true}); !strings.Contains(msg, "the page has opened none") {
+			t.Errorf("handle_dialog before any dialog:\n%s", msg)
+		}
+		ask := find(t, `button "Ask" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
+		fails(t, cs, "browser_click", map[string]any{"ref": ask})         // the confirm waits for an answer
+		waitFor(t, "the server's dialog timeout to dismiss the confirm", func() bool {
+			return !strings.Contains(ok(t, cs, "browser_page_info", nil), "Sure?")
+		})
+		if msg := fails(t, cs, "browser_handle_dialog", map[string]any{"accept": true}); !strings.Contains(msg, `confirm "Sure?", got no answer within the server's dialog timeout (300ms) and was dismissed`) {
+			t.Errorf("handle_dialog after the timeout:\n%s", msg)
+		}
+	})
+
+	t.Run("download without a ref on a page that starts none says to pass the ref", func(t *testing.T) {
+		was := downloadWait
+		downloadWait = time.Second
+		defer func() { downloadWait = was }()
+		if msg := fails(t, cs, "browser_download", nil); !strings.Contains(msg, "started no download within 1s") || !strings.Contains(msg, "pass ref") {
+			t.Errorf("download with nothing to download:\n%s", msg)
+		}
+	})
 }

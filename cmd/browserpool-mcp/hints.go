@@ -96,7 +96,7 @@ var classHints = map[error]string{
 	browserpool.ErrAllBusy:      "every browser is busy: wait for a running step to finish and call browser_session_open again, or close a session with browser_session_close",
 
 	browserpool.ErrTabRequired:      "the browser is shared: pass tab set to an id from browser_tabs with action list, or open one with browser_tabs action new",
-	browserpool.ErrCDPRefused:       "the user must start Chrome with --remote-debugging-port=9222 (quitting every other Chrome first); then call the tool again",
+	browserpool.ErrCDPRefused:       "the user must quit every Chrome window and start Chrome with --remote-debugging-port set to the port of the server's -cdp-endpoint and a separate --user-data-dir (Chrome 136+ ignores the port on the default profile); then call the tool again",
 	browserpool.ErrCDPUnreachable:   "the server cannot reach the browser's host: check the -cdp-endpoint host name, then call the tool again",
 	browserpool.ErrCDPNotDevTools:   "the -cdp-endpoint port is not Chrome's DevTools port: restart the server with the port given to --remote-debugging-port",
 	browserpool.ErrCDPTimeout:       "Chrome did not answer: check that it is responsive, then call the tool again",

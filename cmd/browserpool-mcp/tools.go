@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/browserpool/browserpool"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -166,7 +168,7 @@ type EvaluateArgs struct {
 type DownloadArgs struct {
 	Target
 	Element string `json:"element,omitempty" jsonschema:"Human-readable description of the link or button, for the record."`
-	Ref     string `json:"ref,omitempty" jsonschema:"Ref of the link or button that starts the download, from browser_snapshot. Empty waits for a download the page starts by itself."`
+	Ref     string `json:"ref,omitempty" jsonschema:"Ref of the link or button that starts the download, from browser_snapshot. Empty waits up to 30 s for a download the page starts by itself."`
 }
 
 func (s *Server) addPageTools() {
@@ -184,7 +186,7 @@ func (s *Server) addPageTools() {
 			if err != nil {
 				return nil, err
 			}
-			return text("Navigated to %s [session %s, tab %s]. Call browser_snapshot to read the page.", r.URL, r.SessionID, r.TabID), nil
+			return text("%s", navigated(r)), nil
 		}
 		var r browserpool.NavigateResult
 		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
@@ -194,7 +196,7 @@ func (s *Server) addPageTools() {
 		if err != nil {
 			return nil, err
 		}
-		return text("Navigated to %s [session %s, tab %s]. Call browser_snapshot to read the page.", r.URL, r.SessionID, r.TabID), nil
+		return text("%s", navigated(r)), nil
 	})
 
 	add(s, &mcp.Tool{
@@ -285,8 +287,16 @@ func (s *Server) addPageTools() {
 			var trigger func(context.Context) error
 			if in.Ref != "" {
 				trigger = func(ctx context.Context) error { return t.Click(ctx, ref(in.Ref)) }
+				dl, err = t.WaitDownload(ctx, trigger)
+				return err
 			}
-			dl, err = t.WaitDownload(ctx, trigger)
+			wctx, cancel := context.WithTimeout(ctx, downloadWait)
+			defer cancel()
+			dl, err = t.WaitDownload(wctx, nil)
+			if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+				return toolErrorf(fmt.Sprintf("the page started no download within %v", downloadWait),
+					"pass ref set to the link or button that starts the download (from browser_snapshot); browser_download then clicks it and waits")
+			}
 			return err
 		})
 		if err != nil {
@@ -295,6 +305,30 @@ func (s *Server) addPageTools() {
 		return text("Downloaded %q (%d bytes) from %s to %s [session %s, tab %s]", dl.SuggestedName, dl.Bytes, dl.URL, dl.Path, dl.SessionID, dl.TabID), nil
 	})
 }
+
+// navigated is browser_navigate's result: where the tab went, after
+// redirects, and the server's HTTP status, which an error page (404, 500)
+// loads with as a page does.
+func navigated(r browserpool.NavigateResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Navigated to %s", r.URL)
+	if r.FinalURL != "" && r.FinalURL != r.URL {
+		fmt.Fprintf(&b, ", redirected to %s", r.FinalURL)
+	}
+	switch {
+	case r.Status >= 400:
+		fmt.Fprintf(&b, ": the server answered HTTP %d %s, so the page is likely its error page", r.Status, http.StatusText(r.Status))
+	case r.Status != 0:
+		fmt.Fprintf(&b, " (HTTP %d)", r.Status)
+	}
+	fmt.Fprintf(&b, " [session %s, tab %s]. Call browser_snapshot to read the page.", r.SessionID, r.TabID)
+	return b.String()
+}
+
+// downloadWait bounds browser_download's wait for a download the page
+// starts by itself (no ref): well inside the server's limit of a call, so
+// that a page that starts none gets an answer an agent can act on.
+var downloadWait = 30 * time.Second
 
 // expression turns browser_evaluate's code into an expression: a function
 // is called with no arguments, anything else is evaluated as it is.

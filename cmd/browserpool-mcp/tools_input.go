@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -174,7 +175,11 @@ func (s *Server) addInputTools() {
 			answer = "OK"
 		}
 		return s.act(ctx, c, in.Target, ptr("Answered the dialog with "+answer), func(t *browserpool.Tab) error {
-			return t.AnswerDialog(ctx, in.Accept, in.PromptText)
+			err := t.AnswerDialog(ctx, in.Accept, in.PromptText)
+			if errors.Is(err, browserpool.ErrInvalidArgument) {
+				return s.noDialog(t)
+			}
+			return err
 		})
 	})
 
@@ -237,6 +242,31 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 	return text("%s. Call browser_snapshot to see the result.", msg), nil
 }
 
+// noDialog is browser_handle_dialog's error when no dialog is open: it
+// says what became of the tab's last one, which the server may have
+// dismissed itself after DialogTimeout.
+func (s *Server) noDialog(t *browserpool.Tab) error {
+	ds := t.Dialogs()
+	if len(ds) == 0 {
+		return toolErrorf("no dialog is open, and the page has opened none", "nothing to answer: call browser_snapshot to see the page")
+	}
+	d := ds[len(ds)-1]
+	what := fmt.Sprintf("no dialog is open: the last one, a %s %q, ", d.Type, d.Message)
+	switch d.By {
+	case browserpool.DialogTimedOut:
+		what += fmt.Sprintf("got no answer within the server's dialog timeout (%v) and was dismissed (as Cancel)", s.cfg.DialogTimeout)
+	case browserpool.DialogClosedByPage:
+		what += "was closed by a navigation"
+	default:
+		answer := "Cancel"
+		if d.Accepted {
+			answer = "OK"
+		}
+		what += fmt.Sprintf("was answered %s (%s)", answer, d.By)
+	}
+	return toolErrorf(what, "nothing to answer now: call browser_snapshot to see how the page went on, and redo the step that opened the dialog if its answer matters")
+}
+
 // fillForm fills each field with the action its kind needs.
 func fillForm(ctx context.Context, t *browserpool.Tab, fields []FormField) error {
 	for _, f := range fields {
@@ -248,9 +278,12 @@ func fillForm(ctx context.Context, t *browserpool.Tab, fields []FormField) error
 		case "combobox":
 			_, err = t.Select(ctx, r, f.Value)
 		case "checkbox", "radio":
+			if f.Value != "true" && f.Value != "false" {
+				return toolErrorf(fmt.Sprintf("field %s is a %s with value %q", r, f.Type, f.Value), `give a checkbox or radio button the value "true" (checked) or "false" (unchecked)`)
+			}
 			want := f.Value == "true"
 			var on bool
-			on, err = checked(ctx, t, r)
+			on, err = checked(ctx, t, r, f.Type)
 			if err == nil && on != want {
 				if !want && f.Type == "radio" {
 					return toolErrorf(fmt.Sprintf("field %s: a radio button cannot be unchecked", r), "check another radio button of its group instead")
@@ -269,7 +302,11 @@ func fillForm(ctx context.Context, t *browserpool.Tab, fields []FormField) error
 
 // checked reports whether the element of a ref is checked, as a snapshot of
 // the page shows it.
-func checked(ctx context.Context, t *browserpool.Tab, r string) (bool, error) {
+// checkable are the roles browser_fill_form's checkbox and radio fields
+// take: a click toggles them.
+var checkable = map[string]bool{"checkbox": true, "radio": true, "switch": true, "menuitemcheckbox": true, "menuitemradio": true}
+
+func checked(ctx context.Context, t *browserpool.Tab, r, kind string) (bool, error) {
 	snap, err := t.Snapshot(ctx, browserpool.SnapshotOptions{Interactive: true, MaxChars: -1})
 	if err != nil {
 		return false, err
@@ -278,6 +315,10 @@ func checked(ctx context.Context, t *browserpool.Tab, r string) (bool, error) {
 		line = strings.TrimSpace(line)
 		if !strings.Contains(line+" ", " "+r+" ") {
 			continue
+		}
+		// The line starts with the element's role: "- checkbox ...".
+		if role, _, _ := strings.Cut(strings.TrimPrefix(line, "- "), " "); !checkable[role] {
+			return false, toolErrorf(fmt.Sprintf("field %s is a %s, not a %s", r, role, kind), "give the field the type its snapshot line shows: textbox, checkbox, radio, combobox or slider")
 		}
 		i := strings.LastIndex(line, "[")
 		if i < 0 || !strings.HasSuffix(line, "]") {

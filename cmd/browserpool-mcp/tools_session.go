@@ -45,7 +45,7 @@ func (s *Server) addSessionTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_session_open",
-		Description: "Open a browser session of your own under a name: a separate browser with its own cookies and storage. Page tools open one called \"default\" on first use, so call this only for a second, separate browser. Opening a name you already have reuses it.",
+		Description: "Open a browser session of your own under a name: a separate browser with its own cookies and storage. Page tools open one called \"default\" on first use; call this only for a second, separate browser, which the server allows only when started with -max-sessions-per-client 2 or more (one per client by default: close yours first with browser_session_close). Opening a name you already have reuses it.",
 		Annotations: annotations("Open a browser session", false, false, true, true),
 	}, nil, func(ctx context.Context, c *client, in SessionOpenArgs) (*mcp.CallToolResult, error) {
 		if s.cfg.CDPEndpoint != "" {
