@@ -277,7 +277,7 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 			t.Errorf("handle_dialog before any dialog:\n%s", msg)
 		}
 		ask := find(t, `button "Ask" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
-		fails(t, cs, "browser_click", map[string]any{"ref": ask})         // the confirm waits for an answer
+		fails(t, cs, "browser_click", map[string]any{"ref": ask}) // the confirm waits for an answer
 		waitFor(t, "the server's dialog timeout to dismiss the confirm", func() bool {
 			return !strings.Contains(ok(t, cs, "browser_page_info", nil), "Sure?")
 		})
