@@ -20,9 +20,9 @@
 //     resolving the name itself, and dials the address it checked (no
 //     rebinding between check and connect). HTTPS is tunnelled (CONNECT) and
 //     never decrypted. Its cost is one goroutine per browser connection
-//     (two per tunnel), two per site connection kept for the next plain
-//     http request (upstreamIdle at most, 30 s at most), and one listener
-//     per pool, all closed by Pool.Close.
+//     (two per tunnel; a plain http connection keeps its connections to
+//     sites for its next requests, with no goroutine of their own) and one
+//     listener per pool, all closed by Pool.Close.
 
 package browserpool
 

@@ -29,14 +29,6 @@ import (
 // Tab.Navigate reads to name the rule that refused its page.
 const refusalLogSize = 64
 
-// upstreamIdle and upstreamIdlePerHost bound the connections to sites the
-// proxy keeps open for the next plain http request, in all and per host
-// (each with two goroutines of net/http's Transport, for 30 s at most).
-const (
-	upstreamIdle        = 64
-	upstreamIdlePerHost = 16
-)
-
 // lookupTimeout bounds the proxy's name lookup of one host.
 const lookupTimeout = 10 * time.Second
 
@@ -54,7 +46,6 @@ type netProxy struct {
 	ln     net.Listener
 	log    *slog.Logger
 	lookup atomic.Pointer[lookupFunc] // nil: the system resolver (tests replace it)
-	rt     *http.Transport            // forwards plain http to checked addresses
 	ctx    context.Context            // ends when the proxy closes
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the accept loop and every connection's goroutines
@@ -74,19 +65,6 @@ func startNetProxy(policy *netPolicy, log *slog.Logger) (*netProxy, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &netProxy{policy: policy, ln: ln, log: log, ctx: ctx, cancel: cancel, conns: make(map[net.Conn]bool)}
-	x.rt = &http.Transport{
-		Proxy:              nil,
-		DialContext:        x.dialChecked,
-		DisableCompression: true,
-		// Chromium sends a page's requests to one host over up to 6
-		// connections at once (per browser; a pool's browsers share the
-		// proxy). Transport's default of 2 idle connections per host
-		// closed the others after each burst and dialled again at the
-		// next: on a page of 60 images, a third of the proxy's CPU.
-		MaxIdleConns:        upstreamIdle,
-		MaxIdleConnsPerHost: upstreamIdlePerHost,
-		IdleConnTimeout:     30 * time.Second,
-	}
 	x.wg.Add(1)
 	go x.serve()
 	return x, nil
@@ -114,7 +92,6 @@ func (x *netProxy) close() {
 		c.Close()
 	}
 	x.wg.Wait()
-	x.rt.CloseIdleConnections()
 }
 
 func (x *netProxy) track(c net.Conn, on bool) bool {
@@ -208,6 +185,8 @@ func normHost(h string) string {
 func (x *netProxy) handle(c net.Conn) {
 	br := bufio.NewReader(c)
 	out := &relayOut{c: c}
+	sites := siteConns{x: x}
+	defer sites.closeAll()
 	for {
 		req, err := http.ReadRequest(br)
 		if err != nil {
@@ -217,7 +196,7 @@ func (x *netProxy) handle(c net.Conn) {
 			x.tunnel(c, br, req)
 			return
 		}
-		if !x.forward(out, req) {
+		if !x.forward(out, &sites, req) {
 			return
 		}
 	}
@@ -268,42 +247,67 @@ func (x *netProxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {
 	<-done
 }
 
-// forward relays one plain http request to the browser through w; false
-// ends the connection.
-func (x *netProxy) forward(w *relayOut, req *http.Request) bool {
+// forward relays one plain http request to the browser through w, over
+// a connection to the site that sites keeps for the browser connection's
+// next request to it; false ends the browser connection.
+func (x *netProxy) forward(w *relayOut, sites *siteConns, req *http.Request) bool {
 	c := w.c
 	if req.URL == nil || req.URL.Host == "" {
 		writeProxyPage(c, http.StatusBadRequest, "browserpool: the policy proxy only relays absolute http:// URLs")
 		return false
 	}
-	v, err := x.decide(req.URL.Hostname())
+	host := req.URL.Hostname()
+	v, err := x.decide(host)
 	switch {
 	case err != nil:
 		return false // no answer: the request fails in the browser, as a failed lookup would
 	case v.rule != "":
 		drain(req)
-		writeProxyPage(c, http.StatusForbidden, "browserpool: "+req.URL.Hostname()+" is blocked by the network policy: "+v.rule)
+		writeProxyPage(c, http.StatusForbidden, "browserpool: "+host+" is blocked by the network policy: "+v.rule)
 		return true
+	}
+	port := req.URL.Port()
+	if port == "" {
+		port = "80"
 	}
 	req.RequestURI = ""
 	req.Header.Del("Proxy-Connection")
 	req.Header.Del("Proxy-Authorization")
-	out := req.WithContext(x.ctx)
-	resp, err := x.rt.RoundTrip(out)
-	if err != nil {
-		// No answer: the request fails in the browser as a failed connect
-		// would; Tab.Navigate names the cause from the log.
-		x.note(req.URL.Hostname(), "", dialErrText(err))
-		return false
+	// A request without a body can be sent again: on a kept connection
+	// the site may have closed meanwhile, it is, once, on a new one.
+	replayable := req.Body == nil || req.Body == http.NoBody
+	key := normHost(host) + " " + port
+	for attempt := 0; ; attempt++ {
+		sc, kept, err := sites.get(key, v.addrs, port, !replayable)
+		if err != nil {
+			// No answer: the request fails in the browser as a failed
+			// connect would; Tab.Navigate names the cause from the log.
+			x.note(host, "", dialErrText(err))
+			return false
+		}
+		resp, err := sc.roundTrip(req, w)
+		if err != nil {
+			sites.drop(sc)
+			if kept && replayable && attempt == 0 {
+				continue
+			}
+			x.note(host, "", dialErrText(err))
+			return false
+		}
+		if resp.Body != http.NoBody {
+			resp.Body = relayBody{resp.Body, w}
+		}
+		err = resp.Write(w)
+		resp.Body.Close()
+		if err != nil || w.flush() != nil {
+			sites.drop(sc)
+			return false
+		}
+		if req.Close || resp.Close {
+			sites.drop(sc)
+		}
+		return !req.Close && !resp.Close
 	}
-	defer resp.Body.Close()
-	if resp.Body != http.NoBody {
-		resp.Body = relayBody{resp.Body, w}
-	}
-	if err := resp.Write(w); err != nil || w.flush() != nil {
-		return false
-	}
-	return !req.Close && !resp.Close
 }
 
 // relayFlushAt is the most a relayOut holds: the size of its buffer,
@@ -402,23 +406,6 @@ func htmlEscape(s string) string {
 }
 
 func headerSafe(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
-
-// dialChecked is the forwarding transport's dialer: it decides again and
-// dials only a checked address.
-func (x *netProxy) dialChecked(ctx context.Context, _, addr string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	v, err := x.decide(host)
-	if err != nil {
-		return nil, err
-	}
-	if v.rule != "" {
-		return nil, fmt.Errorf("%s is blocked by %s", host, v.rule)
-	}
-	return x.dialAddrs(v.addrs, port)
-}
 
 func (x *netProxy) dialAddrs(addrs []netip.Addr, port string) (net.Conn, error) {
 	p, err := strconv.Atoi(port)

@@ -389,9 +389,10 @@ func TestTheProxyKeepsABrowsersBurstOfSiteConnectionsForTheNextBurst(t *testing.
 	if n := opened.Load(); n != burst {
 		t.Fatalf("the first burst opened %d site connections, want %d", n, burst)
 	}
-	// A connection goes back to the proxy's idle set just after its
-	// response's end reached the browser, so a burst right after may
-	// still open one or two; by the fourth, none.
+	// Each of the browser's connections keeps its site connection. The
+	// browser's own connection goes back to its idle set just after the
+	// response's end reached it, so a burst right after may still open a
+	// new one, and a site connection with it; by the fourth, none.
 	var news []int32
 	for range 4 {
 		before := opened.Load()
@@ -402,4 +403,114 @@ func TestTheProxyKeepsABrowsersBurstOfSiteConnectionsForTheNextBurst(t *testing.
 		}
 	}
 	t.Errorf("every later burst opened new site connections (%v), want one that reused the first burst's %d", news, burst)
+}
+
+// oneShotSite is a site that answers one request per connection and then
+// closes it without saying so (no Connection: close), as a server whose
+// keep-alive timeout ran out between two requests does. It counts the
+// connections it accepted and the requests it answered, body included.
+func oneShotSite(t *testing.T) (addr string, conns *atomic.Int32, bodies chan string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns = new(atomic.Int32)
+	bodies = make(chan string, 16)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					c.Close()
+					return
+				}
+				body, _ := io.ReadAll(req.Body)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				c.Close()
+				// Closed before the test sends its next request (it
+				// waits for this).
+				bodies <- req.Method + " " + string(body)
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return ln.Addr().String(), conns, bodies
+}
+
+func TestARequestOnASiteConnectionTheSiteClosedGoesOutOnANewOne(t *testing.T) {
+	addr, conns, bodies := oneShotSite(t)
+	x, _ := startTestProxy(t)
+	browser, _ := connectToProxy(t, x)
+	br := bufio.NewReader(browser)
+	var got []string
+	for i, req := range []string{
+		"GET http://%s/a HTTP/1.1\r\nHost: %s\r\n\r\n",
+		// The site closed the first connection: a GET is sent again.
+		"GET http://%s/b HTTP/1.1\r\nHost: %s\r\n\r\n",
+		// A body cannot be sent twice: the connection is checked first.
+		"POST http://%s/c HTTP/1.1\r\nHost: %s\r\nContent-Length: 5\r\n\r\nhello",
+	} {
+		if _, err := fmt.Fprintf(browser, req, addr, addr); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: the browser got no response: %v", i, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || string(body) != "ok" {
+			t.Fatalf("request %d: body %q, %v", i, body, err)
+		}
+		got = append(got, <-bodies)
+	}
+	if diff := cmp.Diff([]string{"GET ", "GET ", "POST hello"}, got); diff != "" {
+		t.Errorf("what the site received (-want +got):\n%s", diff)
+	}
+	if n := conns.Load(); n != 3 {
+		t.Errorf("the site accepted %d connections, want 3 (one per request)", n)
+	}
+}
+
+func TestAnInterimResponseReachesTheBrowserBeforeTheFinalOne(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndone")
+	}()
+	x, _ := startTestProxy(t)
+	browser, _ := connectToProxy(t, x)
+	br := bufio.NewReader(browser)
+	addr := ln.Addr().String()
+	fmt.Fprintf(browser, "GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", addr, addr)
+	var got []string
+	for range 2 {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		got = append(got, fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Link"), body))
+	}
+	if diff := cmp.Diff([]string{"103 </s.css>; rel=preload ", "200  done"}, got); diff != "" {
+		t.Errorf("responses the browser read (-want +got):\n%s", diff)
+	}
 }
