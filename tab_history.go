@@ -49,6 +49,7 @@ func (t *Tab) Forward(ctx context.Context) (NavigateResult, error) {
 func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 	const op = "Tab.Reload"
 	res = NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP}
+	caller := ctx
 	err = t.act(ctx, op, "reload", "", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 		defer cancel()
@@ -61,12 +62,12 @@ func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 			if cur := x.currentLoader(ctx); cur != "" && cur != before {
 				res.LoaderID = cur
 				if err := x.waitLoad(ctx, cur); err != nil {
-					return t.historyErr(op, ctx, x, "the reloaded page did not finish loading", err)
+					return t.historyErr(op, caller, ctx, x, "the reloaded page did not finish loading", err)
 				}
 				break
 			}
 			if err := t.lifecycle.next(ctx, changed); err != nil {
-				return t.historyErr(op, ctx, x, "the reload did not start", err)
+				return t.historyErr(op, caller, ctx, x, "the reload did not start", err)
 			}
 		}
 		res.URL = t.currentURL(ctx)
@@ -79,6 +80,7 @@ func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 // goHistory moves delta entries in the history and waits for the page.
 func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res NavigateResult, err error) {
 	res = NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP}
+	caller := ctx
 	err = t.act(ctx, op, action, "", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 		defer cancel()
@@ -110,7 +112,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		for {
 			_, changed := t.lifecycle.has("")
 			if done, err := t.historyArrived(ctx, entry.ID); err != nil {
-				return t.historyErr(op, ctx, x, "", err)
+				return t.historyErr(op, caller, ctx, x, "", err)
 			} else if done {
 				if cur := x.currentLoader(ctx); cur != before {
 					res.LoaderID = cur
@@ -121,7 +123,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 			case <-changed:
 			case <-tick.C:
 			case <-ctx.Done():
-				return t.historyErr(op, ctx, x, res.URL+" did not finish loading", ctx.Err())
+				return t.historyErr(op, caller, ctx, x, res.URL+" did not finish loading", ctx.Err())
 			}
 		}
 	})
@@ -163,11 +165,15 @@ func (t *Tab) currentURL(ctx context.Context) string {
 }
 
 // historyErr turns a failed history wait into ErrTimeout when the
-// navigation bound ran out, and otherwise into the usual action error.
-func (t *Tab) historyErr(op string, ctx context.Context, x *tabExt, what string, err error) error {
+// navigation bound ran out, into the caller's context error when that
+// ended first, and otherwise into the usual action error.
+func (t *Tab) historyErr(op string, caller, ctx context.Context, x *tabExt, what string, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 		if what == "" {
 			what = "the page"
+		}
+		if caller.Err() != nil {
+			return t.callerEnded(op, caller, what)
 		}
 		e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, t.deps.navigationTimeout))
 		e.Session, e.Tab = t.s.id, t.id
@@ -175,4 +181,14 @@ func (t *Tab) historyErr(op string, ctx context.Context, x *tabExt, what string,
 		return e
 	}
 	return x.fail(op, ctx, "", err)
+}
+
+// callerEnded is the error of a navigation or history move whose caller's
+// context ended before the page did what (the library's own bound,
+// Config.NavigationTimeout, had not run out).
+func (t *Tab) callerEnded(op string, caller context.Context, what string) error {
+	e := newError(op, caller.Err(), what+" before the caller's context ended")
+	e.Session, e.Tab = t.s.id, t.id
+	e.Hint = "the page may still be usable: take a snapshot; pass a context with a longer deadline to wait longer"
+	return e
 }

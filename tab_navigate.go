@@ -84,6 +84,7 @@ func (t *Tab) LastNavigation() (NavigateResult, bool) {
 
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
+	caller := ctx
 	// A dialog deferred meanwhile ends the wait for the load event.
 	x := t.ext()
 	ctx, done := x.guardNavigation(ctx)
@@ -119,6 +120,9 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	res.LoaderID = string(*reply.LoaderID)
 	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			if caller.Err() != nil {
+				return res, t.callerEnded(op, caller, echo(res.URL)+" did not finish loading")
+			}
 			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", echo(res.URL), t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"

@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -126,5 +128,41 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 	_, err = tab.Navigate(ctx, closed)
 	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "net::ERR_") {
 		t.Errorf("Navigate to a closed port: %v, want ErrNavigation with the browser's net:: error", err)
+	}
+}
+
+func TestANavigationCutShortByTheCallersDeadlineIsTheCallersErrorNotTheLibrarysTimeout(t *testing.T) {
+	// The page's head arrives, its body never ends: the load event waits.
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hang" {
+			fmt.Fprint(w, "<!doctype html><title>ok</title>")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!doctype html><title>slow</title><p>start")
+		w.(http.Flusher).Flush()
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_, err = tab.Navigate(short, srv.URL+"/hang")
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browserpool.ErrTimeout) || !strings.Contains(err.Error(), "before the caller's context ended") || strings.Contains(err.Error(), "NavigationTimeout") {
+		t.Errorf("Navigate cut short by a 1 s deadline: error = %v, want the caller's context.DeadlineExceeded, not ErrTimeout and its 30 s", err)
+	}
+	short, cancel = context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_, err = tab.Reload(short)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browserpool.ErrTimeout) {
+		t.Errorf("Reload cut short by a 1 s deadline: error = %v, want the caller's context.DeadlineExceeded", err)
 	}
 }

@@ -69,6 +69,11 @@ func describe(err error) string {
 // They replace the library's hints, which name Go methods; the facts (which
 // ref, which sessions, which limit) stay in the error's own text.
 var classHints = map[error]string{
+	// A library error whose class is the call's context error: the
+	// library's hint tells a Go caller to pass a longer deadline.
+	context.DeadlineExceeded: "the call ran out of time; call browser_snapshot to see where the page is, then retry the step",
+	context.Canceled:         "the call was cancelled; call the tool again if it is still needed",
+
 	browserpool.ErrPoolClosed:       "the server is shutting down; reconnect to a running browserpool-mcp",
 	browserpool.ErrBrowserNotFound:  "Chromium is not installed where the server runs: install it (Debian/Ubuntu: apt-get install chromium) or start the server with -browser /path/to/chrome",
 	browserpool.ErrLaunchFailed:     "the browser did not start; call the tool again, and if it keeps failing check the server's log",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -144,6 +145,12 @@ func TestGoMethodNamesBecomeToolNames(t *testing.T) {
 	err = &browserpool.Error{Op: "Tab.Fill", Class: odd, Hint: "retry Tab.Fill after Tab.Snapshot"}
 	if got := describe(err); !strings.HasSuffix(got, "\nNext: retry browser_type after browser_snapshot") {
 		t.Errorf("describe of an unlisted class = %q", got)
+	}
+	// The call's own deadline: the library's hint is for a Go caller.
+	err = &browserpool.Error{Op: "Tab.Navigate", Class: context.DeadlineExceeded, Detail: "http://x/ did not finish loading before the caller's context ended",
+		Hint: "the page may still be usable: take a snapshot; pass a context with a longer deadline to wait longer"}
+	if got := describe(err); !strings.HasSuffix(got, "\nNext: the call ran out of time; call browser_snapshot to see where the page is, then retry the step") {
+		t.Errorf("describe of a call's deadline = %q", got)
 	}
 	// The tracker's words: a workflow is a client here.
 	err = &browserpool.Error{Op: "Tracker.Open", Session: "two", Workflow: "client-1", Class: browserpool.ErrSessionLimit,
