@@ -150,6 +150,22 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("fill keeps a field's maxlength, as typing does, and says the value did not fit", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		if err := tab.Evaluate(ctx, "document.getElementById('name').maxLength = 5", nil); err != nil {
+			t.Fatal(err)
+		}
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		err := tab.Fill(ctx, ref(t, s, "textbox", "Name"), "1234567")
+		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "did not take the whole value") {
+			t.Errorf("Fill of 7 characters into a maxlength of 5: error = %v, want ErrInvalidArgument saying the field did not take it", err)
+		}
+		if got := eval[string](t, tab, "document.getElementById('name').value"); got != "12345" {
+			t.Errorf("the field holds %q, want the 5 characters typing put there", got)
+		}
+	})
+
 	t.Run("fill refuses what is not a text field and says what to use", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/form.html")

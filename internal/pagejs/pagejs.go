@@ -125,10 +125,12 @@ const Fill = `function() {
 
 // FillDone makes sure the value is v (through the prototype's setter,
 // which frameworks' value trackers do not see, if typing did not get it
-// there) and fires input and change.
+// there, unless the field's maxlength refuses v as typing does) and fires
+// input and change. It reports whether the field holds v.
 const FillDone = `function(v) {
 	const el = this;
-	if ('value' in el && el.value !== v) {
+	const limit = typeof el.maxLength === 'number' ? el.maxLength : -1;
+	if ('value' in el && el.value !== v && (limit < 0 || v.length <= limit)) {
 		const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
 		Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
 	}
