@@ -29,7 +29,8 @@ const historyPoll = 50 * time.Millisecond
 // Back goes one entry back in the tab's history, like the browser's back
 // button, and waits until that page has loaded (document.readyState is
 // "complete"), bounded by ctx and Config.NavigationTimeout like Navigate.
-// At the first entry it is an ErrNoHistory error and nothing changes. The
+// At the first entry it is an ErrNoHistory error and nothing changes; the
+// blank page a tab opened with a URL starts on is not an entry. The
 // result's URL is the entry's, redacted; LoaderID is empty when the entry
 // was in the same document (a #fragment or history.pushState).
 func (t *Tab) Back(ctx context.Context) (NavigateResult, error) {
@@ -89,12 +90,19 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 			return x.fail(op, ctx, "", err)
 		}
 		to := h.CurrentIndex + delta
-		if to < 0 || to >= len(h.Entries) {
+		// The blank page a tab starts on, before its first navigation,
+		// is no page to go back to: Chromium cannot attach to it again
+		// once left, and the tab's later calls fail.
+		first := 0
+		if len(h.Entries) > 1 && h.Entries[0].URL == "about:blank" {
+			first = 1
+		}
+		if to < first || to >= len(h.Entries) {
 			where := "first"
 			if delta > 0 {
 				where = "last"
 			}
-			e := newError(op, ErrNoHistory, fmt.Sprintf("the tab is at the %s of its %d history entries", where, len(h.Entries)))
+			e := newError(op, ErrNoHistory, fmt.Sprintf("the tab is at the %s of its %d history entries", where, len(h.Entries)-first))
 			e.Session, e.Tab = t.s.id, t.id
 			return e
 		}

@@ -40,6 +40,21 @@ func TestHistoryGoesBackForwardAndReloadsOnRealChromium(t *testing.T) {
 		if _, err := tab.Forward(ctx); !errors.Is(err, browserpool.ErrNoHistory) {
 			t.Errorf("Forward at the last entry = %v, want ErrNoHistory", err)
 		}
+		// Back twice: the tab opened with a URL started on about:blank,
+		// which is not an entry to go back to (Chromium cannot attach to
+		// it again: every later move failed).
+		if _, err := tab.Back(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tab.Back(ctx); !errors.Is(err, browserpool.ErrNoHistory) {
+			t.Errorf("Back at the first page loaded = %v, want ErrNoHistory", err)
+		}
+		if got := eval[string](t, tab, "document.title"); got != "Sign up" {
+			t.Errorf("after a refused Back: title = %q, want the first page's", got)
+		}
+		if _, err := tab.Forward(ctx); err != nil {
+			t.Errorf("Forward after a refused Back: %v", err)
+		}
 	})
 
 	t.Run("back over a fragment stays in the document", func(t *testing.T) {
