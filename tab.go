@@ -30,7 +30,10 @@ import (
 	"github.com/browserpool/browserpool/internal/redact"
 )
 
-// Tab is one page target of a session. It is safe for concurrent use. A Tab
+// Tab is one page target of a session. It is safe for concurrent use; the
+// actions that move the mouse, press keys, scroll or type (Click, ClickAt,
+// Hover, Drag, Scroll, Press, Type, Fill) take turns, since a page has one
+// pointer and one focused element. A Tab
 // stays usable until it or its session is closed; get one from
 // Session.OpenTab, Session.Tab or Pool.ResolveTab.
 type Tab struct {
@@ -289,6 +292,7 @@ func newTabExt(t *Tab) *tabExt {
 	x.refs.top = &frameSess{targetID: t.id, d: t.direct}
 	x.refs.setup()
 	x.dialog.setup()
+	x.input.turn = make(chan struct{}, 1)
 	return x
 }
 

@@ -47,6 +47,25 @@ type inputState struct {
 	x, y   float64 // guarded by mu; where the mouse last went
 	moved  bool    // guarded by mu; x and y are set
 	groups atomic.Uint64
+	// turn holds a token while an action uses the page's one mouse and
+	// one keyboard focus (see take); capacity 1, made by newTabExt.
+	turn chan struct{}
+}
+
+// take waits for the tab's input. A page has one mouse pointer and one
+// focused element, so actions that move the mouse, press, scroll or type
+// take turns: a click's aim, press and check, or a fill's focus and typing,
+// stay together when goroutines act on one tab at once (two clicks
+// interleaved each pressed where the other had scrolled). It is a turn, not
+// a lock of fields: the holder makes CDP calls, and a waiter gives up when
+// ctx ends. It returns the func that gives the turn back.
+func (x *tabExt) take(ctx context.Context, op, ref string) (func(), error) {
+	select {
+	case x.input.turn <- struct{}{}:
+		return func() { <-x.input.turn }, nil
+	case <-ctx.Done():
+		return nil, x.fail(op, ctx, ref, ctx.Err())
+	}
 }
 
 func (s *inputState) setMouse(x, y float64) {
@@ -81,6 +100,11 @@ const clickAttempts = 3
 func (t *Tab) Click(ctx context.Context, ref string) error {
 	const op = "Tab.Click"
 	return t.onRef(ctx, op, "click", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
+		done, err := x.take(ctx, op, ref)
+		if err != nil {
+			return err
+		}
+		defer done()
 		for attempt := 1; ; attempt++ {
 			px, py, err := x.point(ctx, op, ref, tg, true)
 			if err != nil {
@@ -119,6 +143,11 @@ func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 			e.Hint = "give CSS pixels from the viewport's top left corner; Tab.PageInfo tells the viewport's size"
 			return e
 		}
+		done, err := x.take(ctx, op, "")
+		if err != nil {
+			return err
+		}
+		defer done()
 		if err := x.click(ctx, px, py); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
@@ -131,6 +160,11 @@ func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 func (t *Tab) Hover(ctx context.Context, ref string) error {
 	const op = "Tab.Hover"
 	return t.onRef(ctx, op, "hover", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
+		done, err := x.take(ctx, op, ref)
+		if err != nil {
+			return err
+		}
+		defer done()
 		px, py, err := x.point(ctx, op, ref, tg, true)
 		if err != nil {
 			return err
@@ -202,6 +236,11 @@ func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 	const op = "Tab.Scroll"
 	args := fmt.Sprintf("dx=%g dy=%g ref=%s at=%g,%g", opts.DeltaX, opts.DeltaY, opts.Ref, opts.X, opts.Y)
 	return t.act(ctx, op, "scroll", args, nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		done, err := x.take(ctx, op, opts.Ref)
+		if err != nil {
+			return err
+		}
+		defer done()
 		px, py := opts.X, opts.Y
 		switch {
 		case opts.Ref != "":

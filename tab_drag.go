@@ -73,6 +73,11 @@ func (d *dragState) take() json.RawMessage {
 func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 	const op = "Tab.Drag"
 	return t.onRef(ctx, op, "drag", fromRef, "to "+toRef, func(ctx context.Context, x *tabExt, from refTarget, args *string) error {
+		done, err := x.take(ctx, op, fromRef)
+		if err != nil {
+			return err
+		}
+		defer done()
 		to, err := x.resolve(ctx, op, toRef)
 		if err != nil {
 			return err

@@ -25,6 +25,11 @@ import (
 func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
 	return t.onRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
+		done, err := x.take(ctx, op, ref)
+		if err != nil {
+			return err
+		}
+		defer done()
 		if err := tg.f.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}

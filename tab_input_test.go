@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -462,5 +463,47 @@ func BenchmarkClickByRef(b *testing.B) {
 	b.StopTimer()
 	if n := eval[int](b, tab, "n"); n < b.N {
 		b.Fatalf("%d clicks counted, want %d", n, b.N)
+	}
+}
+
+func TestGoroutinesClickingOneTabAtOnceEachLandEveryClick(t *testing.T) {
+	// Two buttons far apart (one needs a scroll), each counting its clicks.
+	base := serve(t, map[string]string{"/": `<!doctype html><title>two</title><body style="height:4000px;margin:0">
+<button id="a" style="position:absolute;top:20px" onclick="this.dataset.n = (+this.dataset.n || 0) + 1">A</button>
+<button id="b" style="position:absolute;top:2500px" onclick="this.dataset.n = (+this.dataset.n || 0) + 1">B</button></body>`})
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := snap(t, tab, browserpool.SnapshotOptions{})
+	refs := []string{ref(t, sn, "button", "A"), ref(t, sn, "button", "B")}
+	const clicks = 10
+	errs := make(chan error, 2*clicks)
+	var wg sync.WaitGroup
+	for _, r := range refs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range clicks {
+				errs <- tab.Click(ctx, r)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a click failed: %v", err)
+		}
+	}
+	var got [2]int
+	if err := tab.Evaluate(ctx, "[+document.getElementById('a').dataset.n, +document.getElementById('b').dataset.n]", &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != [2]int{clicks, clicks} {
+		t.Errorf("clicks counted by A and B = %v, want %d each", got, clicks)
 	}
 }

@@ -33,6 +33,11 @@ func (t *Tab) Press(ctx context.Context, keys string) error {
 		return e
 	}
 	return t.act(ctx, op, "press", keys, check, func(ctx context.Context, x *tabExt, _ *string) error {
+		done, err := x.take(ctx, op, "")
+		if err != nil {
+			return err
+		}
+		defer done()
 		for _, ev := range events {
 			if err := x.key(ctx, ev); err != nil {
 				return x.fail(op, ctx, "", err)
@@ -52,6 +57,11 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.act(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
+		done, err := x.take(ctx, op, "")
+		if err != nil {
+			return err
+		}
+		defer done()
 		var secret bool
 		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
 		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {

@@ -479,6 +479,14 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 	var re *rpcc.ResponseError
 	if errors.As(err, &re) {
 		msg := re.Message + " " + re.Data
+		if strings.Contains(msg, "No node found at given location") && ref != "" {
+			// Nothing is at the element's point (the page scrolled or
+			// moved since it was aimed at): not a stale ref.
+			e := newError(op, ErrNotVisible, ref+" is not at the point it was aimed at: the page scrolled or moved it")
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "take a new snapshot and retry; if the page keeps moving, wait for it to settle"
+			return e
+		}
 		for _, s := range []string{"No node with given id", "Could not find node", "does not belong to the document",
 			"Node is detached", "No node found", "Node with given id does not belong", "Cannot find context with specified id",
 			"No target with given id", "Session with given id not found"} {
