@@ -149,7 +149,7 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	}
 	t.direct = direct
 	t.pageReady = make(chan struct{})
-	t.lifecycle = newLifecycleWatch(direct, t.pageEvents)
+	t.lifecycle = newLifecycleWatch(direct, t.pageEvents, t.id)
 	t.x = newTabExt(t)
 	// Follow lifecycle events and dialogs on the mux's reader: the tab then
 	// costs no goroutine of its own (none per stream, and no rpcc.Conn
@@ -282,6 +282,22 @@ type tabExt struct {
 	// with the tab's connection.
 	dialogs  chan *page.JavascriptDialogOpeningReply
 	watching atomic.Bool
+
+	// actDocs is the main frame's count of new documents
+	// (lifecycleWatch.commits) when the tab's latest action began, or a
+	// wait last saw a document load (docsSeen): a WaitNavigation without
+	// an action waits for a navigation after it, which may have committed
+	// already.
+	actDocs atomic.Uint64
+}
+
+// docsSeen marks the main frame's documents so far as not to be waited
+// for by a WaitNavigation without an action (see actDocs): an action
+// begins, or a wait saw a document load.
+func (x *tabExt) docsSeen() {
+	if w := x.t.lifecycle; w != nil {
+		x.actDocs.Store(w.commits.Load())
+	}
 }
 
 // ext returns the tab's action state (made by connect).
@@ -322,6 +338,7 @@ func (t *Tab) act(ctx context.Context, op, action, args string, check func() err
 		return err
 	}
 	x := t.ext()
+	x.docsSeen()
 	// The trace's end is the call's: the clock is read once more, not
 	// twice. The call ends even if recording the entry panics.
 	var took time.Duration
@@ -361,9 +378,15 @@ type lifecycleWatch struct {
 	done   <-chan struct{}                 // the tab's connection context
 	ready  func(ctx context.Context) error // Tab.pageEvents: waiters wait for it first
 	listen func() (stop func())            // cdpmux.Direct.Listen: waiters have the mux read while they wait
+	main   string                          // the main frame's id (the tab's target id)
+
+	// commits counts the main frame's new documents (its init and commit
+	// events; written under mu, read without it).
+	commits atomic.Uint64
 
 	mu      sync.Mutex
 	seen    map[string]bool   // guarded by mu; "loaderID/name" received
+	loader  string            // guarded by mu; the main frame's newest document, by its events
 	pending []*lifecycleEvent // guarded by mu; not yet taken by the agent actions (bounded)
 	changed chan struct{}     // guarded by mu; closed and replaced on every event
 }
@@ -373,8 +396,16 @@ type lifecycleWatch struct {
 // navigation matters to them).
 const lifecyclePending = 64
 
-func newLifecycleWatch(d *cdpmux.Direct, ready func(context.Context) error) *lifecycleWatch {
-	return &lifecycleWatch{done: d.Done(), ready: ready, listen: d.Listen, seen: make(map[string]bool), changed: make(chan struct{})}
+func newLifecycleWatch(d *cdpmux.Direct, ready func(context.Context) error, main string) *lifecycleWatch {
+	return &lifecycleWatch{done: d.Done(), ready: ready, listen: d.Listen, main: main, seen: make(map[string]bool), changed: make(chan struct{})}
+}
+
+// mainDoc returns how many new documents the main frame has had and the
+// newest one's loader id, as its events said.
+func (w *lifecycleWatch) mainDoc() (uint64, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits.Load(), w.loader
 }
 
 // lifecycleEvent is the part of a Page.lifecycleEvent the tab reads
@@ -396,6 +427,10 @@ func (w *lifecycleWatch) note(params json.RawMessage) {
 		clear(w.seen)
 	}
 	w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
+	if ev.FrameID == w.main && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" && ev.LoaderID != w.loader {
+		w.loader = ev.LoaderID
+		w.commits.Add(1)
+	}
 	if len(w.pending) >= lifecyclePending {
 		w.pending = slices.Delete(w.pending, 0, 1)
 	}

@@ -130,6 +130,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		}
 		return res, fail(err)
 	}
+	x.docsSeen()
 	res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID)
 	t.navMu.Lock()
 	t.lastNav = res

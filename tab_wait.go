@@ -118,6 +118,7 @@ func (x *tabExt) waitLoad(ctx context.Context, loader string) error {
 			loader = l
 		}
 		if ok, _ := w.has(loader + "/load"); ok {
+			x.docsSeen()
 			return nil
 		}
 		if err := w.next(ctx, changed); err != nil {
@@ -151,8 +152,10 @@ func (x *tabExt) onLifecycle(ev *lifecycleEvent) string {
 }
 
 // WaitNavigation runs action (a click on a link, a form submission; nil
-// for a navigation already requested) and waits until the main frame has
-// committed a new document and that document has fired its load event.
+// for a navigation already requested, by the tab's latest action or since)
+// and waits until the main frame has committed a new document and that
+// document has fired its load event. With nil, a navigation of the latest
+// action that has committed already counts.
 // A same-document navigation (history.pushState, a #fragment) is not one:
 // the wait runs out. Bounded by ctx and DefaultWaitTimeout.
 func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Context) error) (err error) {
@@ -170,8 +173,8 @@ func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Contex
 	caller := ctx
 	ctx, cancel := waitCtx(ctx, DefaultWaitTimeout)
 	defer cancel()
-	x.lifecycleInits() // note what happened before
-	before := x.currentLoader(ctx)
+	x.lifecycleInits()             // note what happened before
+	before := x.currentLoader(ctx) // a round trip: the events before it are in
 	if action != nil {
 		if err := action(ctx); err != nil {
 			return err
@@ -179,6 +182,16 @@ func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Contex
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
+	if w := t.lifecycle; action == nil && w != nil {
+		if n, loader := w.mainDoc(); n > x.actDocs.Load() && loader != "" && loader == before {
+			// The navigation the tab's latest action requested has
+			// committed already: wait for its load.
+			if err := x.waitLoad(ctx, loader); err != nil {
+				return x.waitErr(op, caller, ctx, "the new page did not finish loading", err)
+			}
+			return nil
+		}
+	}
 	for {
 		if cur := x.currentLoader(ctx); cur != "" && cur != before {
 			if err := x.waitLoad(ctx, cur); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/browserpool/browserpool"
 )
@@ -136,6 +137,30 @@ func TestWaitsOnRealChromium(t *testing.T) {
 		defer cancel()
 		if err := tab.WaitNavigation(short, nil); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no navigation committed") {
 			t.Errorf("WaitNavigation with nothing navigating: error = %v", err)
+		}
+	})
+
+	t.Run("wait navigation without an action counts a navigation the latest action made that has committed already", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		// The action navigates at once; by the time WaitNavigation
+		// starts, the new document may well have committed.
+		if err := tab.Evaluate(ctx, `location.href = '/slowload.html'`, nil); err != nil {
+			t.Fatal(err)
+		}
+		// Watched through the raw client: an action would count as the
+		// tab's latest.
+		waitFor(t, "the new document to commit", func() bool {
+			r, err := tab.Client().Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.title").SetReturnByValue(true))
+			return err == nil && string(r.Result.Value) == `"Slow load"`
+		})
+		short, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := tab.WaitNavigation(short, nil); err != nil {
+			t.Fatalf("WaitNavigation(nil) after the action's navigation committed: %v", err)
+		}
+		if got := eval[[]string](t, tab, "[document.readyState, document.title]"); !cmp.Equal(got, []string{"complete", "Slow load"}) {
+			t.Errorf("after WaitNavigation: readyState, title = %q", got)
 		}
 	})
 
