@@ -286,6 +286,16 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 		}
 	})
 
+	t.Run("texts name the tools' arguments, not the library's Go names", func(t *testing.T) {
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"})
+		if msg := ok(t, cs, "browser_snapshot", map[string]any{"maxChars": 200}); !strings.Contains(msg, "use interactive or a larger maxChars]") || strings.Contains(msg, "MaxChars") {
+			t.Errorf("a cut snapshot:\n%s", msg)
+		}
+		if msg := fails(t, cs, "browser_session_open", map[string]any{"name": "a b/c"}); strings.Contains(msg, "ValidateID") || !strings.Contains(msg, `"a b/c"`) {
+			t.Errorf("a session name with spaces:\n%s", msg)
+		}
+	})
+
 	t.Run("download without a ref on a page that starts none says to pass the ref", func(t *testing.T) {
 		was := downloadWait
 		downloadWait = time.Second

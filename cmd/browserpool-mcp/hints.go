@@ -187,6 +187,8 @@ var goToTool = []struct{ goName, tool string }{
 	{"AttachedView.CloseTab", "browser_tabs action close"},
 	{"AttachedView.Open", "browser_navigate"},
 	{"AttachedView.Do", "browser_tabs"},
+	// An id the library checked (a session name): its Go function.
+	{"browserpool: ValidateID: ", "browserpool: "},
 }
 
 // libraryWords are the library's words for what an agent knows by another

@@ -213,7 +213,10 @@ func (s *Server) addPageTools() {
 			return nil, err
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "Page: %s\nURL: %s\n[session %s, tab %s]\n\n%s", snap.Title, snap.URL, snap.SessionID, snap.TabID, snap.Text)
+		// The library's truncation line names its Go options; the tool's
+		// arguments are spelled in lower camel case.
+		body := strings.Replace(snap.Text, "use Interactive or a larger MaxChars]", "use interactive or a larger maxChars]", 1)
+		fmt.Fprintf(&b, "Page: %s\nURL: %s\n[session %s, tab %s]\n\n%s", snap.Title, snap.URL, snap.SessionID, snap.TabID, body)
 		if snap.Omitted > 0 {
 			fmt.Fprintf(&b, "\n(%d elements left out: pass a larger maxChars, or interactive true)", snap.Omitted)
 		}
