@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -439,6 +441,31 @@ func TestNavigationFailureCarriesTheBrowsersErrorText(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("the error leaks the query string: %v", err)
+	}
+	// OpenTab whose navigation fails returns the tab it opened, which the
+	// caller can close.
+	other, err := s.OpenTab(ctx, "http://"+addr+"/")
+	if !errors.Is(err, browserpool.ErrNavigation) || other == nil {
+		t.Fatalf("OpenTab of a closed port = %v, %v; want the open tab and ErrNavigation", other, err)
+	}
+	if err := s.CloseTab(ctx, other.ID()); err != nil {
+		t.Errorf("closing the tab a failed OpenTab returned: %v", err)
+	}
+	// A URL that answers with a file to save: Chromium aborts the
+	// navigation, and the error says it is most likely a download.
+	base := serve(t, map[string]string{"/": "<!doctype html><title>x</title>"})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="r.csv"`)
+		w.Header().Set("Content-Type", "text/csv")
+		io.WriteString(w, "a,b\n")
+	}))
+	defer srv.Close()
+	if _, err := tab.Navigate(ctx, base+"/"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tab.Navigate(ctx, srv.URL+"/r.csv")
+	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "net::ERR_ABORTED") || !strings.Contains(err.Error(), "Tab.WaitDownload") {
+		t.Errorf("Navigate to a download: error = %v, want ErrNavigation with net::ERR_ABORTED pointing to Tab.WaitDownload", err)
 	}
 }
 

@@ -1,5 +1,7 @@
 package browserpool
 
+import "time"
+
 // NewTestLocalLauncher returns the local launcher, controlling its browsers
 // over their websocket only when noPipe is set: such a browser survives a
 // SIGKILLed host until the next pool's sweep, which is what the sweep's
@@ -14,4 +16,13 @@ func (s *Session) CrashedTabs() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.crashed)
+}
+
+// SetFileChooserWait sets how long Tab.Upload waits for a file chooser
+// (fileChooserWait) and returns the func that restores it. It exists only
+// in tests.
+func SetFileChooserWait(d time.Duration) (restore func()) {
+	was := fileChooserWait
+	fileChooserWait = d
+	return func() { fileChooserWait = was }
 }

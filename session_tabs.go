@@ -121,7 +121,9 @@ func (s *Session) activeLocked(infos []target.Info) string {
 
 // OpenTab opens a new tab, makes it the active tab and, unless url is
 // about:blank or empty, navigates it and waits for the load. Only http,
-// https and about:blank are allowed.
+// https and about:blank are allowed. If the navigation fails (or ctx ends
+// during it), OpenTab returns the tab, open, with the error: navigate it
+// again, or close it with CloseTab.
 //
 // The first OpenTab on a session the pool launched uses the browser's
 // start-up tab instead of opening a second one, when that tab is the only

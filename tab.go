@@ -283,6 +283,10 @@ type tabExt struct {
 	dialogs  chan *page.JavascriptDialogOpeningReply
 	watching atomic.Bool
 
+	// choosers carries Page.fileChooserOpened from the mux's reader to the
+	// Upload waiting for it (tab_form.go); capacity 1.
+	choosers chan *fileChooser
+
 	// actDocs is the main frame's count of new documents
 	// (lifecycleWatch.commits) when the tab's latest action began, or a
 	// wait last saw a document load (docsSeen): a WaitNavigation without
@@ -309,6 +313,7 @@ func newTabExt(t *Tab) *tabExt {
 	x.refs.setup()
 	x.dialog.setup()
 	x.input.turn = make(chan struct{}, 1)
+	x.choosers = make(chan *fileChooser, 1)
 	return x
 }
 

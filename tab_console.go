@@ -322,5 +322,7 @@ func (x *tabExt) onToolEvent(method string, params json.RawMessage) {
 		x.netlog.note(method, params)
 	case "Input.dragIntercepted":
 		x.drag.intercepted(params)
+	case "Page.fileChooserOpened":
+		x.chooserOpened(params)
 	}
 }

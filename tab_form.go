@@ -1,16 +1,20 @@
 // Room: form fields and upload (Fill, Select, Upload). No lock: each
-// action reads and writes the page only.
+// action reads and writes the page only; a file chooser the page opens
+// reaches Upload through tabExt.choosers.
 
 package browserpool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/page"
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	kb "github.com/browserpool/browserpool/internal/keys"
@@ -129,7 +133,12 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 // Upload sets the files of the file input a ref names, as if the user
 // chose them, and fires its input and change events. Paths must be
 // absolute and name existing regular files on this machine; several files
-// need an input with the multiple attribute.
+// need an input with the multiple attribute. The ref may also name what
+// opens a file chooser (a "Choose file" button or label over a hidden
+// input, in the tab's top frame): Upload clicks it and gives the chooser
+// the files; one that opens no chooser within 5 seconds is an
+// ErrInvalidArgument error, and so, without a click, is a control a click
+// would change (a checkbox, a text box).
 //
 // On a local browser the browser reads the files itself
 // (DOM.setFileInputFiles). On a remote browser (a Browserless or
@@ -193,7 +202,13 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 		_, multiple := attrs["multiple"]
 		switch {
 		case desc.Node.NodeName != "INPUT" || !strings.EqualFold(attrs["type"], "file"):
-			return x.badTarget(op, ref, tg, "not a file input", "take a snapshot and use the ref of the file input (often a button labelled Choose File or Browse)")
+			// A button or label that opens a (often hidden) file input's
+			// chooser: click it and take the chooser.
+			input, err := x.chooser(ctx, op, ref, tg, len(paths))
+			if err != nil {
+				return err
+			}
+			tg, multiple = input, true // the chooser's mode was checked
 		case len(paths) > 1 && !multiple:
 			return x.badTarget(op, ref, tg, "a file input that takes one file", "pass one path")
 		}
@@ -208,4 +223,100 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 		}
 		return nil
 	})
+}
+
+// fileChooserWait bounds how long Tab.Upload waits, after clicking an
+// element that is not a file input, for the page to open a file chooser
+// (tests shorten it).
+var fileChooserWait = 5 * time.Second
+
+// changedByClick are the roles of controls a click changes (or focuses
+// for typing): Upload refuses them without clicking.
+var changedByClick = map[string]bool{
+	"checkbox": true, "radio": true, "switch": true, "textbox": true, "searchbox": true, "combobox": true,
+	"listbox": true, "option": true, "slider": true, "spinbutton": true, "menuitemcheckbox": true, "menuitemradio": true, "tab": true,
+}
+
+// fileChooser is a Page.fileChooserOpened event: the input whose chooser
+// the page opened.
+type fileChooser struct {
+	Mode          string            `json:"mode"` // selectSingle or selectMultiple
+	BackendNodeID dom.BackendNodeID `json:"backendNodeId"`
+}
+
+// chooserOpened hands a Page.fileChooserOpened event to a waiting Upload
+// (on the mux's reader; never blocks: one that nobody waits for is
+// dropped).
+func (x *tabExt) chooserOpened(params json.RawMessage) {
+	ev := new(fileChooser)
+	if json.Unmarshal(params, ev) != nil {
+		return
+	}
+	select {
+	case x.choosers <- ev:
+	default:
+	}
+}
+
+// chooser clicks the element tg, which is not a file input, with the
+// browser's file choosers intercepted (Page.setInterceptFileChooserDialog),
+// and returns the input whose chooser the click opened.
+func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, files int) (refTarget, error) {
+	none := func(why string) error {
+		return x.badTarget(op, ref, tg, "not a file input, and "+why,
+			"use the ref of the file input, or of the button or label that opens its file chooser (often labelled Choose File, Browse or Upload)")
+	}
+	if changedByClick[tg.role] {
+		// Never click a control to see whether it opens a chooser: the
+		// click would change it.
+		return refTarget{}, none("a click would change it rather than open a file chooser")
+	}
+	if tg.f != x.refs.top {
+		return refTarget{}, none("in a frame of another site, where Upload cannot take a file chooser")
+	}
+	d := x.t.direct
+	if err := x.t.pageEvents(ctx); err != nil { // the chooser comes as a Page event
+		return refTarget{}, x.fail(op, ctx, ref, err)
+	}
+	for len(x.choosers) > 0 {
+		<-x.choosers // a chooser an earlier click opened
+	}
+	if err := d.Invoke(ctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(true), nil); err != nil {
+		return refTarget{}, x.fail(op, ctx, ref, err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		d.Invoke(cctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(false), nil)
+	}()
+	done, err := x.take(ctx, op, ref)
+	if err != nil {
+		return refTarget{}, err
+	}
+	px, py, err := x.point(ctx, op, ref, tg, true)
+	if err == nil {
+		if err = x.click(ctx, px, py); err != nil {
+			err = x.fail(op, ctx, ref, err)
+		}
+	}
+	done()
+	if err != nil {
+		return refTarget{}, err
+	}
+	stop := d.Listen() // the chooser comes as an event
+	defer stop()
+	wait := fileChooserWait
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case ev := <-x.choosers:
+		if files > 1 && ev.Mode != "selectMultiple" {
+			return refTarget{}, x.badTarget(op, ref, tg, "a button whose file chooser takes one file", "pass one path")
+		}
+		return refTarget{f: tg.f, node: ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}, nil
+	case <-timer.C:
+		return refTarget{}, none(fmt.Sprintf("clicking it opened no file chooser within %v", wait))
+	case <-ctx.Done():
+		return refTarget{}, x.fail(op, ctx, ref, ctx.Err())
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -295,6 +296,13 @@ func TestInputOnRealChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitJS(t, tab, "document.getElementById('out').textContent === 'many: a.txt/5, b.csv/5'")
+		// A button that opens a hidden input's file chooser: the input
+		// has no ref (hidden), the button does.
+		if err := tab.Upload(ctx, ref(t, s, "button", "Choose photos"), b, a); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'hidden: b.csv/5, a.txt/5'")
+		defer browserpool.SetFileChooserWait(500 * time.Millisecond)()
 		for _, c := range []struct {
 			ref   string
 			paths []string
@@ -309,6 +317,21 @@ func TestInputOnRealChromium(t *testing.T) {
 			if err := tab.Upload(ctx, c.ref, c.paths...); !errors.Is(err, browserpool.ErrInvalidArgument) {
 				t.Errorf("Upload(%s, %q) error = %v, want ErrInvalidArgument", c.ref, c.paths, err)
 			}
+		}
+	})
+
+	t.Run("refs of a same-site frame that navigated are stale, not hidden", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/frames.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		old := ref(t, s, "button", "Press same")
+		if err := tab.Evaluate(ctx, "document.getElementById('same').src = '/frame-inner.html?who=again'", nil); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "(d => d.location.search === '?who=again' && d.readyState === 'complete')(document.getElementById('same').contentDocument)")
+		err := tab.Click(ctx, old)
+		if !errors.Is(err, browserpool.ErrStaleRef) {
+			t.Errorf("Click on a ref of the frame's old document: error = %v, want ErrStaleRef (the hint of ErrNotVisible sends an agent to wait for it)", err)
 		}
 	})
 

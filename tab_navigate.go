@@ -112,6 +112,11 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
 		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))
 		e.Session, e.Tab = t.s.id, t.id
+		if *reply.ErrorText == "net::ERR_ABORTED" {
+			// Chromium aborts the navigation of a URL that answers
+			// with a file to save (Content-Disposition: attachment).
+			e.Hint = "the load was cancelled, most often because the URL answers with a file to download: fetch it with Tab.WaitDownload, its trigger clicking the link (or navigating); else the page went elsewhere meanwhile: retry"
+		}
 		return res, e
 	}
 	if reply.LoaderID == nil || *reply.LoaderID == "" {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/cdpmux"
+	"github.com/browserpool/browserpool/internal/pagejs"
 	"github.com/browserpool/browserpool/internal/redact"
 )
 
@@ -498,6 +499,11 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 		}
 		for _, s := range []string{"Could not compute content quads", "does not have a layout object", "not visible", "Could not compute box model"} {
 			if strings.Contains(msg, s) && ref != "" {
+				if x.discarded(ctx, ref) {
+					e := newError(op, ErrStaleRef, ref+" is in a document its frame has left (the frame navigated)")
+					e.Session, e.Tab, e.Err = t.s.id, t.id, err
+					return e
+				}
 				e := newError(op, ErrNotVisible, ref+" has no layout box (hidden with display:none, collapsed, or not rendered)")
 				e.Session, e.Tab, e.Err = t.s.id, t.id, err
 				return e
@@ -510,6 +516,27 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 		return e
 	}
 	return t.s.wrap(op, t.id, err)
+}
+
+// discarded reports whether ref's element belongs to a document no frame
+// shows any more: a same-site frame that navigated keeps its old nodes
+// resolvable, without a layout box, so an action on one looked like one on
+// a hidden element. It is asked only when an action found no box.
+func (x *tabExt) discarded(ctx context.Context, ref string) bool {
+	tg, err := x.resolve(ctx, "", ref)
+	if err != nil {
+		return false
+	}
+	var shown bool
+	if err := x.callOn(ctx, "", tg.f, tg.node, pagejs.Shown, nil, &shown); err != nil {
+		var re *rpcc.ResponseError
+		if !errors.As(err, &re) {
+			return false
+		}
+		msg := re.Message + " " + re.Data
+		return strings.Contains(msg, "No node with given id") || strings.Contains(msg, "does not belong to the document")
+	}
+	return !shown
 }
 
 // errFrameGone marks a call on an out-of-process frame's session that ended.

@@ -397,6 +397,12 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		this.el.Value = v
 		b.changedLocked(t, this.el)
 		return byValue(true)
+	case "Shown":
+		if this.el == nil {
+			break
+		}
+		// The fake's elements are in the one document its page shows.
+		return byValue(true)
 	case "Select":
 		if this.el == nil {
 			break

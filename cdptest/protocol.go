@@ -287,7 +287,9 @@ func init() {
 		"Page.getFrameTree":              (*Browser).getFrameTree,
 		"Page.setLifecycleEventsEnabled": (*Browser).setLifecycleEventsEnabled,
 		"Page.getNavigationHistory":      (*Browser).getNavigationHistory,
-		"Runtime.evaluate":               (*Browser).evaluateCall,
+		// Fake pages open no file chooser: a click never reports one.
+		"Page.setInterceptFileChooserDialog": set(func(*session) {}),
+		"Runtime.evaluate":                   (*Browser).evaluateCall,
 
 		// Every tab of a launched browser sets its viewport
 		// (Config.Viewport); fake pages follow it.

@@ -48,6 +48,9 @@ func describe(err error) string {
 				break
 			}
 		}
+		if errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED") {
+			next = "the load was cancelled, most often because the URL answers with a file to download: call browser_download with the ref of the link to it; else call browser_navigate again"
+		}
 		if h := toolNames(be.Hint); next == "" && !goName.MatchString(h) {
 			next = h
 		}

@@ -146,6 +146,11 @@ func TestGoMethodNamesBecomeToolNames(t *testing.T) {
 	if got := describe(err); !strings.HasSuffix(got, "\nNext: retry browser_type after browser_snapshot") {
 		t.Errorf("describe of an unlisted class = %q", got)
 	}
+	// A navigation Chromium aborted: most often a download.
+	err = &browserpool.Error{Op: "Tab.Navigate", Class: browserpool.ErrNavigation, Detail: "http://x/report.csv: net::ERR_ABORTED"}
+	if got := describe(err); !strings.Contains(got, "\nNext: the load was cancelled, most often because the URL answers with a file to download: call browser_download") {
+		t.Errorf("describe of an aborted navigation = %q", got)
+	}
 	// The call's own deadline: the library's hint is for a Go caller.
 	err = &browserpool.Error{Op: "Tab.Navigate", Class: context.DeadlineExceeded, Detail: "http://x/ did not finish loading before the caller's context ended",
 		Hint: "the page may still be usable: take a snapshot; pass a context with a longer deadline to wait longer"}

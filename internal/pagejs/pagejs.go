@@ -139,6 +139,11 @@ const FillDone = `function(v) {
 	return 'value' in el ? el.value === v : true;
 }`
 
+// Shown reports whether the element is in a document a frame still shows:
+// connected, and its document has a window (a frame that navigated leaves
+// its old document without one).
+const Shown = `function() { return this.isConnected && this.ownerDocument.defaultView !== null; }`
+
 // Select chooses the options matching vals (by value, else by label).
 const Select = `function(vals) {
 	const el = this;
