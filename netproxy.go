@@ -29,6 +29,9 @@ import (
 // Tab.Navigate reads to name the rule that refused its page.
 const refusalLogSize = 64
 
+// idempotent are the methods a request may be repeated with.
+var idempotent = map[string]bool{http.MethodGet: true, http.MethodHead: true, http.MethodOptions: true, http.MethodTrace: true}
+
 // lookupTimeout bounds the proxy's name lookup of one host.
 const lookupTimeout = 10 * time.Second
 
@@ -273,9 +276,11 @@ func (x *netProxy) forward(w *relayOut, sites *siteConns, req *http.Request) boo
 	req.RequestURI = ""
 	req.Header.Del("Proxy-Connection")
 	req.Header.Del("Proxy-Authorization")
-	// A request without a body can be sent again: on a kept connection
-	// the site may have closed meanwhile, it is, once, on a new one.
-	replayable := req.Body == nil || req.Body == http.NoBody
+	// A request that is safe to repeat (no body, an idempotent method, as
+	// net/http's Transport decides) is sent again, once, on a new
+	// connection when a kept one turns out closed by the site; any other
+	// request first checks the kept connection.
+	replayable := (req.Body == nil || req.Body == http.NoBody) && idempotent[req.Method]
 	key := normHost(host) + " " + port
 	for attempt := 0; ; attempt++ {
 		sc, kept, err := sites.get(key, v.addrs, port, !replayable)

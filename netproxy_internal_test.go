@@ -457,6 +457,8 @@ func TestARequestOnASiteConnectionTheSiteClosedGoesOutOnANewOne(t *testing.T) {
 		"GET http://%s/b HTTP/1.1\r\nHost: %s\r\n\r\n",
 		// A body cannot be sent twice: the connection is checked first.
 		"POST http://%s/c HTTP/1.1\r\nHost: %s\r\nContent-Length: 5\r\n\r\nhello",
+		// Nor is a method that is not idempotent repeated, body or not.
+		"POST http://%s/d HTTP/1.1\r\nHost: %s\r\nContent-Length: 0\r\n\r\n",
 	} {
 		if _, err := fmt.Fprintf(browser, req, addr, addr); err != nil {
 			t.Fatal(err)
@@ -471,11 +473,11 @@ func TestARequestOnASiteConnectionTheSiteClosedGoesOutOnANewOne(t *testing.T) {
 		}
 		got = append(got, <-bodies)
 	}
-	if diff := cmp.Diff([]string{"GET ", "GET ", "POST hello"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"GET ", "GET ", "POST hello", "POST "}, got); diff != "" {
 		t.Errorf("what the site received (-want +got):\n%s", diff)
 	}
-	if n := conns.Load(); n != 3 {
-		t.Errorf("the site accepted %d connections, want 3 (one per request)", n)
+	if n := conns.Load(); n != 4 {
+		t.Errorf("the site accepted %d connections, want 4 (one per request)", n)
 	}
 }
 
