@@ -107,14 +107,16 @@ func TestTurnsDoesNotChargeWhatASidesStopUsesToItsCPU(t *testing.T) {
 	}
 }
 
-func TestTakenTotalsASidesTimesAndTakesTheMedianOfItsRatiosToTheBase(t *testing.T) {
-	ms := func(vs ...int) []time.Duration {
-		var out []time.Duration
-		for _, v := range vs {
-			out = append(out, time.Duration(v)*time.Millisecond)
-		}
-		return out
+// ms makes durations of milliseconds.
+func ms(vs ...int) []time.Duration {
+	var out []time.Duration
+	for _, v := range vs {
+		out = append(out, time.Duration(v)*time.Millisecond)
 	}
+	return out
+}
+
+func TestTakenTotalsASidesTimesAndTakesTheMedianOfItsRatiosToTheBase(t *testing.T) {
 	tk := benchfloor.Taken{Times: [][]time.Duration{ms(10, 10, 10, 20), ms(20, 5, 30, 20)}}
 	if got := tk.Total(1); got != 75*time.Millisecond {
 		t.Errorf("Total(1) = %v, want 75ms", got)
@@ -139,13 +141,6 @@ func TestTakenTotalsASidesTimesAndTakesTheMedianOfItsRatiosToTheBase(t *testing.
 }
 
 func TestRatioCI95TakesEachTurnAsOnePairAndIsNaNWithOneTurn(t *testing.T) {
-	ms := func(vs ...int) []time.Duration {
-		var out []time.Duration
-		for _, v := range vs {
-			out = append(out, time.Duration(v)*time.Millisecond)
-		}
-		return out
-	}
 	// Two turns of two ops a side: turn sums floor 20, 40 and ours 30, 50.
 	// R = 80 / 60 = 4/3; d = 30 - 80/3 = 10/3 and 50 - 160/3 = -10/3;
 	// se = sqrt((100/9 + 100/9) / (2 · 1)) / 30 = (10/3) / 30 = 1/9.
