@@ -22,7 +22,6 @@ func (s *Session) CrashedTabs() int {
 // (fileChooserWait) and returns the func that restores it. It exists only
 // in tests.
 func SetFileChooserWait(d time.Duration) (restore func()) {
-	was := fileChooserWait
-	fileChooserWait = d
-	return func() { fileChooserWait = was }
+	was := fileChooserWait.Swap(int64(d))
+	return func() { fileChooserWait.Store(was) }
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
@@ -225,10 +226,13 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 	})
 }
 
-// fileChooserWait bounds how long Tab.Upload waits, after clicking an
-// element that is not a file input, for the page to open a file chooser
-// (tests shorten it).
-var fileChooserWait = 5 * time.Second
+// defaultFileChooserWait bounds how long Tab.Upload waits, after clicking
+// an element that is not a file input, for the page to open a file
+// chooser; fileChooserWait, in nanoseconds, replaces it when not zero
+// (tests shorten it while others may read it).
+const defaultFileChooserWait = 5 * time.Second
+
+var fileChooserWait atomic.Int64
 
 // changedByClick are the roles of controls a click changes (or focuses
 // for typing): Upload refuses them without clicking.
@@ -305,7 +309,10 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	}
 	stop := d.Listen() // the chooser comes as an event
 	defer stop()
-	wait := fileChooserWait
+	wait := time.Duration(fileChooserWait.Load())
+	if wait == 0 {
+		wait = defaultFileChooserWait
+	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

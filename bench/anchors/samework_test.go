@@ -4,6 +4,7 @@
 package anchors_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -214,9 +215,17 @@ func mainFlags(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var found [][]string
+	// A browser's child between its fork and its exec still shows the
+	// browser's command line: a main process whose parent is one too is
+	// such a child, not a second browser.
+	type proc struct {
+		pid, ppid int
+		args      []string
+	}
+	var procs []proc
 	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
@@ -234,12 +243,37 @@ func mainFlags(dir string) ([]string, error) {
 			}
 		}
 		slices.Sort(args)
-		found = append(found, args)
+		procs = append(procs, proc{pid: pid, ppid: parentPID(pid), args: args})
+	}
+	var found [][]string
+	for _, p := range procs {
+		if !slices.ContainsFunc(procs, func(q proc) bool { return q.pid == p.ppid }) {
+			found = append(found, p.args)
+		}
 	}
 	if len(found) != 1 {
 		return nil, fmt.Errorf("%d browser main processes with a profile under %s, want 1: %q", len(found), dir, found)
 	}
 	return found[0], nil
+}
+
+// parentPID returns pid's parent (0 if it cannot be read): the fourth
+// field of /proc/<pid>/stat, after the command name in parentheses.
+func parentPID(pid int) int {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
 
 // launcherFlags returns got if it holds every flag of the launcher's list
