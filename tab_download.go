@@ -180,6 +180,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			return Download{}, timeout("no download started")
 		}
 	}
+	var received float64 // the most any progress event reported: a cancel reports 0
 	for {
 		select {
 		case <-progress.Ready():
@@ -190,6 +191,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			if ev.GUID != guid {
 				continue
 			}
+			received = max(received, ev.ReceivedBytes)
 			switch ev.State {
 			case "completed":
 				path, n, err := t.s.placeDownload(op, guid, dl.SuggestedName)
@@ -199,7 +201,13 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 				dl.Path, dl.Bytes = path, n
 				return dl, nil
 			case "canceled":
-				e := newError(op, ErrDownloadFailed, fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", echo(dl.URL), ev.ReceivedBytes, ev.TotalBytes))
+				detail := fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", echo(dl.URL), received, ev.TotalBytes)
+				if received == 0 {
+					// A cancel reports 0 received, whatever arrived
+					// before it (a connection cut after 5 bytes).
+					detail = fmt.Sprintf("%s was cancelled before it completed (the site announced %.0f bytes)", echo(dl.URL), ev.TotalBytes)
+				}
+				e := newError(op, ErrDownloadFailed, detail)
 				e.Session, e.Tab = t.s.id, t.id
 				return dl, e
 			}
