@@ -401,3 +401,27 @@ func TestPoolResolveTabAndOpenTabNameThemselvesInTheirErrors(t *testing.T) {
 		t.Errorf("the operations errors name (-want +got):\n%s", diff)
 	}
 }
+
+func TestAnInputActionWaitingForAnotherOnTheSameTabSaysSoWhenItsContextEnds(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	gate := l.Browsers()[0].Hold("Input.dispatchKeyEvent")
+	first := make(chan error, 1)
+	go func() { first <- tab.Press(ctx, "Enter") }()
+	if err := gate.Wait(ctx, 1); err != nil { // the first Press holds the keyboard
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	err := tab.Press(short, "Tab")
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "another action on this tab used the mouse and keyboard") || !strings.Contains(err.Error(), "one at a time") {
+		t.Errorf("a Press waiting for another: error = %v, want the caller's deadline, saying another action on the tab held the input", err)
+	}
+	gate.Release()
+	if err := <-first; err != nil {
+		t.Errorf("the first Press: %v", err)
+	}
+}

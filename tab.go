@@ -337,7 +337,18 @@ func (x *tabExt) start(ctx context.Context) error {
 // shows; fn may change it), runs check if not nil (an invalid argument is
 // reported before a dialog refusal), refuses while a dialog waits for an
 // answer, and guards ctx against a dialog opening meanwhile.
-func (t *Tab) act(ctx context.Context, op, action, args string, check func() error, fn func(ctx context.Context, x *tabExt, args *string) error) (err error) {
+func (t *Tab) act(ctx context.Context, op, action, args string, check func() error, fn func(ctx context.Context, x *tabExt, args *string) error) error {
+	return t.run(ctx, op, action, args, check, false, fn)
+}
+
+// inputAct is act for an action that uses the page's one mouse and
+// keyboard focus: fn runs holding the tab's input turn (tabExt.take).
+func (t *Tab) inputAct(ctx context.Context, op, action, args string, check func() error, fn func(ctx context.Context, x *tabExt, args *string) error) error {
+	return t.run(ctx, op, action, args, check, true, fn)
+}
+
+// run is act, and inputAct when input is set.
+func (t *Tab) run(ctx context.Context, op, action, args string, check func() error, input bool, fn func(ctx context.Context, x *tabExt, args *string) error) (err error) {
 	start := time.Now()
 	if err := t.beginAt(op, start); err != nil {
 		return err
@@ -359,6 +370,13 @@ func (t *Tab) act(ctx context.Context, op, action, args string, check func() err
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
+	if input {
+		give, err := x.take(ctx, op)
+		if err != nil {
+			return err
+		}
+		defer give()
+	}
 	return fn(ctx, x, &args)
 }
 
@@ -366,7 +384,17 @@ func (t *Tab) act(ctx context.Context, op, action, args string, check func() err
 // resolves the ref first. The trace shows the ref, the element's role and
 // name, then extra; fn may change that.
 func (t *Tab) onRef(ctx context.Context, op, action, ref, extra string, fn func(ctx context.Context, x *tabExt, tg refTarget, args *string) error) error {
-	return t.act(ctx, op, action, strings.TrimSpace(ref+" "+extra), nil, func(ctx context.Context, x *tabExt, args *string) error {
+	return t.onRefRun(ctx, op, action, ref, extra, false, fn)
+}
+
+// inputOnRef is onRef for an action that uses the page's one mouse and
+// keyboard focus (see inputAct).
+func (t *Tab) inputOnRef(ctx context.Context, op, action, ref, extra string, fn func(ctx context.Context, x *tabExt, tg refTarget, args *string) error) error {
+	return t.onRefRun(ctx, op, action, ref, extra, true, fn)
+}
+
+func (t *Tab) onRefRun(ctx context.Context, op, action, ref, extra string, input bool, fn func(ctx context.Context, x *tabExt, tg refTarget, args *string) error) error {
+	return t.run(ctx, op, action, strings.TrimSpace(ref+" "+extra), nil, input, func(ctx context.Context, x *tabExt, args *string) error {
 		tg, err := x.resolve(ctx, op, ref)
 		if err != nil {
 			return err

@@ -59,12 +59,19 @@ type inputState struct {
 // interleaved each pressed where the other had scrolled). It is a turn, not
 // a lock of fields: the holder makes CDP calls, and a waiter gives up when
 // ctx ends. It returns the func that gives the turn back.
-func (x *tabExt) take(ctx context.Context, op, ref string) (func(), error) {
+func (x *tabExt) take(ctx context.Context, op string) (func(), error) {
 	select {
 	case x.input.turn <- struct{}{}:
 		return func() { <-x.input.turn }, nil
 	case <-ctx.Done():
-		return nil, x.fail(op, ctx, ref, ctx.Err())
+		var dc *dialogCause
+		if errors.As(context.Cause(ctx), &dc) {
+			return nil, x.dialogOpenErr(op, dc.d, "")
+		}
+		e := newError(op, ctx.Err(), "another action on this tab used the mouse and keyboard until the caller's context ended")
+		e.Session, e.Tab = x.t.s.id, x.t.id
+		e.Hint = "the tab's clicks, keys, scrolls and fills run one at a time: wait for the other to finish, or pass a longer deadline"
+		return nil, e
 	}
 }
 
@@ -99,12 +106,7 @@ const clickAttempts = 3
 // the press and the release.
 func (t *Tab) Click(ctx context.Context, ref string) error {
 	const op = "Tab.Click"
-	return t.onRef(ctx, op, "click", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
-		done, err := x.take(ctx, op, ref)
-		if err != nil {
-			return err
-		}
-		defer done()
+	return t.inputOnRef(ctx, op, "click", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
 		for attempt := 1; ; attempt++ {
 			px, py, err := x.point(ctx, op, ref, tg, true)
 			if err != nil {
@@ -136,18 +138,13 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 // left corner, whatever is there.
 func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 	const op = "Tab.ClickAt"
-	return t.act(ctx, op, "click-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
+	return t.inputAct(ctx, op, "click-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
 		if math.IsNaN(px) || math.IsNaN(py) || px < 0 || py < 0 {
 			e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport", px, py))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "give CSS pixels from the viewport's top left corner; Tab.PageInfo tells the viewport's size"
 			return e
 		}
-		done, err := x.take(ctx, op, "")
-		if err != nil {
-			return err
-		}
-		defer done()
 		if err := x.click(ctx, px, py); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
@@ -159,12 +156,7 @@ func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 // checks as Click.
 func (t *Tab) Hover(ctx context.Context, ref string) error {
 	const op = "Tab.Hover"
-	return t.onRef(ctx, op, "hover", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
-		done, err := x.take(ctx, op, ref)
-		if err != nil {
-			return err
-		}
-		defer done()
+	return t.inputOnRef(ctx, op, "hover", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
 		px, py, err := x.point(ctx, op, ref, tg, true)
 		if err != nil {
 			return err
@@ -235,12 +227,7 @@ type ScrollOptions struct {
 func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 	const op = "Tab.Scroll"
 	args := fmt.Sprintf("dx=%g dy=%g ref=%s at=%g,%g", opts.DeltaX, opts.DeltaY, opts.Ref, opts.X, opts.Y)
-	return t.act(ctx, op, "scroll", args, nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		done, err := x.take(ctx, op, opts.Ref)
-		if err != nil {
-			return err
-		}
-		defer done()
+	return t.inputAct(ctx, op, "scroll", args, nil, func(ctx context.Context, x *tabExt, _ *string) error {
 		px, py := opts.X, opts.Y
 		switch {
 		case opts.Ref != "":

@@ -72,12 +72,7 @@ func (d *dragState) take() json.RawMessage {
 // decides what a drop does: check the result with a snapshot.
 func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 	const op = "Tab.Drag"
-	return t.onRef(ctx, op, "drag", fromRef, "to "+toRef, func(ctx context.Context, x *tabExt, from refTarget, args *string) error {
-		done, err := x.take(ctx, op, fromRef)
-		if err != nil {
-			return err
-		}
-		defer done()
+	return t.inputOnRef(ctx, op, "drag", fromRef, "to "+toRef, func(ctx context.Context, x *tabExt, from refTarget, args *string) error {
 		to, err := x.resolve(ctx, op, toRef)
 		if err != nil {
 			return err

@@ -29,12 +29,7 @@ import (
 // into password and one-time-code fields never reaches the trace.
 func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
-	return t.onRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
-		done, err := x.take(ctx, op, ref)
-		if err != nil {
-			return err
-		}
-		defer done()
+	return t.inputOnRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
 		if err := tg.f.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
@@ -293,7 +288,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 		defer cancel()
 		d.Invoke(cctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(false), nil)
 	}()
-	done, err := x.take(ctx, op, ref)
+	done, err := x.take(ctx, op)
 	if err != nil {
 		return refTarget{}, err
 	}

@@ -32,12 +32,7 @@ func (t *Tab) Press(ctx context.Context, keys string) error {
 		e.Hint = `name keys as KeyboardEvent.key does ("Enter", "ArrowDown", "a") and join modifiers with "+" ("Control+Shift+K")`
 		return e
 	}
-	return t.act(ctx, op, "press", keys, check, func(ctx context.Context, x *tabExt, _ *string) error {
-		done, err := x.take(ctx, op, "")
-		if err != nil {
-			return err
-		}
-		defer done()
+	return t.inputAct(ctx, op, "press", keys, check, func(ctx context.Context, x *tabExt, _ *string) error {
 		for _, ev := range events {
 			if err := x.key(ctx, ev); err != nil {
 				return x.fail(op, ctx, "", err)
@@ -56,12 +51,7 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 // iframe, never reaches the trace.
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
-	return t.act(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
-		done, err := x.take(ctx, op, "")
-		if err != nil {
-			return err
-		}
-		defer done()
+	return t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		var secret bool
 		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
 		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
