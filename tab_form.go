@@ -271,7 +271,8 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 		return refTarget{}, none("a click would change it rather than open a file chooser")
 	}
 	if tg.f != x.refs.top {
-		return refTarget{}, none("in a frame of another site, where Upload cannot take a file chooser")
+		return refTarget{}, x.badTarget(op, ref, tg, "not a file input, and in a frame of another site, where Upload cannot take a file chooser",
+			"use the ref of the file input itself; if it is hidden (no ref), its page must be driven in a tab of its own: open the frame's URL with Session.OpenTab")
 	}
 	d := x.t.direct
 	if err := x.t.pageEvents(ctx); err != nil { // the chooser comes as a Page event

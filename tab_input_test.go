@@ -335,6 +335,20 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("upload on a button of an out-of-process frame is refused without a click, saying what to do", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/frames.html")
+		f := filepath.Join(t.TempDir(), "a.txt")
+		os.WriteFile(f, []byte("hello"), 0o600)
+		err := tab.Upload(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Press cross"), f)
+		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "frame of another site") || !strings.Contains(err.Error(), "Session.OpenTab") {
+			t.Errorf("Upload on a cross-site frame's button: error = %v, want ErrInvalidArgument naming the frame and what to do", err)
+		}
+		if log := eval[string](t, tab, "document.getElementById('log').textContent"); strings.Contains(log, "clicked") {
+			t.Errorf("the refused Upload clicked the button: log %q", log)
+		}
+	})
+
 	t.Run("clicks and fills reach iframes of other origins and out-of-process iframes", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/frames.html")
