@@ -46,7 +46,7 @@ type netRefusal struct {
 // netProxy is the pool's policy proxy on 127.0.0.1.
 type netProxy struct {
 	policy *netPolicy
-	ln     net.Listener
+	ln     *loopbackListener
 	log    *slog.Logger
 	lookup atomic.Pointer[lookupFunc] // nil: the system resolver (tests replace it)
 	ctx    context.Context            // ends when the proxy closes
@@ -60,9 +60,7 @@ type netProxy struct {
 }
 
 func startNetProxy(policy *netPolicy, log *slog.Logger) (*netProxy, error) {
-	// An address, not "127.0.0.1:0": no parsing, resolving or probing of
-	// the host's IPv6 support, code a pool would otherwise keep resident.
-	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	ln, err := listenLoopback()
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +72,7 @@ func startNetProxy(policy *netPolicy, log *slog.Logger) (*netProxy, error) {
 }
 
 // addr is the proxy's host:port.
-func (x *netProxy) addr() string { return x.ln.Addr().String() }
+func (x *netProxy) addr() string { return x.ln.addr() }
 
 // close stops the proxy: its listener, every open connection, and waits
 // for their goroutines.
@@ -90,7 +88,7 @@ func (x *netProxy) close() {
 	}
 	x.mu.Unlock()
 	x.cancel()
-	x.ln.Close()
+	x.ln.close()
 	for _, c := range conns {
 		c.Close()
 	}
@@ -114,7 +112,7 @@ func (x *netProxy) track(c net.Conn, on bool) bool {
 func (x *netProxy) serve() {
 	defer x.wg.Done()
 	for {
-		c, err := x.ln.Accept()
+		c, err := x.ln.accept()
 		if err != nil {
 			return
 		}
