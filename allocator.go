@@ -279,14 +279,15 @@ type Allocator struct {
 
 	sweepKick chan struct{} // buffered 1: a deadline earlier than sweepAt arrived
 
-	mu       sync.Mutex
-	tasks    map[string]*taskRec      // guarded by mu; bound tasks
-	browsers map[string]*browserClaim // guarded by mu; by browser key (AcquireFor)
-	leaks    map[*Session]*leak       // guarded by mu; sessions whose close failed
-	retrying bool                     // guarded by mu; the leak retry loop is running
-	sweeping bool                     // guarded by mu; the budget sweeper is running
-	sweepAt  time.Time                // guarded by mu; when the sweeper wakes next
-	closed   bool                     // guarded by mu
+	mu        sync.Mutex
+	tasks     map[string]*taskRec      // guarded by mu; bound tasks
+	browsers  map[string]*browserClaim // guarded by mu; by browser key (AcquireFor)
+	leaks     map[*Session]*leak       // guarded by mu; sessions whose close failed
+	retrying  bool                     // guarded by mu; the leak retry loop is running
+	sweeping  bool                     // guarded by mu; the budget sweeper is running
+	sweepAt   time.Time                // guarded by mu; when the sweeper wakes next
+	closed    bool                     // guarded by mu
+	closeDone chan struct{}            // guarded by mu; made by the first Close, closed when it returns
 }
 
 // taskRec is one bound task. name and c are fixed; the other fields are

@@ -303,14 +303,18 @@ func (a *Allocator) Stats() AllocatorStats {
 // parallel), waits for launches and closes under way, tries leaked sessions
 // once more, runs queued audit events and stops every goroutine the
 // allocator started. It does not close the computers' pools. It is
-// idempotent; later calls return nil. Leaks stay visible in Stats.
+// idempotent: a later or concurrent call waits until the first has
+// closed every session (not for its audit events), then returns nil. Leaks stay visible in Stats.
 func (a *Allocator) Close() error {
 	a.mu.Lock()
 	if a.closed {
+		done := a.closeDone
 		a.mu.Unlock()
+		<-done
 		return nil
 	}
 	a.closed = true
+	a.closeDone = make(chan struct{})
 	names := make([]string, 0, len(a.tasks))
 	for name := range a.tasks {
 		names = append(names, name)
@@ -341,6 +345,7 @@ func (a *Allocator) Close() error {
 	if leaked > 0 && a.cfg.LeakRetry > 0 {
 		a.retryLeaksOnce()
 	}
+	close(a.closeDone) // before the audit events: a hook may call Close
 	if a.events != nil {
 		a.events.close()
 	}

@@ -203,6 +203,7 @@ type Pool struct {
 	launches  map[*launchOp]bool   // guarded by mu; launches under way
 	joinable  *launchOp            // guarded by mu; a launch Resolve("") may join
 	closed    bool                 // guarded by mu
+	closeDone chan struct{}        // guarded by mu; made by the first Close, closed when it returns
 	stats     Stats                // guarded by mu; counters (gauges are computed)
 	pendingRm map[string]time.Time // guarded by mu; profile dirs to retry removing
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried

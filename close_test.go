@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/browserpool/browserpool"
 	"github.com/browserpool/browserpool/cdptest"
@@ -89,4 +91,84 @@ func TestPoolCloseNamesAProfileDirItCouldNotRemove(t *testing.T) {
 		t.Errorf("the pool removed files through a symlink: %v", err)
 	}
 	os.Remove(dir)
+}
+
+// stopGateLauncher's browsers stop only once gate is closed; entered gets a
+// value when a Stop begins.
+type stopGateLauncher struct {
+	l       browserpool.Launcher
+	gate    chan struct{}
+	entered chan struct{}
+}
+
+func (g stopGateLauncher) Launch(ctx context.Context, spec browserpool.LaunchSpec) (browserpool.LaunchedBrowser, error) {
+	b, err := g.l.Launch(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return stopGateBrowser{b, g}, nil
+}
+
+type stopGateBrowser struct {
+	browserpool.LaunchedBrowser
+	g stopGateLauncher
+}
+
+func (b stopGateBrowser) Stop(ctx context.Context) error {
+	b.g.entered <- struct{}{}
+	<-b.g.gate
+	return b.LaunchedBrowser.Stop(ctx)
+}
+
+func TestASecondPoolCloseReturnsOnlyOnceTheFirstHasStoppedTheBrowsers(t *testing.T) {
+	g := stopGateLauncher{l: cdptest.NewLauncher(t), gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: g, IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustOpen(t, ctxT(t), p)
+	first := make(chan error, 1)
+	go func() { first <- p.Close() }()
+	<-g.entered // the first Close is stopping the browser
+	var stopped atomic.Bool
+	time.AfterFunc(100*time.Millisecond, func() { stopped.Store(true); close(g.gate) })
+	if err := p.Close(); err != nil {
+		t.Errorf("the second Close = %v, want nil", err)
+	}
+	if !stopped.Load() {
+		t.Error("the second Close returned while the first was still stopping the browser")
+	}
+	if err := <-first; err != nil {
+		t.Errorf("the first Close = %v, want nil", err)
+	}
+}
+
+func TestASecondTrackerCloseReturnsOnlyOnceTheFirstHasClosedTheSessions(t *testing.T) {
+	g := stopGateLauncher{l: cdptest.NewLauncher(t), gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: g, IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	tr, err := browserpool.NewTracker(browserpool.TrackerConfig{Pool: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Open(ctxT(t), "wf", "chat"); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() { first <- tr.Close() }()
+	<-g.entered
+	var stopped atomic.Bool
+	time.AfterFunc(100*time.Millisecond, func() { stopped.Store(true); close(g.gate) })
+	if err := tr.Close(); err != nil {
+		t.Errorf("the second Close = %v, want nil", err)
+	}
+	if !stopped.Load() {
+		t.Error("the second Tracker.Close returned while the first was still closing the session")
+	}
+	if err := <-first; err != nil {
+		t.Errorf("the first Close = %v, want nil", err)
+	}
 }

@@ -132,6 +132,7 @@ type Registry struct {
 	groups    map[string]string         // guarded by mu; group key -> browser key
 	lastGroup string                    // guarded by mu
 	closed    bool                      // guarded by mu
+	closeDone chan struct{}             // guarded by mu; made by the first Close, closed when it returns
 }
 
 // sharedBrowser is one browser and its holders. key and opened are fixed;
@@ -511,14 +512,19 @@ func (r *Registry) AttachGroup(ctx context.Context, groupKey string, id Identity
 }
 
 // Close forgets every binding and closes every browser the registry opened
-// (reason explicit). Idempotent.
+// (reason explicit). Idempotent: a later or concurrent call waits until
+// the first has finished, then returns nil.
 func (r *Registry) Close() error {
 	r.mu.Lock()
 	if r.closed {
+		done := r.closeDone
 		r.mu.Unlock()
+		<-done
 		return nil
 	}
 	r.closed = true
+	r.closeDone = make(chan struct{})
+	defer close(r.closeDone)
 	bs := make([]*sharedBrowser, 0, len(r.browsers))
 	for _, b := range r.browsers {
 		bs = append(bs, b)

@@ -102,17 +102,22 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 
 // Close closes every session and warm browser (reason shutdown), waits for
 // launches under way to end (they are closed too), runs queued hooks and stops every
-// goroutine the pool started. It is idempotent; later calls return nil.
+// goroutine the pool started. It is idempotent: a later or concurrent call
+// waits until the first has closed every browser (not for its hooks: a
+// hook may call Close), then returns nil.
 // Sessions close in parallel. It returns an ErrCloseFailed naming the
 // browsers (session, pid) it could not stop and the profile dirs it could not
 // remove, or nil when nothing is left behind.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
+		done := p.closeDone
 		p.mu.Unlock()
+		<-done
 		return nil
 	}
 	p.closed = true
+	p.closeDone = make(chan struct{})
 	if p.reaper != nil {
 		p.reaper.Stop() // a tick under way finishes; p.wg.Wait waits for it
 	}
@@ -144,6 +149,7 @@ func (p *Pool) Close() error {
 	p.net.close()       // the network policy's proxy: no browser uses it any more
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
+	close(p.closeDone) // before the hooks: a hook may call Close
 	p.events.close()
 	return p.leftBehind()
 }

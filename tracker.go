@@ -75,10 +75,11 @@ type Tracker struct {
 	cfg    TrackerConfig // fixed; effective values
 	events *eventQueue   // fixed; runs the Evicted hook
 
-	mu      sync.Mutex
-	entries map[trackKey]*tracked          // guarded by mu
-	byWF    map[string]map[string]*tracked // guarded by mu; workflow -> name -> entry
-	closed  bool                           // guarded by mu
+	mu        sync.Mutex
+	entries   map[trackKey]*tracked          // guarded by mu
+	byWF      map[string]map[string]*tracked // guarded by mu; workflow -> name -> entry
+	closed    bool                           // guarded by mu
+	closeDone chan struct{}                  // guarded by mu; made by the first Close, closed when it returns
 }
 
 type trackKey struct{ workflow, name string }
@@ -475,16 +476,21 @@ func (tr *Tracker) closeEntries(ctx context.Context, es []*tracked, reason Close
 
 // Close closes every tracked session (each bounded by the pool's
 // CloseTimeout), runs queued hooks and stops the tracker. It does not close
-// the pool. It is idempotent; later Opens fail with ErrPoolClosed.
+// the pool. It is idempotent: a later or concurrent call waits until the
+// first has closed every session (not for its hooks), then returns nil; later Opens fail with ErrPoolClosed.
 func (tr *Tracker) Close() error {
 	tr.mu.Lock()
 	if tr.closed {
+		done := tr.closeDone
 		tr.mu.Unlock()
+		<-done
 		return nil
 	}
 	tr.closed = true
+	tr.closeDone = make(chan struct{})
 	tr.mu.Unlock()
 	err := tr.CloseAll(context.Background())
+	close(tr.closeDone) // before the hooks: a hook may call Close
 	tr.events.close()
 	return err
 }
