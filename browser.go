@@ -92,6 +92,8 @@ type Config struct {
 	CloseTimeout time.Duration
 	// IdleTimeout closes sessions with no call for this long. Zero means
 	// DefaultIdleTimeout; negative means never. IdleTimeoutEnv overrides it.
+	// The reaper looks every IdleTimeout/10 (10 ms to 30 s), so a session
+	// closes between IdleTimeout and that much later.
 	IdleTimeout time.Duration
 	// NavigationTimeout bounds a navigation's wait for the load event. Zero
 	// means DefaultNavigationTimeout; negative is invalid.

@@ -91,7 +91,10 @@
 // A session with no call for [Config.IdleTimeout] (10 minutes by default;
 // the BROWSERPOOL_IDLE_TIMEOUT_MS environment variable overrides it) is
 // closed with reason idle. A call in flight keeps a session alive however
-// long it runs; events a page sends do not count as use.
+// long it runs; events a page sends do not count as use, nor do the calls
+// the pool makes on its own in answer to them (closing a dialog no handler
+// keeps open). The reaper looks every IdleTimeout/10 (at most every 30 s),
+// so a session closes up to that much after its timeout.
 //
 // # Profiles, storage state and the network policy
 //

@@ -25,3 +25,7 @@ func SetFileChooserWait(d time.Duration) (restore func()) {
 	was := fileChooserWait.Swap(int64(d))
 	return func() { fileChooserWait.Store(was) }
 }
+
+// TabCDPSessionID is the tab's flattened CDP session id, for a test that
+// emits the tab's events from the fake browser.
+func TabCDPSessionID(t *Tab) string { return t.direct.ID() }

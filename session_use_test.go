@@ -133,3 +133,47 @@ func TestARawCallShowsInTheSessionsInfoAndThePoolsStatsOnRealChromium(t *testing
 		t.Errorf("Info().LastUsed = %v; want the raw call's end, between %v and %v", last, start.Add(1500*time.Millisecond), ended)
 	}
 }
+
+func TestDialogsThePoolAnswersOnItsOwnDoNotKeepASessionFromIdleReclaim(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t), IdleTimeout: 10 * time.Minute})
+		ctx := context.Background()
+		s := mustOpen(t, ctx, p)
+		tab := mustTab(t, ctx, s)
+		// From here on no call of ours: the page opens an alert every
+		// minute, and the tab (no handler) dismisses each one.
+		sid := browserpool.TabCDPSessionID(tab)
+		b := l.Browsers()[0]
+		b.Handle("Page.handleJavaScriptDialog", func(*cdptest.Call) (any, error) { return map[string]any{}, nil })
+		for range 15 {
+			time.Sleep(time.Minute)
+			b.Emit(sid, "Page.javascriptDialogOpening", map[string]any{
+				"url": "about:blank", "frameId": tab.ID(), "message": "tick", "type": "alert", "hasBrowserHandler": false, "defaultPrompt": "",
+			})
+			synctest.Wait()
+		}
+		if !errors.Is(s.Err(), browserpool.ErrSessionClosed) {
+			t.Fatalf("15 minutes of dialogs after the last call (idle timeout 10 minutes): Err() = %v, want closed", s.Err())
+		}
+		if ds := tab.Dialogs(); len(ds) < 9 || ds[0].By != browserpool.DialogDismissed {
+			t.Errorf("Dialogs() = %+v; want the alerts of the 10 minutes before the reclaim, dismissed by the tab", ds)
+		}
+	})
+}
+
+func TestAPageOpeningAlertsOnATimerIsStillReclaimedWhenIdleOnRealChromium(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	p := newRealPool(t, browserpool.Config{IdleTimeout: 2 * time.Second})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	if err := tab.Evaluate(ctx, "setInterval(() => alert('tick'), 200), 0", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the tab to dismiss three alerts", func() bool { return len(tab.Dialogs()) >= 3 })
+	waitFor(t, "the idle session to be reclaimed though its page keeps opening alerts", func() bool {
+		return errors.Is(s.Err(), browserpool.ErrSessionClosed)
+	})
+}

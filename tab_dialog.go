@@ -488,7 +488,10 @@ func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 	if text != "" {
 		args.SetPromptText(text)
 	}
-	err := t.direct.Invoke(ctx, "Page.handleJavaScriptDialog", args, nil)
+	// Quiet: the pool answers the page here, nobody uses the browser; a
+	// page that opens dialogs on a timer must not keep its session from
+	// idle reclaim.
+	err := t.direct.Quiet().Invoke(ctx, "Page.handleJavaScriptDialog", args, nil)
 	d.Closed, d.Accepted, d.By = time.Now(), accept, by
 	if err != nil && noDialog(err) {
 		d.Accepted, d.By, err = false, DialogClosedByPage, nil

@@ -117,7 +117,7 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 	}
 	r.s = s
 	m.pending[gid] = r
-	if s.counted {
+	if s.counted && !r.quiet {
 		m.inflight.Add(1)
 		m.lastUse.Store(time.Now().UnixNano())
 	}
@@ -166,7 +166,7 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 // call (ctx ended) stays in flight until the browser answers, as through
 // rpcc.
 func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte) (json.RawMessage, error) {
-	return m.call(ctx, nil, sessionID, method, params)
+	return m.call(ctx, nil, sessionID, method, params, false)
 }
 
 // Direct is one attached session's handle for direct calls. Unlike Call by
@@ -175,9 +175,15 @@ func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte)
 // with ErrNotSent), exactly as calls through its rpcc.Conn do, rather than
 // with ErrUnknownSession.
 type Direct struct {
-	m *Mux
-	s *session
+	m     *Mux
+	s     *session
+	quiet bool // its calls do not count in Use (Quiet)
 }
+
+// Quiet returns a handle on d's session whose calls do not count in Use:
+// for calls the package makes in answer to the page (a dialog it closes
+// on its own), which are not use of the browser.
+func (d *Direct) Quiet() *Direct { return &Direct{m: d.m, s: d.s, quiet: true} }
 
 // Direct returns the handle for direct calls on the attached session
 // sessionID. Take it when the session is attached (Attach, Dial).
@@ -196,7 +202,7 @@ func (m *Mux) Direct(sessionID string) (*Direct, error) {
 
 // Call is Mux.Call on d's session.
 func (d *Direct) Call(ctx context.Context, method string, params []byte) (json.RawMessage, error) {
-	return d.m.call(ctx, d.s, d.s.id, method, params)
+	return d.m.call(ctx, d.s, d.s.id, method, params, d.quiet)
 }
 
 // Conn returns the session's rpcc.Conn, dialing it on first use (Mux.Dial
@@ -282,11 +288,11 @@ func DecodeError(method string, err error) error {
 }
 
 // call is Call on s, or, with s nil, on the session sessionID looked up now.
-func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, params []byte) (json.RawMessage, error) {
+func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, params []byte, quiet bool) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := m.start(s, sessionID, method, params)
+	c, err := m.start(s, sessionID, method, params, quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -301,8 +307,8 @@ type sent struct {
 }
 
 // start writes a direct call on s (with s nil, on the session sessionID
-// looked up now).
-func (m *Mux) start(s *session, sessionID, method string, params []byte) (sent, error) {
+// looked up now); quiet, it does not count in Use.
+func (m *Mux) start(s *session, sessionID, method string, params []byte, quiet bool) (sent, error) {
 	w := m.getWbuf()
 	gid := m.nextID.Add(1)
 	w.request(gid, sessionID, method, params)
@@ -310,7 +316,7 @@ func (m *Mux) start(s *session, sessionID, method string, params []byte) (sent, 
 	if ch == nil {
 		ch = make(chan *message, 1)
 	}
-	s, led, err := m.write(s, sessionID, gid, method, w.b.Bytes(), route{reply: ch, attach: method == "Target.attachToTarget"})
+	s, led, err := m.write(s, sessionID, gid, method, w.b.Bytes(), route{reply: ch, attach: method == "Target.attachToTarget", quiet: quiet})
 	m.putWbuf(w)
 	if err != nil {
 		m.replies.Put(ch)

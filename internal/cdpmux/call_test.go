@@ -434,3 +434,37 @@ func TestClosingADirectSessionEndsItsConnAndItsCallsSayItIsDetached(t *testing.T
 		})
 	}
 }
+
+func TestAQuietDirectCallDoesNotCountAsUse(t *testing.T) {
+	b := cdptest.NewBrowser(t)
+	m := newMux(t, b, cdpmux.Options{})
+	ctx := t.Context()
+	_, d := openDirect(ctx, t, m)
+	_, before := m.Use()
+	g := b.Hold("Runtime.evaluate")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := d.Quiet().Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`))
+		errc <- err
+	}()
+	if err := g.Wait(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n, last := m.Use(); n != 0 || !last.Equal(before) {
+		t.Errorf("Use() = %d, %v while a quiet call is in flight; want 0 and the last use before it, %v", n, last, before)
+	}
+	g.Release()
+	if err := await(t, errc); err != nil {
+		t.Fatal(err)
+	}
+	if n, last := m.Use(); n != 0 || !last.Equal(before) {
+		t.Errorf("Use() = %d, %v after a quiet call; want 0 and the last use before it, %v", n, last, before)
+	}
+	// The handle it came from still counts.
+	if _, err := d.Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, last := m.Use(); !last.After(before) {
+		t.Errorf("Use() last = %v after a counted call, want later than %v", last, before)
+	}
+}

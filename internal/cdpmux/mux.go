@@ -232,6 +232,7 @@ type route struct {
 	reply   chan *message // a direct call (Mux.Call): its reply goes here, not to s's conn
 	batch   *batch        // a request of Direct.Go: its reply settles batch's request idx
 	idx     int
+	quiet   bool // not counted in Use although its session is (Direct.Quiet)
 }
 
 // New starts a mux on t and returns it with the browser's own session dialed

@@ -135,7 +135,7 @@ func (m *Mux) dispatchReply(msg *message) bool {
 	m.mu.Lock()
 	r, ok := m.pending[msg.ID]
 	delete(m.pending, msg.ID)
-	if ok && r.s.counted {
+	if ok && r.s.counted && !r.quiet {
 		m.inflight.Add(-1)
 		m.lastUse.Store(time.Now().UnixNano())
 	}
@@ -201,7 +201,7 @@ func (m *Mux) unregisterLocked(sessionID string) []*session {
 	for id, r := range m.pending {
 		if r.s == s {
 			delete(m.pending, id)
-			if s.counted {
+			if s.counted && !r.quiet {
 				m.inflight.Add(-1)
 			}
 			if r.batch != nil {
