@@ -53,6 +53,7 @@ type sweeper struct {
 	prefix   string // sessions + "/": what a command line names
 	boot     string
 	self     int
+	selfSt   uint64          // this process's start time as its manifest records it (0: unknown)
 	exes     []string        // browser executable base names
 	kept     map[string]bool // sessions of live owners and remote leases: never touched
 	dropped  map[string]manifest.Entry
@@ -101,6 +102,7 @@ func (p *Pool) sweep() {
 		kept: map[string]bool{}, dropped: map[string]manifest.Entry{}}
 	sw.prefix = sw.sessions + string(filepath.Separator)
 	sw.boot, _ = proc.BootID()
+	sw.selfSt = p.manifest.Owner().OwnerStart
 	sw.exes = browserExeNames(p)
 	sw.ev.Time = time.Now()
 
@@ -113,7 +115,7 @@ func (p *Pool) sweep() {
 		p.log.Warn("browserpool: the manifest was unreadable and was replaced; orphans are found by their command line instead", "err", c)
 	}
 	for _, e := range entries {
-		if e.OwnerPID == sw.self || ownerAlive(e.OwnerPID, e.OwnerStart, e.OwnerBoot, sw.boot) {
+		if sw.isSelf(e.OwnerPID, e.OwnerStart) || ownerAlive(e.OwnerPID, e.OwnerStart, e.OwnerBoot, sw.boot) {
 			sw.kept[e.Session] = true
 			sw.ev.Skipped++
 			continue
@@ -302,6 +304,15 @@ func (sw *sweeper) classify() []verdict {
 	return vs
 }
 
+// isSelf reports whether the owner pid, started at start, is this process:
+// the same pid alone is not enough, as a host restarted in a fresh pid
+// namespace (a container) gets the pid its predecessor had. An unknown
+// start time on either side counts as this process: never sweep a live
+// pool's browsers.
+func (sw *sweeper) isSelf(pid int, start uint64) bool {
+	return pid == sw.self && (start == sw.selfSt || start == 0 || sw.selfSt == 0)
+}
+
 // ownerGone returns "" when pid's BROWSERPOOL_OWNER marker names a host that
 // is gone, else why not.
 func (sw *sweeper) ownerGone(pid int) string {
@@ -315,7 +326,7 @@ func (sw *sweeper) ownerGone(pid int) string {
 	if !ok || err1 != nil || err2 != nil {
 		return fmt.Sprintf("malformed owner marker %q", v)
 	}
-	if n == sw.self || ownerAlive(n, st, "", sw.boot) {
+	if sw.isSelf(n, st) || ownerAlive(n, st, "", sw.boot) {
 		return fmt.Sprintf("its owner %d still runs", n)
 	}
 	return ""

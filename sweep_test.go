@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
 	"github.com/browserpool/browserpool/internal/leakcheck"
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -537,5 +538,48 @@ func TestSweepRemovesExactlyTheOrphanOfASIGKILLedHost(t *testing.T) {
 	}
 	if diff := cmp.Diff(sweepCounts{st.OrphansSwept, 3, 1}, countsOf(p)); diff != "" {
 		t.Errorf("sweep counts (-want +got):\n%s", diff)
+	}
+}
+
+// A host restarted in a fresh pid namespace (a container) gets the pid its
+// predecessor had: the same pid with another start time is a host that is
+// gone, not this one.
+func TestSweepRemovesWhatAnEarlierHostWithThisProcesssPidLeft(t *testing.T) {
+	root := newRoot(t)
+	self := os.Getpid()
+	start, err := proc.StartTime(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := fmt.Sprintf("%d:%d", self, start-1)
+	dir := filepath.Join(root, "sessions", "s-earlier")
+	mkdirWithFile(t, dir)
+	b := startStandIn(t, "chromium", 0, browserEnv("s-earlier", earlier), "--user-data-dir="+dir+"/user-data")
+	writeEntries(t, root, entry{Session: "s-earlier", State: "ready", PID: b.pid, PGID: b.pid, StartTime: b.start, BootID: bootID(t),
+		Dir: dir, OwnerPID: self, OwnerStart: start - 1, OwnerBoot: bootID(t)})
+	if diff := cmp.Diff(sweepCounts{Swept: 1, DirsRemoved: 1}, sweepOnce(t, root)); diff != "" {
+		t.Errorf("sweep counts (-want +got):\n%s", diff)
+	}
+	if proc.Alive(b.pid) {
+		t.Errorf("the earlier host's browser %d still runs", b.pid)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the earlier host's session dir is still there: %v", err)
+	}
+}
+
+func TestSweepLeavesAloneTheEntriesOfAnotherPoolOfThisProcess(t *testing.T) {
+	root := newRoot(t)
+	p, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: cdptest.NewLauncher(t), IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	s := mustOpen(t, ctxT(t), p)
+	if diff := cmp.Diff(sweepCounts{Skipped: 1}, sweepOnce(t, root)); diff != "" {
+		t.Errorf("a second pool's sweep counts (-want +got):\n%s", diff)
+	}
+	if err := s.Err(); err != nil {
+		t.Errorf("the first pool's session after a second pool's sweep: %v", err)
 	}
 }
