@@ -133,6 +133,8 @@ type Registry struct {
 	lastGroup string                    // guarded by mu
 	closed    bool                      // guarded by mu
 	closeDone chan struct{}             // guarded by mu; made by the first Close, closed when it returns
+
+	launches sync.WaitGroup // the opens under way (launch), waited for by Close
 }
 
 // sharedBrowser is one browser and its holders. key and opened are fixed;
@@ -198,24 +200,23 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 			h := &Holder{r: r, b: b, id: id}
 			b.holders.add(id.HolderKey(), h)
 			r.browsers[key] = b
+			r.launches.Add(1)
 			r.mu.Unlock()
-			s, err := r.open(ctx, id)
-			r.mu.Lock() // Lookup and releasableLocked read b.s under it, opened or not
-			b.s, b.err = s, err
-			r.mu.Unlock()
-			close(b.opened)
-			if err != nil {
-				r.mu.Lock()
-				if r.browsers[key] == b {
-					delete(r.browsers, key)
-				}
-				r.mu.Unlock()
-				return nil, err
+			go r.launch(context.WithoutCancel(ctx), id, b)
+			select {
+			case <-b.opened:
+			case <-ctx.Done():
+				r.forgetHolder(b, h)
+				return nil, r.ctxErr(op, id, ctx)
+			}
+			if b.err != nil {
+				return nil, b.err
 			}
 			return h, nil
 		}
 		h, _ := b.holders.get(id.HolderKey())
-		if h == nil {
+		added := h == nil
+		if added {
 			h = &Holder{r: r, b: b, id: id}
 			b.holders.add(id.HolderKey(), h)
 		}
@@ -223,7 +224,10 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 		select {
 		case <-b.opened:
 		case <-ctx.Done():
-			return nil, newError(op, ctx.Err(), "gave up waiting for the shared browser to open")
+			if added {
+				r.forgetHolder(b, h)
+			}
+			return nil, r.ctxErr(op, id, ctx)
 		}
 		if b.err != nil {
 			r.forgetHolder(b, h)
@@ -239,6 +243,41 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 		}
 		return h, nil
 	}
+}
+
+// launch opens b's browser. It runs on a goroutine of its own, with the
+// first caller's values but not its deadline or cancellation: a caller who
+// gives up does not abandon a launch other holders wait for (P9). When the
+// launch ends with no holder left (every caller gave up or detached) and
+// no group pins it, the browser is closed (reason abandoned). The pool
+// bounds it (LaunchTimeout, Close); Registry.Close waits for it.
+func (r *Registry) launch(ctx context.Context, id Identity, b *sharedBrowser) {
+	defer r.launches.Done()
+	s, err := r.open(ctx, id)
+	r.mu.Lock() // Lookup and releasableLocked read b.s under it, opened or not
+	b.s, b.err = s, err
+	abandoned := false
+	if err != nil {
+		if r.browsers[b.key] == b {
+			delete(r.browsers, b.key)
+		}
+	} else {
+		abandoned = r.releasableLocked(b)
+	}
+	r.mu.Unlock()
+	close(b.opened)
+	if abandoned {
+		s.closeWith(context.Background(), ReasonAbandoned)
+	}
+}
+
+// ctxErr is Attach's error for a caller whose ctx ended while the browser
+// opened.
+func (r *Registry) ctxErr(op string, id Identity, ctx context.Context) error {
+	e := newError(op, ctx.Err(), "gave up waiting for the shared browser to open")
+	e.Detail += " for " + id.HolderKey()
+	e.Hint = "retry with a longer deadline; the browser keeps opening for its other holders, and is closed if none is left"
+	return e
 }
 
 func (r *Registry) forgetHolder(b *sharedBrowser, h *Holder) {
@@ -539,5 +578,6 @@ func (r *Registry) Close() error {
 			errs = append(errs, b.s.closeWith(context.Background(), ReasonExplicit))
 		}
 	}
+	r.launches.Wait() // those of browsers already forgotten, too
 	return errors.Join(errs...)
 }

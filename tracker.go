@@ -80,6 +80,8 @@ type Tracker struct {
 	byWF      map[string]map[string]*tracked // guarded by mu; workflow -> name -> entry
 	closed    bool                           // guarded by mu
 	closeDone chan struct{}                  // guarded by mu; made by the first Close, closed when it returns
+
+	launches sync.WaitGroup // the opens under way (launch), waited for by Close
 }
 
 type trackKey struct{ workflow, name string }
@@ -236,16 +238,42 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		if victim != nil {
 			tr.evict(victim, ReasonLRU, k)
 		}
-		s, err := tr.pool.Open(ctx)
-		tr.mu.Lock()
-		e.s, e.err = s, err
-		tr.mu.Unlock()
-		close(e.opened)
-		if err != nil {
-			tr.forget(e)
-			return nil, err
+		tr.launches.Add(1)
+		go tr.launch(context.WithoutCancel(ctx), e)
+		select {
+		case <-e.opened:
+		case <-ctx.Done():
+			return nil, tr.ctxErr(op, k, ctx)
 		}
-		return s, nil
+		if e.err != nil {
+			return nil, e.err
+		}
+		return e.s, nil
+	}
+}
+
+// launch opens e's session. It runs on a goroutine of its own, not on the
+// caller's, with the caller's values but not its deadline or cancellation:
+// a caller who gives up does not abandon a launch another caller of the
+// same name waits for, and a retry reuses it (P9). The pool bounds it
+// (LaunchTimeout, Close); Tracker.Close waits for it.
+func (tr *Tracker) launch(ctx context.Context, e *tracked) {
+	defer tr.launches.Done()
+	s, err := tr.pool.Open(ctx)
+	if err != nil {
+		var pe *Error
+		if errors.As(err, &pe) {
+			c := *pe
+			c.Op, c.Name, c.Workflow = "Tracker.Open", e.name, e.workflow
+			err = &c
+		}
+	}
+	tr.mu.Lock()
+	e.s, e.err = s, err
+	tr.mu.Unlock()
+	close(e.opened)
+	if err != nil {
+		tr.forget(e)
 	}
 }
 
@@ -490,6 +518,7 @@ func (tr *Tracker) Close() error {
 	tr.closeDone = make(chan struct{})
 	tr.mu.Unlock()
 	err := tr.CloseAll(context.Background())
+	tr.launches.Wait()  // those of entries already forgotten, too
 	close(tr.closeDone) // before the hooks: a hook may call Close
 	tr.events.close()
 	return err

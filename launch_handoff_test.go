@@ -1,0 +1,173 @@
+// Room: P9 beyond the pool: a launch one caller gave up on is handed to
+// the others waiting for the same name (Tracker) or browser key
+// (Registry), and a caller who gave up holds nothing. No locks.
+
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
+)
+
+// result is one Open or Attach's outcome.
+type result[T any] struct {
+	v   T
+	err error
+}
+
+func TestATrackerLaunchItsOpenerGaveUpOnGoesToTheNextCallerOfTheName(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(20 * time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		tr, err := browserpool.NewTracker(browserpool.TrackerConfig{Pool: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		opener := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := tr.Open(ctx, "chat1", "research")
+			opener <- err
+		}()
+		time.Sleep(time.Second)
+		waiter := make(chan result[*browserpool.Session], 1)
+		go func() {
+			s, err := tr.Open(context.Background(), "chat1", "research")
+			waiter <- result[*browserpool.Session]{s, err}
+		}()
+		err = <-opener
+		var e *browserpool.Error
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &e) || e.Op != "Tracker.Open" || e.Name != "research" {
+			t.Errorf("the opener's Open = %v; want its own deadline, from Tracker.Open naming research", err)
+		}
+		got := <-waiter
+		if got.err != nil {
+			t.Fatalf("the caller still waiting for the name got %v; want the session its opener gave up on", got.err)
+		}
+		if err := got.v.Err(); err != nil {
+			t.Errorf("the session handed over: %v", err)
+		}
+		if diff := cmp.Diff(uint64(1), p.Stats().Launches); diff != "" {
+			t.Errorf("launches (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestARegistryLaunchItsOpenerGaveUpOnGoesToTheOtherHolders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(20 * time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		reg, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { reg.Close() })
+		parent := browserpool.NewIdentity("tool-1")
+		child := parent.Child("helper")
+		opener := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := reg.Attach(ctx, parent)
+			opener <- err
+		}()
+		time.Sleep(time.Second)
+		waiter := make(chan result[*browserpool.Holder], 1)
+		go func() {
+			h, err := reg.Attach(context.Background(), child)
+			waiter <- result[*browserpool.Holder]{h, err}
+		}()
+		if err := <-opener; !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("the opener's Attach = %v; want its own deadline", err)
+		}
+		got := <-waiter
+		if got.err != nil {
+			t.Fatalf("the holder still waiting got %v; want the browser its opener gave up on", got.err)
+		}
+		if err := got.v.Session().Err(); err != nil {
+			t.Errorf("the browser handed over: %v", err)
+		}
+		if diff := cmp.Diff([]string{child.HolderKey()}, reg.Holders(parent.BrowserKey())); diff != "" {
+			t.Errorf("holders: the one who gave up holds nothing (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestABrowserClosesWhenItsLastRealHolderDetachesThoughAnotherGaveUpWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(20 * time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		reg, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { reg.Close() })
+		parent := browserpool.NewIdentity("tool-1")
+		child := parent.Child("helper")
+		opened := make(chan result[*browserpool.Holder], 1)
+		go func() {
+			h, err := reg.Attach(context.Background(), parent)
+			opened <- result[*browserpool.Holder]{h, err}
+		}()
+		time.Sleep(time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if _, err := reg.Attach(ctx, child); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("the child's Attach = %v; want its deadline", err)
+		}
+		cancel()
+		got := <-opened
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		if diff := cmp.Diff([]string{parent.HolderKey()}, reg.Holders(parent.BrowserKey())); diff != "" {
+			t.Errorf("holders (-want +got):\n%s", diff)
+		}
+		if err := got.v.Detach(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if !errors.Is(got.v.Session().Err(), browserpool.ErrSessionClosed) {
+			t.Errorf("after its only real holder detached the browser is %v; want closed", got.v.Session().Err())
+		}
+	})
+}
+
+func TestABrowserEveryCallerGaveUpOnIsClosedWhenItsLaunchEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(20 * time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		reg, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { reg.Close() })
+		id := browserpool.NewIdentity("tool-1")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := reg.Attach(ctx, id); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Attach = %v; want its deadline", err)
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		st := p.Stats()
+		if diff := cmp.Diff(map[browserpool.CloseReason]uint64{browserpool.ReasonAbandoned: 1}, st.Closes); diff != "" {
+			t.Errorf("closes once the launch ended (-want +got):\n%s", diff)
+		}
+		if reg.Holders(id.BrowserKey()) != nil {
+			t.Errorf("the registry still knows the browser: holders %v", reg.Holders(id.BrowserKey()))
+		}
+	})
+}
