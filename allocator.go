@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -218,10 +219,20 @@ type AcquireOptions struct {
 // Allocator.Finish. It is safe for concurrent use.
 type Lease struct {
 	// Written under Allocator.mu before the lease is handed out, fixed
-	// after: its methods need no lock.
-	task, computer, owner string
-	s                     *Session
-	waited                time.Duration
+	// after (but owner): its methods need no lock.
+	task, computer string
+	s              *Session
+	waited         time.Duration
+	// owner is the task whose session it is; it changes, once, when an
+	// AcquireFor owner finishes and hands the session to this holder.
+	owner atomic.Pointer[string]
+}
+
+// newLease returns a lease of s for task, owned by owner.
+func newLease(task, computer, owner string, s *Session, waited time.Duration) *Lease {
+	l := &Lease{task: task, computer: computer, s: s, waited: waited}
+	l.owner.Store(&owner)
+	return l
 }
 
 // Session returns the leased session. It stays the task's until Finish
@@ -235,11 +246,13 @@ func (l *Lease) Task() string { return l.task }
 func (l *Lease) Computer() string { return l.computer }
 
 // Owner returns the task whose session it is: Task, unless the lease came
-// from AcquireOptions.ShareWith.
-func (l *Lease) Owner() string { return l.owner }
+// from AcquireOptions.ShareWith or shares another task's browser
+// (AcquireFor). An AcquireFor owner that finishes hands its session to a
+// task still holding it, whose lease then has itself as owner.
+func (l *Lease) Owner() string { return *l.owner.Load() }
 
 // Shared reports whether the session belongs to another task.
-func (l *Lease) Shared() bool { return l.owner != l.task }
+func (l *Lease) Shared() bool { return l.Owner() != l.task }
 
 // Waited returns how long the acquire waited in the queue (zero if it did
 // not queue).

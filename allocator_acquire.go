@@ -93,21 +93,21 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 			wantOwner = opts.ShareWith
 		}
 		switch {
-		case alive && l.owner == wantOwner:
+		case alive && l.Owner() == wantOwner:
 			a.mu.Unlock()
 			return l, nil
 		case alive:
 			a.mu.Unlock()
 			what := "its own session " + l.s.ID()
 			if l.Shared() {
-				what = fmt.Sprintf("session %s shared from task %s", l.s.ID(), l.owner)
+				what = fmt.Sprintf("session %s shared from task %s", l.s.ID(), l.Owner())
 			}
 			return nil, allocError(op, task, ErrTaskBusy, fmt.Sprintf("task %s already holds %s", task, what))
 		case l.Shared():
 			// The owner's session ended under it: the share is over.
 			t.lease = nil
 			c.sharing--
-			a.emitLocked(AuditEvent{Kind: AuditReleased, Task: task, Computer: c.name, Session: l.s.ID(), Owner: l.owner})
+			a.emitLocked(AuditEvent{Kind: AuditReleased, Task: task, Computer: c.name, Session: l.s.ID(), Owner: l.Owner()})
 		default:
 			// Its session ended on its own (crash, idle reclaim); the slot
 			// is still the task's.
@@ -199,7 +199,7 @@ func (a *Allocator) shareLocked(op string, t *taskRec, owner string) (*Lease, er
 	if o == nil || o.lease == nil || o.lease.Shared() || o.lease.s.Err() != nil {
 		return nil, allocError(op, t.name, ErrNotShared, fmt.Sprintf("task %s holds no live session of its own on computer %q", owner, t.c.name))
 	}
-	l := &Lease{task: t.name, computer: t.c.name, owner: owner, s: o.lease.s}
+	l := newLease(t.name, t.c.name, owner, o.lease.s, 0)
 	t.lease = l
 	t.c.sharing++
 	t.c.st.Acquires++
@@ -339,8 +339,7 @@ func (a *Allocator) deliverLocked(w *waiter, l *launchRun) {
 			w.err = &cp
 		}
 	} else {
-		l.lease = Lease{task: t.name, computer: c.name, owner: t.name, s: l.s, waited: w.waited}
-		w.lease = &l.lease
+		w.lease = newLease(t.name, c.name, t.name, l.s, w.waited)
 		t.lease = w.lease
 		c.leased++
 		c.st.Acquires++

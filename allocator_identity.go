@@ -26,9 +26,12 @@ type browserClaim struct {
 // count once against the computer's cap; an isolated child
 // (Identity.IsolatedChild) has a key of its own and a session of its own.
 //
-// The session stays its owner's: it is reclaimed when the owner task
-// reaches a terminal state (finish sharing children first). A task waiting
-// for the owner's own acquire waits at most until ctx ends.
+// The session is its owner's until the owner task finishes. Then, if
+// another task still holds it through AcquireFor, the session is handed to
+// that task (the first by name) with the owner's slot, instead of being
+// closed: finishing one task never destroys a browser another still uses
+// (I4). The last holder's Finish reclaims it. A task waiting for the
+// owner's own acquire waits at most until ctx ends.
 func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, opts AcquireOptions) (*Lease, error) {
 	const op = "Allocator.AcquireFor"
 	key := id.BrowserKey()
@@ -99,6 +102,41 @@ func (a *Allocator) HoldersOf(browserKey string) []string {
 		return nil
 	}
 	return c.holders.keys()
+}
+
+// handOverLocked hands the session of task's own lease l to the first task
+// (by name) a browser claim records as still holding it (AcquireFor), and
+// returns that task's name; "" when none holds it. The heir takes the
+// claim, the owner's slot and the ownership of every lease of the session.
+func (a *Allocator) handOverLocked(task string, l *Lease) string {
+	if l == nil || l.Shared() {
+		return ""
+	}
+	for _, cl := range a.browsers {
+		if cl.owner != task {
+			continue
+		}
+		heir := ""
+		for _, name := range cl.holders.keys() { // sorted
+			if t := a.tasks[name]; name != task && t != nil && t.lease != nil && t.lease.s == l.s {
+				heir = name
+				break
+			}
+		}
+		if heir == "" {
+			continue
+		}
+		cl.owner = heir
+		cl.holders.remove(task)
+		for _, t := range a.tasks {
+			if t.lease != nil && t.lease.s == l.s {
+				t.lease.owner.Store(&heir)
+			}
+		}
+		a.tasks[heir].c.sharing-- // it holds the slot now, not a share
+		return heir
+	}
+	return ""
 }
 
 // releaseClaimsLocked forgets task as a holder, and the claims it owns.

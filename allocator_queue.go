@@ -74,7 +74,6 @@ type launchRun struct {
 	finished bool     // guarded by Allocator.mu; s and err are set
 	s        *Session // guarded by Allocator.mu
 	err      error    // guarded by Allocator.mu
-	lease    Lease    // guarded by Allocator.mu; the lease made of it (one allocation with the launch)
 }
 
 // pushLocked appends w to c's queue.

@@ -86,6 +86,7 @@ func (a *Allocator) Finish(ctx context.Context, task string, state TaskState) er
 		return allocError(op, task, ErrNotBound, fmt.Sprintf("task %s is not known: never bound, or already finished", task))
 	}
 	delete(a.tasks, task)
+	heir := a.handOverLocked(task, t.lease)
 	a.releaseClaimsLocked(task)
 	c := t.c
 	if t.w != nil {
@@ -100,7 +101,12 @@ func (a *Allocator) Finish(ctx context.Context, task string, state TaskState) er
 		return nil
 	case l.Shared():
 		c.sharing--
-		a.emitLocked(AuditEvent{Kind: AuditReleased, Task: task, Computer: c.name, Session: l.s.ID(), Owner: l.owner, State: state})
+		a.emitLocked(AuditEvent{Kind: AuditReleased, Task: task, Computer: c.name, Session: l.s.ID(), Owner: l.Owner(), State: state})
+		a.mu.Unlock()
+		return nil
+	case heir != "":
+		// I4: the session lives on as heir's, in this task's slot.
+		a.emitLocked(AuditEvent{Kind: AuditReleased, Task: task, Computer: c.name, Session: l.s.ID(), Owner: heir, State: state})
 		a.mu.Unlock()
 		return nil
 	}

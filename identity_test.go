@@ -290,3 +290,40 @@ func TestAcquireForCountsAParentAndASharingChildOnceAgainstTheCap(t *testing.T) 
 		t.Errorf("holders after both finished: %v", hs)
 	}
 }
+
+func TestAcquireForHandsTheBrowserToTheChildStillHoldingItWhenTheOwnerFinishes(t *testing.T) {
+	f := newAllocFixture(t, oneComputer("c1", 1))
+	ctx := ctxT(t)
+	parent := browserpool.NewIdentity("chat-6")
+	opts := browserpool.AcquireOptions{Computer: "c1", Policy: browserpool.PolicyReject}
+	owner, err := f.a.AcquireFor(ctx, "parent-task", parent, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := f.a.AcquireFor(ctx, "child-task", parent.Child("helper"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := mustTab(t, ctx, child.Session())
+	f.mustFinish("parent-task", browserpool.TaskCompleted)
+	if err := tab.Evaluate(ctx, "1", nil); err != nil {
+		t.Fatalf("the child's call after its parent finished: %v; want its browser still open (I4)", err)
+	}
+	type view struct {
+		Owner   string
+		Shared  bool
+		Holders []string
+	}
+	if diff := cmp.Diff(view{"child-task", false, []string{"child-task"}}, view{child.Owner(), child.Shared(), f.a.HoldersOf("chat-6")}); diff != "" {
+		t.Errorf("the child's lease after the hand-over (-want +got):\n%s", diff)
+	}
+	// The slot went with the browser: the cap of 1 is still taken.
+	if _, err := f.a.Acquire(ctx, "other-task", opts); !errors.Is(err, browserpool.ErrRejected) {
+		t.Errorf("another task's acquire at the cap: %v, want ErrRejected", err)
+	}
+	f.mustFinish("child-task", browserpool.TaskCompleted)
+	<-owner.Session().Done()
+	if _, err := f.a.Acquire(ctx, "other-task", opts); err != nil {
+		t.Errorf("an acquire once the last holder finished: %v", err)
+	}
+}
