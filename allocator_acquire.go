@@ -273,9 +273,13 @@ func (a *Allocator) leave(ctx context.Context, op string, w *waiter) (*Lease, er
 	if w.done {
 		return w.lease, w.err
 	}
+	starting := w.granted // a slot, its browser still starting
 	waited := a.dropLocked(w)
 	c.st.CancelledAcquires++
 	err := a.ctxErr(op, task, ctx, waited, c)
+	if starting {
+		err.(*Error).Detail = fmt.Sprintf("gave up while its browser was starting on computer %q; the task holds no slot", c.name)
+	}
 	a.emitLocked(AuditEvent{Kind: AuditCancelled, Task: task, Computer: c.name, Wait: waited, Err: err})
 	return nil, err
 }

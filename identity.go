@@ -192,7 +192,7 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 		r.mu.Lock()
 		if r.closed {
 			r.mu.Unlock()
-			return nil, newError(op, ErrPoolClosed, "the registry is closed")
+			return nil, registryClosed(op)
 		}
 		b := r.browsers[key]
 		if b == nil {
@@ -580,4 +580,11 @@ func (r *Registry) Close() error {
 	}
 	r.launches.Wait() // those of browsers already forgotten, too
 	return errors.Join(errs...)
+}
+
+// registryClosed is the error of a call on a closed registry.
+func registryClosed(op string) error {
+	e := newError(op, ErrPoolClosed, "the registry is closed")
+	e.Hint = "create a new Registry (over a Pool that is still open); a closed one cannot be reused"
+	return e
 }

@@ -7,6 +7,7 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -170,4 +171,68 @@ func TestABrowserEveryCallerGaveUpOnIsClosedWhenItsLaunchEnds(t *testing.T) {
 			t.Errorf("the registry still knows the browser: holders %v", reg.Holders(id.BrowserKey()))
 		}
 	})
+}
+
+func TestTrackerErrorsNameTheTrackerAndTellWhatToDo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t), IdleTimeout: time.Minute})
+		tr, err := browserpool.NewTracker(browserpool.TrackerConfig{Pool: p, PerWorkflow: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if _, err := tr.Open(ctx, "wf", "a"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Minute) // a is reclaimed as idle
+		synctest.Wait()
+		if _, err := tr.Open(ctx, "wf", "b"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = tr.Lookup("wf", "a")
+		checkText(t, "Lookup of a reclaimed name", err, []string{"name=a", "workflow=wf", "its open sessions: [b]"}, []string{"session=a"})
+		_, err = tr.Open(ctx, "wf", "bad name")
+		checkText(t, "Open with a bad name", err, []string{"Tracker.Open", `session name "bad name"`}, []string{"ValidateID"})
+		tr.Close()
+		_, err = tr.Open(ctx, "wf", "c")
+		checkText(t, "Open on a closed tracker", err, []string{"the tracker is closed", "create a new Tracker"}, []string{"create a new Pool"})
+	})
+}
+
+func TestAPoolOpenItsCallerGaveUpOnSaysTheContextErrorOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(20 * time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := p.Open(ctx)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Open = %v, want its deadline", err)
+		}
+		if n := strings.Count(err.Error(), "context deadline exceeded"); n != 1 {
+			t.Errorf("Open's error says the context error %d times: %v", n, err)
+		}
+	})
+}
+
+// checkText checks that err's text has every string of want and none of
+// unwanted.
+func checkText(t *testing.T, what string, err error, want, unwanted []string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error", what)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: %q does not say %q", what, err, w)
+		}
+	}
+	for _, u := range unwanted {
+		if strings.Contains(err.Error(), u) {
+			t.Errorf("%s: %q says %q", what, err, u)
+		}
+	}
 }

@@ -92,7 +92,9 @@ func (p *Pool) await(ctx context.Context, opName string, op *launchOp) (*Session
 	op.waiters--
 	p.mu.Unlock()
 	e := newError(opName, ctx.Err(), "gave up waiting for the browser to start; the launch goes on and its browser is closed if nobody claims it")
-	e.Err = context.Cause(ctx)
+	if e.Err = context.Cause(ctx); e.Err == ctx.Err() {
+		e.Err = nil // the class says it
+	}
 	e.Hint = "retry with a longer deadline; a cold browser start takes about half a second, more on a loaded machine"
 	return nil, e
 }
@@ -137,13 +139,12 @@ func (p *Pool) runLaunch(op *launchOp) {
 	switch {
 	case err != nil:
 		if closed {
-			// Close cut the launch short: say so, whatever the launch
-			// itself saw (a cancelled start looks like a failed one).
+			// Close cut the launch short: say so, and only that. What
+			// the launch itself saw follows from the cancellation (a
+			// cancelled start looks like a failed one, with the
+			// browser's stderr).
 			e := newError("Pool.Open", ErrPoolClosed, "the pool was closed while the browser started")
-			e.Session, e.Err = op.id, err
-			if le, ok := err.(*Error); ok {
-				e.Err = le.Err // the launch's own cause, not its class
-			}
+			e.Session = op.id
 			err = e
 		}
 		op.err = err

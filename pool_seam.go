@@ -73,6 +73,7 @@ func (s *Session) closeWith(ctx context.Context, reason CloseReason) error {
 	case <-ctx.Done():
 		e := newError("Session.Close", ctx.Err(), "stopped waiting; the close goes on in the background")
 		e.Session = s.id
+		e.Hint = "nothing to do: the browser is closed and its profile dir removed in the background (Pool.Close waits for it)"
 		return e
 	}
 }

@@ -137,7 +137,7 @@ func (tr *Tracker) Config() TrackerConfig { return tr.cfg }
 // least-recently-used session with no call in flight is closed (reason
 // lru) to make room; if every session is busy, the error is ErrAllBusy.
 func (tr *Tracker) Open(ctx context.Context, workflow, name string) (*Session, error) {
-	if err := ValidateID("session name", name); err != nil {
+	if err := checkTaskID("Tracker.Open", "session name", name); err != nil {
 		return nil, err
 	}
 	return tr.open(ctx, workflow, name, "")
@@ -170,7 +170,7 @@ func (tr *Tracker) HoldersOf(workflow, name string) []string {
 
 func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Session, error) {
 	const op = "Tracker.Open"
-	if err := ValidateID("workflow", workflow); err != nil {
+	if err := checkTaskID(op, "workflow", workflow); err != nil {
 		return nil, err
 	}
 	k := trackKey{workflow, name}
@@ -178,7 +178,7 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		tr.mu.Lock()
 		if tr.closed {
 			tr.mu.Unlock()
-			return nil, newError(op, ErrPoolClosed, "the tracker is closed")
+			return nil, trackerClosed(op)
 		}
 		if e := tr.entries[k]; e != nil {
 			tr.mu.Unlock()
@@ -393,11 +393,19 @@ func (tr *Tracker) Lookup(workflow, name string) (*Session, error) {
 	if e != nil {
 		s = e.s
 	}
-	names := tr.namesLocked(workflow)
+	var names []string // the workflow's open sessions, and those opening
+	for _, n := range tr.namesLocked(workflow) {
+		switch o := tr.byWF[workflow][n].s; {
+		case o == nil:
+			names = append(names, n+" (opening)")
+		case o.Err() == nil:
+			names = append(names, n)
+		}
+	}
 	tr.mu.Unlock()
 	if s == nil || s.Err() != nil {
-		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its sessions: [%s]", workflow, echo(name), strings.Join(names, ", ")))
-		er.Session, er.Workflow = name, workflow
+		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its open sessions: [%s]", workflow, echo(name), strings.Join(names, ", ")))
+		er.Name, er.Workflow = name, workflow
 		er.Hint = "open it with Tracker.Open (reopening an existing name reuses it)"
 		return nil, er
 	}
@@ -439,7 +447,7 @@ func (tr *Tracker) CloseSession(ctx context.Context, workflow, name string) erro
 		tr.removeLocked(e)
 	}
 	tr.mu.Unlock()
-	return tr.closeEntries(ctx, []*tracked{e}, ReasonExplicit)
+	return tr.closeEntries(ctx, "Tracker.CloseSession", []*tracked{e}, ReasonExplicit)
 }
 
 // EndWorkflow closes and forgets every session of workflow (reason
@@ -455,7 +463,7 @@ func (tr *Tracker) EndWorkflow(ctx context.Context, workflow string) error {
 		tr.removeLocked(e)
 	}
 	tr.mu.Unlock()
-	return tr.closeEntries(ctx, es, ReasonWorkflowEnd)
+	return tr.closeEntries(ctx, "Tracker.EndWorkflow", es, ReasonWorkflowEnd)
 }
 
 // CloseAll closes and forgets every tracked session (reason explicit).
@@ -468,12 +476,12 @@ func (tr *Tracker) CloseAll(ctx context.Context) error {
 	clear(tr.entries)
 	clear(tr.byWF)
 	tr.mu.Unlock()
-	return tr.closeEntries(ctx, es, ReasonExplicit)
+	return tr.closeEntries(ctx, "Tracker.CloseAll", es, ReasonExplicit)
 }
 
 // closeEntries closes the sessions of es in parallel, waiting for opens
 // under way to finish first.
-func (tr *Tracker) closeEntries(ctx context.Context, es []*tracked, reason CloseReason) error {
+func (tr *Tracker) closeEntries(ctx context.Context, op string, es []*tracked, reason CloseReason) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(es))
 	for i, e := range es {
@@ -498,7 +506,9 @@ func (tr *Tracker) closeEntries(ctx context.Context, es []*tracked, reason Close
 	case <-done:
 		return errors.Join(errs...)
 	case <-ctx.Done():
-		return newError("Tracker.Close", ctx.Err(), "stopped waiting; the closes go on in the background")
+		e := newError(op, ctx.Err(), "stopped waiting; the closes go on in the background")
+		e.Hint = "nothing to do: the browsers are closed in the background (Tracker.Close waits for them)"
+		return e
 	}
 }
 
@@ -522,4 +532,11 @@ func (tr *Tracker) Close() error {
 	close(tr.closeDone) // before the hooks: a hook may call Close
 	tr.events.close()
 	return err
+}
+
+// trackerClosed is the error of a call on a closed tracker.
+func trackerClosed(op string) error {
+	e := newError(op, ErrPoolClosed, "the tracker is closed")
+	e.Hint = "create a new Tracker (over a Pool that is still open); a closed one cannot be reused"
+	return e
 }
