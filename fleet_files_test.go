@@ -2,6 +2,7 @@ package browserpool_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -13,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +37,7 @@ const filesPage = `<!doctype html><title>Files</title>
 <a href="/raw.bin" download="raw.bin">Raw bytes</a>
 <a href="/big">Big file</a>
 <a href="/broken">Broken file</a>
+<a href="/gz-attach">Compressed report</a>
 <button onclick="save(false)">Export blob</button>
 <button onclick="save(true)">Export revoked blob</button>
 <label>Pick files <input type="file" id="pick" multiple></label>
@@ -64,6 +67,7 @@ var filesBodies = map[string][]byte{
 	"/attachment": []byte("id,value\n1,2\n3,4\n"),
 	"/raw.bin":    {0, 1, 2, 0xfe, 0xff, '\n', 0, 'x'},
 	"/big":        bytes.Repeat([]byte("0123456789abcdef\x00\xff"), 150_000), // 2.7 MiB: several 512 KiB chunks
+	"/gz-attach":  bytes.Repeat([]byte("compressible,row\n"), 200),           // sent gzipped, with the compressed Content-Length
 }
 
 // startFilesSite serves filesPage and the download bodies on 127.0.0.1
@@ -80,6 +84,17 @@ func startFilesSite(t testing.TB) string {
 		case "/big":
 			w.Header().Set("Content-Type", "application/octet-stream")
 			w.Header().Set("Content-Disposition", `attachment; filename="big.dat"`)
+		case "/gz-attach":
+			var gz bytes.Buffer
+			zw := gzip.NewWriter(&gz)
+			zw.Write(filesBodies[r.URL.Path])
+			zw.Close()
+			w.Header().Set("Content-Type", "text/csv")
+			w.Header().Set("Content-Disposition", `attachment; filename="packed.csv"`)
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", strconv.Itoa(gz.Len()))
+			w.Write(gz.Bytes())
+			return
 		case "/broken": // cut short: 5 of the 1000 bytes announced (how many the browser got before the cut varies)
 			w.Header().Set("Content-Disposition", `attachment; filename="broken.bin"`)
 			w.Header().Set("Content-Length", "1000")
@@ -130,6 +145,7 @@ func moveFilesThroughFleet(t *testing.T, p *browserpool.Pool, site string) {
 		{"Report", "/attachment", "report.csv"},
 		{"Raw bytes", "/raw.bin", "raw.bin"},
 		{"Big file", "/big", "big.dat"},
+		{"Compressed report", "/gz-attach", "packed.csv"},
 	} {
 		ref := snap.Find("link", c.link)
 		if ref == "" {
@@ -179,7 +195,7 @@ func moveFilesThroughFleet(t *testing.T, p *browserpool.Pool, site string) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if diff := cmp.Diff([]string{"big.dat", "export.bin", "raw.bin", "report.csv"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"big.dat", "export.bin", "packed.csv", "raw.bin", "report.csv"}, names); diff != "" {
 		t.Errorf("DownloadDir holds (-want +got):\n%s", diff)
 	}
 

@@ -279,7 +279,8 @@ func (t *Tab) streamResponse(ctx context.Context, op string, ev *fetch.RequestPa
 		cancel()
 	}
 	var headers []fetch.HeaderEntry
-	length := int64(-1)
+	length := int64(-1) // the body's announced length, as sent (compressed or not)
+	encoded := false    // compressed: the stream gives the decoded body, whose length length is not
 	sure := false
 	for _, h := range ev.ResponseHeaders {
 		switch strings.ToLower(h.Name) {
@@ -289,6 +290,9 @@ func (t *Tab) streamResponse(ctx context.Context, op string, ev *fetch.RequestPa
 			}
 			continue // the body handed back has its own length
 		case "content-encoding":
+			if v := strings.TrimSpace(h.Value); v != "" && !strings.EqualFold(v, "identity") {
+				encoded = true
+			}
 			continue // the streamed body is decoded already
 		case "content-disposition":
 			if v, _, err := mime.ParseMediaType(h.Value); err == nil && v == "attachment" {
@@ -332,7 +336,7 @@ func (t *Tab) streamResponse(ctx context.Context, op string, ev *fetch.RequestPa
 			"have the server send big files with Content-Disposition: attachment (no size limit then), or run this task on a local browser"))
 	case ctx.Err() != nil:
 		return fail(t.s.wrap(op, t.id, ctx.Err()))
-	case rerr != nil || length >= 0 && n != length:
+	case rerr != nil || length >= 0 && !encoded && n != length:
 		if !sure {
 			// A page cut short fails in the browser as it would have.
 			return fail(nil)
