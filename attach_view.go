@@ -322,7 +322,7 @@ func (v *AttachedView) NewTab(ctx context.Context, label, url string) (AttachedT
 	}
 	res := AttachedTab{ID: t.id, Label: label, URL: "about:blank", Selected: true}
 	if url != "about:blank" {
-		if _, err := t.navigate(ctx, op, url); err != nil {
+		if _, err := t.navigateRecorded(ctx, op, url); err != nil {
 			res.URL = redactURL(url)
 			return res, v.tag(err)
 		}
@@ -385,7 +385,7 @@ func (v *AttachedView) Open(ctx context.Context, url string) (NavigateResult, er
 			return NavigateResult{}, err
 		}
 	}
-	res, err := t.navigate(ctx, op, url)
+	res, err := t.navigateRecorded(ctx, op, url)
 	if err == nil {
 		v.b.choose(v.workflow, t.id, "", url, "")
 	}

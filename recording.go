@@ -262,7 +262,8 @@ func (s *Session) recordErr(op string, err error) error {
 var recordsFrame = map[string]bool{
 	"navigate": true, "click": true, "click-at": true, "hover": true, "fill": true,
 	"type": true, "press": true, "select": true, "upload": true, "scroll": true,
-	"answer-dialog": true, "dialog": true, "download": true,
+	"answer-dialog": true, "dialog": true, "download": true, "drag": true,
+	"back": true, "forward": true, "reload": true, "set-viewport": true,
 }
 
 // recordHook is the recording's one entry from the tab: the trace calls it

@@ -349,3 +349,46 @@ func TestConfigRecordingRecordsEverySessionFromItsStart(t *testing.T) {
 		t.Errorf("Dir = %s; want %s", rec.Dir(), want)
 	}
 }
+
+func TestRecordingShowsHistoryReloadViewportAndTheNavigationOfOpenTab(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	st := startSite(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	rec, err := s.StartRecording(ctx, browserpool.RecordingOptions{FrameTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.OpenTab(ctx, st.URL+"/form.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Navigate(ctx, st.URL+"/console.html"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Back(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Forward(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.SetViewport(ctx, 800, 600, 1); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range readEvents(t, rec.Dir()) {
+		got = append(got, e.Action)
+		if e.Frame == "" {
+			t.Errorf("event %s has no frame", e.Action)
+		}
+	}
+	want := []string{"navigate", "navigate", "back", "forward", "reload", "set-viewport"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("recorded actions (-want +got):\n%s", diff)
+	}
+}

@@ -187,7 +187,7 @@ func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 	}
 	s.setActive(id)
 	if url != "about:blank" {
-		if _, err := t.navigate(ctx, op, url); err != nil {
+		if _, err := t.navigateRecorded(ctx, op, url); err != nil {
 			return t, err
 		}
 	}

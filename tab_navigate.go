@@ -68,9 +68,15 @@ func (t *Tab) Navigate(ctx context.Context, rawURL string) (_ NavigateResult, er
 		return NavigateResult{}, err
 	}
 	defer end()
+	return t.navigateRecorded(ctx, op, rawURL)
+}
+
+// navigateRecorded is navigate with its trace entry (and so its recording
+// event): every navigation a caller asked for, by Tab.Navigate,
+// Session.OpenTab or an attached view.
+func (t *Tab) navigateRecorded(ctx context.Context, op, rawURL string) (_ NavigateResult, err error) {
 	defer t.x.record("navigate", redact.Scrub(rawURL), time.Now(), &err)
-	res, err := t.navigate(ctx, op, rawURL)
-	return res, err
+	return t.navigate(ctx, op, rawURL)
 }
 
 // LastNavigation returns the result of the tab's last navigation that
