@@ -79,6 +79,33 @@ func (t *Tab) navigateRecorded(ctx context.Context, op, rawURL string) (_ Naviga
 	return t.navigate(ctx, op, rawURL)
 }
 
+// endedDuring returns the error of a tab whose tab or session ended while
+// a call ran (closed, or its browser gone), else nil: Chromium aborts the
+// loads of a tab it closes, and a session closed or a browser killed
+// mid-navigation must say so, not send the caller after a download. It
+// waits a moment for the end to show: a killed browser's connection drops
+// just after its loads abort.
+func (t *Tab) endedDuring(op string) error {
+	timer := time.NewTimer(250 * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-t.direct.Done():
+	case <-timer.C:
+	}
+	t.s.mu.Lock()
+	err := t.s.endErrLocked(op, t.id)
+	t.s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	select {
+	case <-t.direct.Done():
+		return t.s.wrap(op, t.id, t.direct.Err())
+	default:
+		return nil
+	}
+}
+
 // LastNavigation returns the result of the tab's last navigation that
 // finished loading (by Tab.Navigate, or by Session.OpenTab when it was given
 // a URL), and false if none has.
@@ -119,6 +146,9 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))
 		e.Session, e.Tab = t.s.id, t.id
 		if *reply.ErrorText == "net::ERR_ABORTED" {
+			if err := t.endedDuring(op); err != nil {
+				return res, err // the load died with the tab or its session
+			}
 			// Chromium aborts the navigation of a URL that answers
 			// with a file to save (Content-Disposition: attachment).
 			e.Hint = "the load was cancelled, most often because the URL answers with a file to download: fetch it with Tab.WaitDownload, its trigger clicking the link (or navigating); else the page went elsewhere meanwhile: retry"

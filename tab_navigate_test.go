@@ -166,3 +166,22 @@ func TestANavigationCutShortByTheCallersDeadlineIsTheCallersErrorNotTheLibrarysT
 		t.Errorf("Reload cut short by a 1 s deadline: error = %v, want the caller's context.DeadlineExceeded", err)
 	}
 }
+
+func TestANavigationCutShortByItsSessionClosingSaysTheSessionClosed(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	st := startSite(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	closed := make(chan error, 1)
+	time.AfterFunc(300*time.Millisecond, func() { closed <- s.Close(context.Background()) })
+	_, err := tab.Navigate(ctx, st.URL+"/hang")
+	if !errors.Is(err, browserpool.ErrSessionClosed) || errors.Is(err, browserpool.ErrNavigation) || strings.Contains(err.Error(), "WaitDownload") {
+		t.Errorf("Navigate while its session closed = %v; want ErrSessionClosed, not a navigation error pointing at a download", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+}
