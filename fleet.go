@@ -229,6 +229,68 @@ type leasedBrowser struct {
 	release  func(ctx context.Context) error
 	released atomic.Bool // release succeeded (or was not needed)
 	stopped  atomic.Bool // Stop was called
+	watch    *leaseWatch // checks the lease on its fleet (Grid); nil: none
+}
+
+// leaseWatch checks a lease on its fleet every interval, on a timer (no
+// goroutine between checks), and fails the lease's transport when the
+// fleet no longer has it. mu guards timer and stopped; a check runs
+// without it, counted in running so that stop can wait for it.
+type leaseWatch struct {
+	interval time.Duration
+	// check reports, with a nil error, that the fleet no longer has the
+	// lease and why; a non-nil error means it could not tell.
+	check func(ctx context.Context) (gone string, err error)
+	fail  func(cause error)
+
+	mu      sync.Mutex
+	timer   *time.Timer    // guarded by mu
+	stopped bool           // guarded by mu
+	running sync.WaitGroup // a check in progress
+}
+
+// start arms the first check.
+func (w *leaseWatch) start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer = time.AfterFunc(w.interval, w.tick)
+}
+
+func (w *leaseWatch) tick() {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	w.running.Add(1)
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), max(w.interval, 5*time.Second))
+	gone, err := w.check(ctx)
+	cancel()
+	w.running.Done()
+	if err == nil && gone != "" {
+		w.fail(errors.New(gone))
+		return
+	}
+	w.mu.Lock()
+	if !w.stopped {
+		w.timer.Reset(w.interval)
+	}
+	w.mu.Unlock()
+}
+
+// stop ends the checks and waits for one in progress.
+func (w *leaseWatch) stop() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
+	w.running.Wait()
 }
 
 func (b *leasedBrowser) Transport() Transport    { return b.t }
@@ -256,6 +318,7 @@ func (b *leasedBrowser) ExitErr() error {
 // tries the release again.
 func (b *leasedBrowser) Stop(ctx context.Context) error {
 	b.stopped.Store(true)
+	b.watch.stop()
 	b.t.Close()
 	if b.release == nil || b.released.Load() {
 		return nil

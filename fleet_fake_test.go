@@ -41,6 +41,15 @@ type fakeFleet struct {
 	deletes   []string                   // guarded by mu; DELETEd session ids
 	failDel   int                        // guarded by mu; DELETEs to answer 500 before succeeding
 	postDelay time.Duration              // guarded by mu; Grid POST answers after this
+	checks    int                        // guarded by mu; GET /session/{id}/timeouts answered
+}
+
+// forgetGridSession ends Grid session id as a DELETE from elsewhere or
+// Grid's session-timeout does, leaving its se:cdp socket open.
+func (f *fakeFleet) forgetGridSession(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.grid, id)
 }
 
 // startFakeFleet serves a fake fleet of size leases until tb ends (a nil
@@ -73,6 +82,18 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/session":
 		f.createGridSession(w, r)
+		return
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/session/") && strings.HasSuffix(r.URL.Path, "/timeouts"):
+		f.mu.Lock()
+		known := f.grid[strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/session/"), "/timeouts")]
+		f.checks++
+		f.mu.Unlock()
+		if !known {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"value":{"error":"invalid session id","message":"Unable to find session"}}`)
+			return
+		}
+		fmt.Fprint(w, `{"value":{"implicit":0,"pageLoad":300000,"script":30000}}`)
 		return
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/session/"):
 		f.deleteGridSession(w, strings.TrimPrefix(r.URL.Path, "/session/"))
@@ -437,5 +458,28 @@ func TestFleetTransportHandshakeRefusalIsAHandshakeErrorWithoutTheURL(t *testing
 	_, err = browserpool.DialWebSocket(ctxT(t), "ws://127.0.0.1:1/x?token=sekr1t-123", browserpool.DialOptions{})
 	if err == nil || strings.Contains(err.Error(), "sekr1t") {
 		t.Errorf("dial to a closed port: %v (want an error without the token)", err)
+	}
+}
+
+func TestFleetFakeGridSessionTheGridEndedWhileItsSocketStaysOpenEndsAsCrashed(t *testing.T) {
+	f := startFakeFleet(t, 2, "")
+	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: f.HTTP, CheckInterval: 20 * time.Millisecond}, 0)
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	other := mustOpen(t, ctx, p)
+	waitFor(t, "the pool to check its leases on the Grid", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.checks >= 4 })
+	if s.Err() != nil || other.Err() != nil {
+		t.Fatalf("sessions the Grid still has ended: %v, %v", s.Err(), other.Err())
+	}
+	f.forgetGridSession("grid1")
+	waitFor(t, "the session the Grid ended to end", func() bool { return s.Err() != nil })
+	if err := s.Err(); !errors.Is(err, browserpool.ErrBrowserExited) || !strings.Contains(err.Error(), "no longer has session grid1") {
+		t.Errorf("Err() = %v; want ErrBrowserExited saying the Grid no longer has the session", err)
+	}
+	if got := p.Stats().Closes[browserpool.ReasonCrashed]; got != 1 {
+		t.Errorf("Stats.Closes[crashed] = %d, want 1", got)
+	}
+	if err := other.Err(); err != nil {
+		t.Errorf("the other lease: %v", err)
 	}
 }

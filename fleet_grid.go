@@ -5,6 +5,7 @@
 package browserpool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,7 +41,9 @@ import (
 // of leaving it on the Grid until its session-timeout.
 //
 // Grid ends sessions without traffic after its session-timeout (default
-// 300 s): keep it above the pool's IdleTimeout.
+// 300 s); the pool's check of each lease (CheckInterval) is traffic, so a
+// lease the pool holds lasts until the pool closes it. A session the Grid
+// ends anyway (a DELETE from elsewhere) is noticed by that check.
 //
 // Set it up before use and do not copy it afterwards; it is safe for
 // concurrent use by several pools.
@@ -65,9 +68,23 @@ type SeleniumGrid struct {
 	// DefaultFleetCleanupTimeout; Grid's own session-request-timeout
 	// should not exceed Config.LaunchTimeout plus this.
 	CleanupTimeout time.Duration
+	// CheckInterval is how often the pool asks the Grid whether it still
+	// has a lease it holds (GET /session/{id}/timeouts). Grid can end a
+	// session and leave its se:cdp socket open (a DELETE from elsewhere,
+	// its session-timeout): the browser is gone, and without the check
+	// every call would wait for its caller's deadline. A session the Grid
+	// no longer knows ends as crashed, its calls failing with
+	// ErrBrowserExited. The check is a WebDriver command, so it also keeps
+	// the Grid from ending a lease the pool still holds for inactivity:
+	// the pool's IdleTimeout decides. Zero means DefaultGridCheckInterval;
+	// negative turns the check off.
+	CheckInterval time.Duration
 
 	bg fleetCleanups
 }
+
+// DefaultGridCheckInterval is SeleniumGrid.CheckInterval's default.
+const DefaultGridCheckInterval = 10 * time.Second
 
 // DefaultGridArgs are the Chromium flags of the default Grid capabilities.
 var DefaultGridArgs = []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -148,6 +165,12 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 	if b.version, err = probeVersion(ctx, t); err != nil {
 		t.Close()
 		return fail(fleetLaunchError(spec.SessionID, endpoint, "the leased browser did not answer CDP", "", err))
+	}
+	if every := cmp.Or(g.CheckInterval, DefaultGridCheckInterval); every > 0 {
+		id := c.s.id
+		b.watch = &leaseWatch{interval: every, fail: t.fail,
+			check: func(ctx context.Context) (string, error) { return g.sessionGone(ctx, id) }}
+		b.watch.start()
 	}
 	return b, nil
 }
@@ -250,6 +273,20 @@ func (g *SeleniumGrid) deleteSession(ctx context.Context, id string) error {
 		return nil
 	}
 	return fmt.Errorf("ending Grid session %s: HTTP %d", id, code)
+}
+
+// sessionGone asks the Grid about session id (GET /session/{id}/timeouts,
+// a command any WebDriver session answers) and says why it is gone when
+// the Grid no longer knows it; an error when the Grid could not tell.
+func (g *SeleniumGrid) sessionGone(ctx context.Context, id string) (string, error) {
+	code, b, err := fleetCall(ctx, g.HTTPClient, http.MethodGet, g.path("/session/"+url.PathEscape(id)+"/timeouts"), g.Header, nil, 10*time.Second)
+	if err != nil {
+		return "", err
+	}
+	if code == http.StatusNotFound || strings.Contains(string(b), "invalid session id") {
+		return fmt.Sprintf("the Grid no longer has session %s (it was deleted from elsewhere or reached the Grid's session-timeout): its browser is gone", id), nil
+	}
+	return "", nil
 }
 
 // path returns the Grid URL with path appended to its own path.

@@ -352,3 +352,32 @@ func TestFleetAllocatorQueuesOnAFullFleetUntilASlotFrees(t *testing.T) {
 	}
 	fleettest.WaitFor(t, "browserless to list no browser", func() bool { return srv.Leases(t) == 0 })
 }
+
+// TestFleetGridSessionDeletedFromElsewhereEndsItsCallsWithErrBrowserExited:
+// Grid ends a session deleted by another client (or by its own
+// session-timeout) but leaves its se:cdp socket open; without the pool's
+// check of the lease every call would wait for its caller's deadline.
+func TestFleetGridSessionDeletedFromElsewhereEndsItsCallsWithErrBrowserExited(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	grid := fleettest.StartGrid(t, fleettest.GridOptions{MaxSessions: 1})
+	p := newFleetPool(t, &browserpool.SeleniumGrid{URL: grid.URL, Capabilities: grid.Capabilities(), CheckInterval: 500 * time.Millisecond}, 0)
+	ctx := ctxWithin(t, 3*time.Minute)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	ids, err := grid.SessionIDs(ctx)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("the Grid's sessions: %v, %v; want the pool's one", ids, err)
+	}
+	if err := grid.Delete(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	err = tab.Evaluate(ctx, "new Promise(() => {})", nil) // would wait for ever on the dead browser
+	if !errors.Is(err, browserpool.ErrBrowserExited) || ctx.Err() != nil {
+		t.Fatalf("a call on the session the Grid ended: %v; want ErrBrowserExited before the caller's deadline", err)
+	}
+	if !strings.Contains(err.Error(), "no longer has session "+ids[0]) {
+		t.Errorf("the error %q does not say the Grid no longer has the session", err)
+	}
+	waitFor(t, "the session to be counted as crashed", func() bool { return p.Stats().Closes[browserpool.ReasonCrashed] == 1 })
+}

@@ -195,6 +195,13 @@ func (w *WebSocketTransport) Err() error {
 	return w.err
 }
 
+// fail ends the transport with err as its cause (Err, the lease's
+// ExitErr): the remote end is known gone though the socket still stands.
+func (w *WebSocketTransport) fail(err error) {
+	w.end(err)
+	w.c.Close()
+}
+
 func (w *WebSocketTransport) end(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -160,6 +160,56 @@ func (g *Grid) Counts(ctx context.Context) (Counts, error) {
 	return r.Data.Grid, nil
 }
 
+// SessionIDs returns the ids of the sessions the Grid holds now.
+func (g *Grid) SessionIDs(ctx context.Context) ([]string, error) {
+	q := []byte(`{"query":"{ sessionsInfo { sessions { id } } }"}`)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.URL+"/graphql", bytes.NewReader(q))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			SessionsInfo struct {
+				Sessions []struct {
+					ID string `json:"id"`
+				} `json:"sessions"`
+			} `json:"sessionsInfo"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return nil, fmt.Errorf("POST /graphql: HTTP %d: %v", resp.StatusCode, err)
+	}
+	var ids []string
+	for _, s := range r.Data.SessionsInfo.Sessions {
+		ids = append(ids, s.ID)
+	}
+	return ids, nil
+}
+
+// Delete ends session id as a client other than the pool would
+// (DELETE /session/{id}).
+func (g *Grid) Delete(ctx context.Context, id string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, g.URL+"/session/"+id, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("DELETE /session/%s: HTTP %d", id, resp.StatusCode)
+	}
+	return nil
+}
+
 // Leases returns the number of sessions the Grid holds now, failing the
 // test if it cannot tell.
 func (g *Grid) Leases(tb testing.TB) int {
