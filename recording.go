@@ -216,9 +216,12 @@ func (r *Recording) Stop() error {
 // ExportVideo renders the frames recorded so far into an MP4 named name
 // (a local path inside the recording dir; zero means "recording.mp4") with
 // ffmpeg: each frame held for its action's real time (clamped between
-// 0.5 s and 3 s), the action written as a caption below it. No ffmpeg is
+// 0.2 s and 3 s), the action written as a caption below it. No ffmpeg is
 // ErrFFmpegNotFound (install the Debian package ffmpeg); no frame yet is
-// ErrInvalidArgument; a stopped recording is ErrInvalidArgument.
+// ErrInvalidArgument; a stopped recording is ErrInvalidArgument, and so is
+// a name that does not end in .mp4 or names one of the recording's own
+// files. Closing the session (or Stop) while the export runs stops it
+// (ErrInvalidArgument): a close is not held up by ffmpeg.
 func (r *Recording) ExportVideo(ctx context.Context, name string) (RecordingVideo, error) {
 	v, err := r.rec.ExportVideo(ctx, name)
 	if err != nil {
@@ -241,12 +244,15 @@ func (s *Session) recordErr(op string, err error) error {
 		class = ErrPathEscapes
 	case record.ErrFFmpegNotFound:
 		class = ErrFFmpegNotFound
-	case record.ErrClosed, record.ErrNoFrames, record.ErrInvalidFrame:
+	case record.ErrClosed, record.ErrNoFrames, record.ErrInvalidFrame, record.ErrInvalidName:
 		class = ErrInvalidArgument
 	}
-	detail := re.Class.Error()
-	if re.Detail != "" {
-		detail += ": " + re.Detail
+	detail := re.Detail
+	if re.Class.Error() != class.Error() { // the recording's own words, when the class's differ
+		detail = re.Class.Error()
+		if re.Detail != "" {
+			detail += ": " + re.Detail
+		}
 	}
 	e := newError(op, class, detail)
 	e.Session, e.Err, e.Hint = s.id, re.Err, re.Hint
@@ -287,7 +293,7 @@ func (r *Recording) add(t *Tab, e TraceEntry) {
 	var frame []byte
 	var url, title string
 	var wg sync.WaitGroup
-	if _, open := t.x.dialog.current(); !open {
+	if _, open := t.x.dialog.current(); !open && !r.rec.FramesOff() {
 		wg.Go(func() {
 			shot, err := invoke[page.CaptureScreenshotReply](ctx, t.direct, "Page.captureScreenshot", page.NewCaptureScreenshotArgs().
 				SetFormat("jpeg").SetQuality(r.quality).SetOptimizeForSpeed(true))

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
 )
 
 // recEvent is a line of events.jsonl, as the replay page and a person read
@@ -312,6 +313,13 @@ func TestRecordingMapsItsErrorsToThePackageClasses(t *testing.T) {
 	if err := tab.Press(ctx, "Tab"); err != nil {
 		t.Fatal(err)
 	}
+	_, err = rec.ExportVideo(ctx, "../escape.mp4")
+	if !errors.Is(err, browserpool.ErrPathEscapes) || strings.Count(err.Error(), "path escapes") != 1 {
+		t.Errorf("ExportVideo(../escape.mp4): %v; want ErrPathEscapes, said once", err)
+	}
+	if _, err := rec.ExportVideo(ctx, "events.jsonl"); !errors.Is(err, browserpool.ErrInvalidArgument) {
+		t.Errorf("ExportVideo(events.jsonl): %v; want ErrInvalidArgument (the recording's own file)", err)
+	}
 	_, err = rec.ExportVideo(ctx, "")
 	var e *browserpool.Error
 	if !errors.Is(err, browserpool.ErrFFmpegNotFound) || !errors.As(err, &e) || !strings.Contains(e.Hint, "ffmpeg") {
@@ -390,5 +398,30 @@ func TestRecordingShowsHistoryReloadViewportAndTheNavigationOfOpenTab(t *testing
 	want := []string{"navigate", "navigate", "back", "forward", "reload", "set-viewport"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("recorded actions (-want +got):\n%s", diff)
+	}
+}
+
+func TestARecordingWithoutFramesTakesNoScreenshots(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	rec, err := s.StartRecording(ctx, browserpool.RecordingOptions{MaxFrames: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := tab.Press(ctx, "Tab"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(browserpool.RecordingStats{Events: 3}, rec.Stats()); diff != "" {
+		t.Errorf("Stats of an events-only recording (-want +got):\n%s", diff)
+	}
+	for _, c := range l.Browsers()[0].Calls() {
+		if c.Method == "Page.captureScreenshot" {
+			t.Fatal("an events-only recording took a screenshot")
+		}
 	}
 }

@@ -31,7 +31,13 @@ var (
 	ErrFFmpegNotFound = errors.New("ffmpeg not found")
 	// ErrVideo: ffmpeg ran but failed; the detail quotes its output.
 	ErrVideo = errors.New("video export failed")
+	// ErrInvalidName: ExportVideo's name does not end in .mp4, or names a
+	// file of the recording itself (a frame, a hidden file).
+	ErrInvalidName = errors.New("not a name for the video")
 )
+
+// errRecordingClosed is the cause that ends an export when Close runs.
+var errRecordingClosed = errors.New("the recording was closed")
 
 // Error is the error type of every failing operation of the package. Fields
 // that do not apply are empty. Its text reads well verbatim:
@@ -91,6 +97,7 @@ var hints = map[error]string{
 	ErrNoFrames:       "record at least one action with a frame before exporting a video",
 	ErrFFmpegNotFound: "install the Debian package ffmpeg (apt-get install ffmpeg), or set Options.FFmpeg to its path",
 	ErrVideo:          "read ffmpeg's output quoted above; the frames and events.jsonl are intact and the replay page works without a video",
+	ErrInvalidName:    "give a file name ending in .mp4, such as recording.mp4, that is not one of the recording's own files",
 }
 
 func newError(op string, class error, detail string, cause error) *Error {

@@ -13,6 +13,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/browserpool/browserpool/internal/leakcheck"
@@ -121,4 +122,14 @@ func dirNames(t testing.TB, dir string) []string {
 		names = append(names, d.Name())
 	}
 	return names
+}
+
+// readLines returns the lines of the file at path.
+func readLines(t testing.TB, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }

@@ -5,6 +5,7 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,6 +113,11 @@ type Recorder struct {
 	// waits for them before closing it. Add is called under mu while root
 	// is set, Wait after root is cleared under mu.
 	inflight sync.WaitGroup
+
+	// closing ends when Close begins: an ExportVideo under way stops
+	// (its ffmpeg is killed) instead of holding Close up.
+	closing    context.Context
+	endClosing context.CancelFunc
 }
 
 // New creates the recording dir opts.DirName inside outputDir (which must
@@ -159,7 +165,8 @@ func New(outputDir string, opts Options) (*Recorder, error) {
 	case budget < 0:
 		budget = 0
 	}
-	return &Recorder{dir: filepath.Join(outputDir, name), opts: opts, budget: budget, root: root, events: f}, nil
+	closing, endClosing := context.WithCancel(context.Background())
+	return &Recorder{dir: filepath.Join(outputDir, name), opts: opts, budget: budget, root: root, events: f, closing: closing, endClosing: endClosing}, nil
 }
 
 // escapes reports whether err, or an error it wraps, is os.Root's refusal
@@ -301,6 +308,10 @@ func (r *Recorder) snapshot(op string) (*os.Root, []Entry, error) {
 	return r.root, append([]Entry(nil), r.entries...), nil
 }
 
+// FramesOff reports that the recording takes no frames at all
+// (Options.MaxFrames negative): a caller need not capture any.
+func (r *Recorder) FramesOff() bool { return r.opts.MaxFrames < 0 }
+
 // Close ends the recording: it adds a note with the number of frames
 // dropped over the budget (if any), writes the replay page and closes the
 // files, after waiting for a WriteIndex or ExportVideo under way. The files
@@ -322,6 +333,7 @@ func (r *Recorder) Close() error {
 	root, events, entries := r.root, r.events, append([]Entry(nil), r.entries...)
 	r.root, r.events = nil, nil // from here on Add, WriteIndex and ExportVideo fail with ErrClosed
 	r.mu.Unlock()
+	r.endClosing()
 
 	errs = append(errs, writeIndex("Close", root, entries))
 	if err := events.Close(); err != nil {

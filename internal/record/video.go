@@ -124,13 +124,24 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 		name = DefaultVideoName
 	}
 	if !filepath.IsLocal(name) || strings.ContainsRune(name, '/') {
-		return Video{}, newError(op, ErrPathEscapes, fmt.Sprintf("%q is not a file name", name), nil)
+		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q is not a file name", name), nil)
+		e.Hint = "give a file name such as recording.mp4: the video is written inside the recording dir"
+		return Video{}, e
+	}
+	if !strings.HasSuffix(strings.ToLower(name), ".mp4") || strings.HasPrefix(name, ".") || isFrameName(name) {
+		e := newError(op, ErrInvalidName, fmt.Sprintf("%q", name), nil)
+		return Video{}, e
 	}
 	root, entries, err := r.snapshot(op)
 	if err != nil {
 		return Video{}, err
 	}
 	defer r.inflight.Done()
+	// Close stops an export under way: closing a session is bounded.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	unhook := context.AfterFunc(r.closing, func() { stop(errRecordingClosed) })
+	defer unhook()
 	exe := r.opts.FFmpeg
 	if exe == "" {
 		exe = "ffmpeg"
@@ -167,9 +178,15 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 	if err := run(ctx, path, root, ffmpegArgs(list, out, w, h, v.Frames)); err != nil {
 		root.Remove(out)
 		if ctx.Err() != nil {
+			if context.Cause(ctx) == errRecordingClosed {
+				return Video{}, newError(op, ErrClosed, "the recording was stopped (its session closed) while ffmpeg ran; the video was not written", nil)
+			}
 			return Video{}, newError(op, ErrVideo, "ffmpeg stopped", ctx.Err())
 		}
 		return Video{}, newError(op, ErrVideo, "", err)
+	}
+	if _, err := root.Stat(out); err != nil {
+		return Video{}, newError(op, ErrVideo, "ffmpeg exited without an error but wrote no video", err)
 	}
 	root.Chmod(out, 0o600) // ffmpeg created it by the umask; the recording's files are private
 	if err := root.Rename(out, name); err != nil {
@@ -177,6 +194,15 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 		return Video{}, newError(op, ErrWrite, "cannot write "+name, err)
 	}
 	return v, nil
+}
+
+// isFrameName reports whether name is a frame's file name (0001.jpg).
+func isFrameName(name string) bool {
+	base, ext, _ := strings.Cut(name, ".")
+	if ext != "jpg" && ext != "png" || base == "" {
+		return false
+	}
+	return strings.Trim(base, "0123456789") == ""
 }
 
 // videoSize is the largest frame's size (each side separately), scaled

@@ -94,9 +94,19 @@ func TestExportVideoRefusesANameOutsideTheRecordingAndNeedsFrames(t *testing.T) 
 		t.Errorf("ExportVideo without frames: %v; want ErrNoFrames", err)
 	}
 	for _, name := range []string{"../out.mp4", "/tmp/out.mp4", "sub/out.mp4"} {
-		if _, err := r.ExportVideo(t.Context(), name); !errors.Is(err, ErrPathEscapes) {
-			t.Errorf("ExportVideo(%q): %v; want ErrPathEscapes", name, err)
+		if _, err := r.ExportVideo(t.Context(), name); !errors.Is(err, ErrPathEscapes) || strings.Contains(err.Error(), "recording dir name") {
+			t.Errorf("ExportVideo(%q): %v; want ErrPathEscapes, with a hint about the file name", name, err)
 		}
+	}
+	// The recording's own files, and names that are not a video's.
+	videoFlow(t, r)
+	for _, name := range []string{EventsFile, IndexFile, "0001.jpg", "0003.png", ".", ".hidden.mp4", "video.avi"} {
+		if _, err := r.ExportVideo(t.Context(), name); !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), ".mp4") {
+			t.Errorf("ExportVideo(%q): %v; want ErrInvalidName asking for a .mp4 name", name, err)
+		}
+	}
+	if got := len(readLines(t, filepath.Join(r.Dir(), EventsFile))); got != 6 {
+		t.Errorf("events.jsonl holds %d lines after the refused exports, want the 6 events", got)
 	}
 }
 
@@ -283,5 +293,57 @@ func TestExportVideoKillsFFmpegWhenItsContextEnds(t *testing.T) {
 		if strings.HasSuffix(n, ".mp4") || strings.HasPrefix(n, ".video-") {
 			t.Errorf("file %s left after a cancelled export", n)
 		}
+	}
+}
+
+func TestCloseStopsAnExportUnderWayInsteadOfWaitingForIt(t *testing.T) {
+	dir := filepath.Join(testRoot, "fake-ffmpeg-"+strconv.FormatInt(time.Now().UnixNano(), 10))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	fake := filepath.Join(dir, "ffmpeg")
+	script := "#!/bin/sh\necho $$ > started.tmp && mv started.tmp started\nwhile :; do sleep 0.05; done\n"
+	if err := os.WriteFile(fake, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(filepath.Join(testRoot, "close-export-"+strconv.FormatInt(time.Now().UnixNano(), 10)), Options{FFmpeg: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(r.Dir()))
+	videoFlow(t, r)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.ExportVideo(context.Background(), "")
+		done <- err
+	}()
+	eventually(t, "the fake ffmpeg started", func() bool {
+		_, err := os.Stat(filepath.Join(r.Dir(), "started"))
+		return err == nil
+	})
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrClosed) {
+		t.Errorf("ExportVideo stopped by Close: %v; want ErrClosed", err)
+	}
+}
+
+func TestAnFFmpegThatWritesNothingIsAVideoErrorNotAWriteError(t *testing.T) {
+	dir := filepath.Join(testRoot, "fake-ffmpeg-"+strconv.FormatInt(time.Now().UnixNano(), 10))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	fake := filepath.Join(dir, "ffmpeg")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := newRecorder(t, Options{FFmpeg: fake})
+	videoFlow(t, r)
+	_, err := r.ExportVideo(t.Context(), "")
+	if !errors.Is(err, ErrVideo) || !strings.Contains(err.Error(), "wrote no video") {
+		t.Errorf("ExportVideo with an ffmpeg that wrote nothing: %v; want ErrVideo saying so", err)
 	}
 }
