@@ -332,6 +332,11 @@ func (cfg Config) effective() (Config, error) {
 	}
 	if policy, err := cfg.Network.compile(); err != nil {
 		return cfg, err
+	} else if kind := fleetLauncherKind(cfg.Launcher); kind != "" && (len(cfg.Network.Allow) > 0 || len(cfg.Network.Block) > 0) {
+		// Rules the pool cannot enforce must not look enforced.
+		return cfg, &Error{Op: "NewPool", Class: ErrInvalidConfig,
+			Detail: fmt.Sprintf("Network: Allow and Block rules cannot be enforced on browsers leased from %s: the policy proxy runs on this machine, and a leased browser reaches the network from the fleet's", kind),
+			Hint:   "enforce the rules on the fleet's side (its proxy or firewall) and drop them from Config.Network, or run these browsers with the local launcher"}
 	} else if policy != nil {
 		if err := checkProxyFlags("BrowserArgs", cfg.BrowserArgs); err != nil {
 			return cfg, err

@@ -194,6 +194,18 @@ const (
 	FleetSeleniumGrid = "selenium-grid"
 )
 
+// fleetLauncherKind returns the fleet kind of a fleet launcher of this
+// package, else "".
+func fleetLauncherKind(l Launcher) string {
+	switch l.(type) {
+	case *Browserless:
+		return FleetBrowserless
+	case *SeleniumGrid:
+		return FleetSeleniumGrid
+	}
+	return ""
+}
+
 // fleetKind returns the fleet kind of b, "" for a browser not leased. A
 // third-party launcher's browser says it through Info().Fleet.
 func fleetKind(b LaunchedBrowser) string {

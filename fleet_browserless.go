@@ -19,7 +19,9 @@ import (
 // (https://github.com/browserless/browserless): one websocket is one fresh
 // Chromium, ended when the socket closes. Put a *Browserless in
 // Config.Launcher; one Pool is one fleet, and its sessions behave exactly as
-// local ones (tabs, actions, idle reclaim, close reasons, hooks, stats).
+// local ones (tabs, actions, idle reclaim, close reasons, hooks, stats),
+// but for the network policy: Config.Network applies to local browsers
+// only, and NewPool refuses Allow and Block rules with a fleet launcher.
 //
 //	pool, err := browserpool.NewPool(browserpool.Config{
 //		Launcher: &browserpool.Browserless{URL: "ws://127.0.0.1:3000", Token: token},

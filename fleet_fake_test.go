@@ -483,3 +483,18 @@ func TestFleetFakeGridSessionTheGridEndedWhileItsSocketStaysOpenEndsAsCrashed(t 
 		t.Errorf("the other lease: %v", err)
 	}
 }
+
+func TestAFleetPoolRefusesNetworkRulesItCannotEnforce(t *testing.T) {
+	for _, l := range []browserpool.Launcher{&browserpool.Browserless{URL: "ws://127.0.0.1:1"}, &browserpool.SeleniumGrid{URL: "http://127.0.0.1:1"}} {
+		_, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: l, Network: browserpool.NetworkPolicy{Block: []string{"127.0.0.0/8"}}})
+		if !errors.Is(err, browserpool.ErrInvalidConfig) || !strings.Contains(err.Error(), "cannot be enforced") {
+			t.Errorf("NewPool with %T and Block rules: %v; want ErrInvalidConfig saying they cannot be enforced", l, err)
+		}
+	}
+	// Without rules a fleet pool is fine.
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.Browserless{URL: "ws://127.0.0.1:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+}

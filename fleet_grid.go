@@ -20,7 +20,8 @@ import (
 // nodes, or Kubernetes): each lease is a W3C session (POST /session) driven
 // over its se:cdp websocket and ended with DELETE /session/{id}. Put a
 // *SeleniumGrid in Config.Launcher; one Pool is one Grid, and its sessions
-// behave exactly as local ones.
+// behave exactly as local ones, but for the network policy (Config.Network
+// applies to local browsers only; NewPool refuses Allow and Block rules).
 //
 //	pool, err := browserpool.NewPool(browserpool.Config{
 //		Launcher: &browserpool.SeleniumGrid{URL: "http://127.0.0.1:4444"},

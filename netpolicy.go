@@ -64,7 +64,9 @@ var ErrBlockedByPolicy = errors.New("blocked by the network policy")
 //
 // The policy applies to browsers the local launcher starts (Launcher nil
 // or a *LocalLauncher; a custom Launcher's browsers are not routed through
-// it, though its rules are still checked at NewPool): it is the only way
+// it, though its rules are still checked at NewPool, and a fleet launcher,
+// *Browserless or *SeleniumGrid, is refused with Allow or Block rules, as
+// they could not be enforced there): it is the only way
 // they reach the network, so
 // navigations, subresources, iframes, redirects, fetch(), workers and
 // downloads of every tab are all decided by it. A refused request fails in
