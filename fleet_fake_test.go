@@ -473,8 +473,8 @@ func TestFleetFakeGridSessionTheGridEndedWhileItsSocketStaysOpenEndsAsCrashed(t 
 	}
 	f.forgetGridSession("grid1")
 	waitFor(t, "the session the Grid ended to end", func() bool { return s.Err() != nil })
-	if err := s.Err(); !errors.Is(err, browserpool.ErrBrowserExited) || !strings.Contains(err.Error(), "no longer has session grid1") {
-		t.Errorf("Err() = %v; want ErrBrowserExited saying the Grid no longer has the session", err)
+	if err := s.Err(); !errors.Is(err, browserpool.ErrBrowserExited) || !strings.Contains(err.Error(), "no longer has session grid1") || !strings.Contains(err.Error(), "the fleet ended the lease") {
+		t.Errorf("Err() = %v; want ErrBrowserExited saying the Grid no longer has the session, with a hint for a lease", err)
 	}
 	if got := p.Stats().Closes[browserpool.ReasonCrashed]; got != 1 {
 		t.Errorf("Stats.Closes[crashed] = %d, want 1", got)

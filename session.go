@@ -194,9 +194,7 @@ func (s *Session) endErrLocked(op, tab string) error {
 	if s.reason == ReasonCrashed {
 		e := newError(op, ErrBrowserExited, "")
 		e.Session, e.Tab, e.Err = s.id, tab, s.cause
-		if !s.ours {
-			e.Hint = "the user's browser quit or stopped remote debugging; check it with CheckCDP, then attach again with Pool.Attach"
-		}
+		e.Hint = s.exitHint()
 		return e
 	}
 	e := newError(op, ErrSessionClosed, fmt.Sprintf("closed (reason %s)", s.reason))
@@ -205,6 +203,18 @@ func (s *Session) endErrLocked(op, tab string) error {
 		e.Hint = "its pool was closed (Pool.Close), so no session can be opened in it: create a new Pool to go on"
 	}
 	return e
+}
+
+// exitHint is the hint of ErrBrowserExited for s: what ends a browser
+// depends on where it runs.
+func (s *Session) exitHint() string {
+	switch {
+	case s.info.Fleet != "":
+		return "the fleet ended the lease: its per-lease time limit (browserless's TIMEOUT or Browserless.LeaseTimeout, Grid's session-timeout), a restart of the fleet, or the network; open a new session and retry the step, with a higher limit if the work needs longer"
+	case !s.ours:
+		return "the user's browser quit or stopped remote debugging; check it with CheckCDP, then attach again with Pool.Attach"
+	}
+	return hints[ErrBrowserExited]
 }
 
 // Touch marks the session used now, as a call would.
@@ -339,7 +349,7 @@ func (s *Session) wrap(op, tab string, err error) error {
 		return ended
 	case errors.Is(err, cdpmux.ErrConnClosed):
 		// The browser is going away; the watcher is about to reclaim it.
-		e.Class, e.Hint = ErrBrowserExited, hints[ErrBrowserExited]
+		e.Class, e.Hint = ErrBrowserExited, s.exitHint()
 		if exit := s.b.ExitErr(); exit != nil {
 			e.Err = exit
 		} else {
