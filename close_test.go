@@ -60,6 +60,10 @@ func TestPoolCloseNamesABrowserItCouldNotStop(t *testing.T) {
 			t.Errorf("Close error %q does not name %q", err, want)
 		}
 	}
+	// One line, one hint: the pool is closed and retries nothing.
+	if strings.Contains(err.Error(), "\n") || strings.Count(err.Error(), "(hint:") != 1 || strings.Contains(err.Error(), "the pool retries") {
+		t.Errorf("Close error %q: want one line with the closed pool's hint only", err)
+	}
 	if err := p.Close(); err != nil {
 		t.Errorf("a second Close = %v, want nil", err)
 	}

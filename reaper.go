@@ -6,7 +6,6 @@
 package browserpool
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,7 +93,13 @@ func (p *Pool) leftBehind() error {
 		}
 		what = append(what, w+" could not be stopped")
 		if s.closeErr != nil {
-			errs = append(errs, s.closeErr)
+			// The cause alone: the close's own hint (the pool retries)
+			// no longer holds once the pool is closed.
+			cause := s.closeErr
+			if e, ok := cause.(*Error); ok && e.Err != nil {
+				cause = e.Err
+			}
+			errs = append(errs, fmt.Errorf("session %s: %w", s.id, cause))
 		}
 	}
 	for d := range p.pendingRm {
@@ -106,10 +111,27 @@ func (p *Pool) leftBehind() error {
 	}
 	slices.Sort(what)
 	e := newError("Pool.Close", ErrCloseFailed, "left behind: "+strings.Join(what, "; "))
-	e.Err = errors.Join(errs...)
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	if len(errs) > 0 {
+		e.Err = causes(errs)
+	}
 	e.Hint = "the pool is closed and retries nothing: end those processes and remove those dirs by hand, or let the next NewPool on the same Root sweep them"
 	return e
 }
+
+// causes joins errors on one line ("; "), unlike errors.Join's lines: an
+// error's text reads as one message.
+type causes []error
+
+func (c causes) Error() string {
+	parts := make([]string, len(c))
+	for i, err := range c {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (c causes) Unwrap() []error { return c }
 
 // Orphan is a browser process or manifest entry under the pool's root that
 // is not a live session of this pool.
