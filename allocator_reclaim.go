@@ -353,7 +353,7 @@ func (a *Allocator) Close() error {
 	}
 	close(a.closeDone) // before the audit events: a hook may call Close
 	if a.events != nil {
-		a.events.close()
+		a.events.close(DefaultCloseTimeout)
 	}
 	return nil
 }

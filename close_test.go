@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/browserpool/browserpool"
@@ -175,4 +176,37 @@ func TestASecondTrackerCloseReturnsOnlyOnceTheFirstHasClosedTheSessions(t *testi
 	if err := <-first; err != nil {
 		t.Errorf("the first Close = %v, want nil", err)
 	}
+}
+
+func TestASlowHookHoldsPoolCloseUpForAtMostCloseTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var ran atomic.Int32
+		l := cdptest.NewLauncher(t)
+		p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: l, IdleTimeout: -1, CloseTimeout: 5 * time.Second,
+			Hooks: browserpool.Hooks{SessionClosed: func(browserpool.SessionEvent) { ran.Add(1); <-release }}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		mustOpen(t, ctx, p)
+		mustOpen(t, ctx, p)
+		closed := make(chan error, 1)
+		go func() { closed <- p.Close() }()
+		time.Sleep(6 * time.Second)
+		synctest.Wait()
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Errorf("Close = %v", err)
+			}
+		default:
+			t.Fatal("Close still waits for a hook that does not return, past its CloseTimeout")
+		}
+		close(release) // the stuck hook ends; the one queued after it was dropped
+		synctest.Wait()
+		if n := ran.Load(); n != 1 {
+			t.Errorf("SessionClosed ran %d times; want the stuck one only, the next dropped", n)
+		}
+	})
 }

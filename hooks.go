@@ -57,7 +57,9 @@ type SweepEvent struct {
 // called. Hooks run one at a time on a goroutine of the pool's, in event
 // order, never with a lock of ours held; a slow hook delays only later hooks
 // and a panicking hook is recovered and logged. Pool.Close waits for queued
-// hooks to run.
+// hooks to run, for at most Config.CloseTimeout: a hook still running then
+// is left to finish on its own (its goroutine outlives Close) and the hooks
+// queued after it are dropped.
 type Hooks struct {
 	SessionCreated func(SessionEvent)      // a session's browser is up: launched (a warm one too), leased or attached
 	SessionClosed  func(SessionEvent)      // a session ended: closed, reclaimed, or its browser exited
@@ -76,16 +78,13 @@ type eventQueue struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	pending []func() // guarded by mu
-	closed  bool     // guarded by mu
-	running bool     // guarded by mu; a drain goroutine is live
-	idle    sync.Cond
+	pending []func()      // guarded by mu
+	closed  bool          // guarded by mu
+	drained chan struct{} // guarded by mu; while a drain goroutine is live, closed when it exits; else nil
 }
 
 func newEventQueue(log *slog.Logger) *eventQueue {
-	q := &eventQueue{log: log}
-	q.idle.L = &q.mu
-	return q
+	return &eventQueue{log: log}
 }
 
 // emit queues f. It never blocks on f.
@@ -99,8 +98,10 @@ func (q *eventQueue) emit(f func()) {
 		return
 	}
 	q.pending = append(q.pending, f)
-	start := !q.running
-	q.running = true
+	start := q.drained == nil
+	if start {
+		q.drained = make(chan struct{})
+	}
 	q.mu.Unlock()
 	if start {
 		go q.drain()
@@ -113,8 +114,8 @@ func (q *eventQueue) drain() {
 	for {
 		q.mu.Lock()
 		if len(q.pending) == 0 {
-			q.running = false
-			q.idle.Broadcast()
+			close(q.drained)
+			q.drained = nil
 			q.mu.Unlock()
 			return
 		}
@@ -136,12 +137,31 @@ func (q *eventQueue) run(f func()) {
 }
 
 // close runs what is queued, refuses later events and returns when the drain
-// goroutine has exited.
-func (q *eventQueue) close() {
+// goroutine has exited, or after limit: then a hook still running is left
+// to finish on its own, the hooks queued after it are dropped, and close
+// reports false. A slow hook never stalls a Close for longer (DESIGN: a
+// slow hook never stalls the pool).
+func (q *eventQueue) close(limit time.Duration) bool {
 	q.mu.Lock()
 	q.closed = true
-	for q.running {
-		q.idle.Wait()
-	}
+	drained := q.drained
 	q.mu.Unlock()
+	if drained == nil {
+		return true
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-drained:
+		return true
+	case <-t.C:
+	}
+	q.mu.Lock()
+	dropped := len(q.pending)
+	q.pending = nil
+	q.mu.Unlock()
+	if q.log != nil {
+		q.log.Warn("browserpool: a hook did not return in time; Close went on without it", "limit", limit, "dropped_hooks", dropped)
+	}
+	return false
 }

@@ -150,7 +150,7 @@ func (p *Pool) Close() error {
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
 	close(p.closeDone) // before the hooks: a hook may call Close
-	p.events.close()
+	p.events.close(p.cfg.CloseTimeout)
 	return p.leftBehind()
 }
 
