@@ -238,6 +238,7 @@ func (p *Pool) attach(o *attachOp) (*Session, error) {
 	}
 	s := newSession(p, id, ab, mux, ab.info)
 	s.ours = false
+	s.filesRemote = !loopbackHost(o.ep.Host)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

@@ -29,3 +29,10 @@ func SetFileChooserWait(d time.Duration) (restore func()) {
 // TabCDPSessionID is the tab's flattened CDP session id, for a test that
 // emits the tab's events from the fake browser.
 func TabCDPSessionID(t *Tab) string { return t.direct.ID() }
+
+// SetFilesRemote makes s move files over CDP, as for an attached browser
+// on another machine (a test cannot bind anything but loopback).
+func SetFilesRemote(s *Session) { s.filesRemote = true }
+
+// FilesRemote reports whether s moves files over CDP.
+func FilesRemote(s *Session) bool { return s.remote() }

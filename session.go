@@ -79,6 +79,7 @@ type Session struct {
 	created     time.Time
 	output      string
 	ours        bool          // launched by this pool; false for an attached browser (never killed)
+	filesRemote bool          // files move over CDP (tab_remotefiles.go): an attached browser not on this machine's loopback; set before the session is shared
 	done        chan struct{} // closed when the close path has finished
 
 	closeErr error // set by the close path before done is closed; read after done

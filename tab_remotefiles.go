@@ -55,6 +55,7 @@ import (
 	"io"
 	"mime"
 	"net/url"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -92,7 +93,20 @@ const remoteChunk = 512 << 10
 
 // remote reports whether the session's browser runs elsewhere (a fleet
 // lease), where files must travel over CDP.
-func (s *Session) remote() bool { return fleetKind(s.b) != "" }
+func (s *Session) remote() bool { return s.filesRemote || fleetKind(s.b) != "" }
+
+// loopbackHost reports whether host names this machine's loopback
+// (localhost, 127.0.0.0/8, ::1): a browser attached there shares this
+// machine's files. Any other host (host.docker.internal, a LAN address)
+// may not, so files move over CDP, as with a fleet lease.
+func loopbackHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Unmap().IsLoopback()
+}
 
 // fileTransferError is an ErrFileTransfer error of tab.
 func (s *Session) fileTransferError(op, tab, detail, hint string) *Error {
