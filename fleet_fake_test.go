@@ -498,3 +498,20 @@ func TestAFleetPoolRefusesNetworkRulesItCannotEnforce(t *testing.T) {
 	}
 	p.Close()
 }
+
+func TestPoolCloseNamesALeaseItCouldNotEndAndPointsAtTheFleet(t *testing.T) {
+	f := startFakeFleet(t, 1, "")
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.SeleniumGrid{URL: f.HTTP}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, ctxT(t), p)
+	f.mu.Lock()
+	f.failDel = 1 << 20 // the Grid refuses every DELETE
+	f.mu.Unlock()
+	err = p.Close()
+	if !errors.Is(err, browserpool.ErrCloseFailed) {
+		t.Fatalf("Pool.Close with a Grid refusing DELETE: %v, want ErrCloseFailed", err)
+	}
+	checkText(t, "Pool.Close", err, []string{"selenium-grid lease of session " + s.ID(), f.HTTP, "check the fleet"}, []string{"remove those dirs by hand", "\n"})
+}

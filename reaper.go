@@ -86,10 +86,15 @@ func (p *Pool) leftBehind() error {
 	p.mu.Lock()
 	var what []string
 	var errs []error
+	leases := 0
 	for s := range p.leaked {
 		w := "the browser of session " + s.id
 		if s.info.PID > 0 {
 			w += fmt.Sprintf(" (pid %d)", s.info.PID)
+		}
+		if s.info.Fleet != "" {
+			w = fmt.Sprintf("the %s lease of session %s at %s (not confirmed ended)", s.info.Fleet, s.id, s.info.Endpoint)
+			leases++
 		}
 		what = append(what, w+" could not be stopped")
 		if s.closeErr != nil {
@@ -116,6 +121,9 @@ func (p *Pool) leftBehind() error {
 		e.Err = causes(errs)
 	}
 	e.Hint = "the pool is closed and retries nothing: end those processes and remove those dirs by hand, or let the next NewPool on the same Root sweep them"
+	if leases > 0 {
+		e.Hint = "the pool is closed and retries nothing: check the fleet (a restarted or unreachable server may have ended its leases already, or may still run their browsers), end what is left there, or let the next NewPool on the same Root with the same fleet launcher end the leases it recorded"
+	}
 	return e
 }
 
