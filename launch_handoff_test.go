@@ -67,14 +67,7 @@ func TestATrackerLaunchItsOpenerGaveUpOnGoesToTheNextCallerOfTheName(t *testing.
 
 func TestARegistryLaunchItsOpenerGaveUpOnGoesToTheOtherHolders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := cdptest.NewLauncher(t)
-		l.SetLaunchDelay(20 * time.Second)
-		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
-		reg, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
+		_, reg := slowRegistry(t)
 		parent := browserpool.NewIdentity("tool-1")
 		child := parent.Child("helper")
 		opener := make(chan error, 1)
@@ -108,14 +101,7 @@ func TestARegistryLaunchItsOpenerGaveUpOnGoesToTheOtherHolders(t *testing.T) {
 
 func TestABrowserClosesWhenItsLastRealHolderDetachesThoughAnotherGaveUpWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := cdptest.NewLauncher(t)
-		l.SetLaunchDelay(20 * time.Second)
-		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
-		reg, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
+		_, reg := slowRegistry(t)
 		parent := browserpool.NewIdentity("tool-1")
 		child := parent.Child("helper")
 		opened := make(chan result[*browserpool.Holder], 1)
@@ -147,14 +133,7 @@ func TestABrowserClosesWhenItsLastRealHolderDetachesThoughAnotherGaveUpWaiting(t
 
 func TestABrowserEveryCallerGaveUpOnIsClosedWhenItsLaunchEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := cdptest.NewLauncher(t)
-		l.SetLaunchDelay(20 * time.Second)
-		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
-		reg, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
+		p, reg := slowRegistry(t)
 		id := browserpool.NewIdentity("tool-1")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -215,6 +194,21 @@ func TestAPoolOpenItsCallerGaveUpOnSaysTheContextErrorOnce(t *testing.T) {
 			t.Errorf("Open's error says the context error %d times: %v", n, err)
 		}
 	})
+}
+
+// slowRegistry returns a registry over a fake pool whose launches take
+// 20 s, closed at cleanup.
+func slowRegistry(t *testing.T) (*browserpool.Pool, *browserpool.Registry) {
+	t.Helper()
+	l := cdptest.NewLauncher(t)
+	l.SetLaunchDelay(20 * time.Second)
+	p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+	reg, err := browserpool.NewRegistry(browserpool.RegistryConfig{Pool: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	return p, reg
 }
 
 // checkText checks that err's text has every string of want and none of

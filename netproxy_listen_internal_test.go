@@ -26,8 +26,10 @@ func newTestListener(t *testing.T) *loopbackListener {
 	return l
 }
 
-// acceptOne accepts in a goroutine and returns what it accepted.
-func acceptOne(l *loopbackListener) <-chan net.Conn {
+// connect dials l and returns both ends, closed at cleanup; server is nil
+// when accept failed.
+func connect(t *testing.T, l *loopbackListener) (client, server net.Conn) {
+	t.Helper()
 	got := make(chan net.Conn, 1)
 	go func() {
 		c, err := l.accept()
@@ -36,7 +38,15 @@ func acceptOne(l *loopbackListener) <-chan net.Conn {
 		}
 		got <- c
 	}()
-	return got
+	client, err := net.Dial("tcp", l.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	if server = <-got; server != nil {
+		t.Cleanup(func() { server.Close() })
+	}
+	return client, server
 }
 
 func TestTheListenerListensOnLoopbackAndHandsOverTCPConnections(t *testing.T) {
@@ -44,17 +54,10 @@ func TestTheListenerListensOnLoopbackAndHandsOverTCPConnections(t *testing.T) {
 	if !strings.HasPrefix(l.addr(), "127.0.0.1:") || l.port == 0 {
 		t.Fatalf("addr = %q, want 127.0.0.1 and the port the kernel chose", l.addr())
 	}
-	got := acceptOne(l)
-	client, err := net.Dial("tcp", l.addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server := <-got
+	client, server := connect(t, l)
 	if server == nil {
 		t.Fatal("accept failed")
 	}
-	defer server.Close()
 	if _, ok := server.(*net.TCPConn); !ok {
 		t.Errorf("accepted a %T, want *net.TCPConn (the tunnel half-closes it)", server)
 	}
@@ -104,17 +107,9 @@ func TestRunningOutOfDescriptorsPausesAcceptInsteadOfEndingIt(t *testing.T) {
 		}
 		return syscall.Accept4(fd, flags)
 	}
-	got := acceptOne(l)
-	client, err := net.Dial("tcp", l.addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server := <-got
-	if server == nil {
+	if _, server := connect(t, l); server == nil {
 		t.Fatal("accept gave up after running out of descriptors; the proxy would serve no browser again")
 	}
-	server.Close()
 	if n := fails.Load(); n != 4 {
 		t.Errorf("accept4 ran %d times, want 3 failures and a success", n)
 	}
