@@ -270,7 +270,10 @@ func TestParityTheSameAgentFlowSeesTheSameOnAFakePageAndOnChromium(t *testing.T)
 	l := cdptest.NewLauncher(t, cdptest.WithPages(parityPages(base)...))
 	p := newFakePool(t, l, browserpool.Config{})
 	s := mustOpen(t, ctxT(t), p)
-	fakeTab := mustTab(t, ctxT(t), s)
+	fakeTab, err := s.OpenTab(ctxT(t), base+"/parity-home.html") // as env.tab opened the real one: its navigation is traced
+	if err != nil {
+		t.Fatal(err)
+	}
 	fake := runParity(t, s, fakeTab, base)
 
 	if diff := cmp.Diff(real, fake); diff != "" {

@@ -116,6 +116,10 @@ func (s *Session) tabCount(ctx context.Context) (int, error) {
 // logger returns the pool's logger (silent unless Config.Logger is set).
 func (p *Pool) logger() *slog.Logger { return p.log }
 
+// closeTimeout is the pool's Config.CloseTimeout (effective), which bounds
+// a layer's own waits at Close (its hooks).
+func (p *Pool) closeTimeout() time.Duration { return p.cfg.CloseTimeout }
+
 // holderSet is the one holder record of the policy layers: who holds a
 // browser, by holder key (Identity.HolderKey for the Tracker and the
 // Registry, the task name for the Allocator), with what the layer keeps per

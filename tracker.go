@@ -530,7 +530,7 @@ func (tr *Tracker) Close() error {
 	err := tr.CloseAll(context.Background())
 	tr.launches.Wait()  // those of entries already forgotten, too
 	close(tr.closeDone) // before the hooks: a hook may call Close
-	tr.events.close(tr.pool.cfg.CloseTimeout)
+	tr.events.close(tr.pool.closeTimeout())
 	return err
 }
 
