@@ -206,7 +206,7 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 			select {
 			case <-b.opened:
 			case <-ctx.Done():
-				r.forgetHolder(b, h)
+				r.leave(b, h)
 				return nil, r.ctxErr(op, id, ctx)
 			}
 			if b.err != nil {
@@ -225,7 +225,7 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 		case <-b.opened:
 		case <-ctx.Done():
 			if added {
-				r.forgetHolder(b, h)
+				r.leave(b, h)
 			}
 			return nil, r.ctxErr(op, id, ctx)
 		}
@@ -268,6 +268,24 @@ func (r *Registry) launch(ctx context.Context, id Identity, b *sharedBrowser) {
 	close(b.opened)
 	if abandoned {
 		s.closeWith(context.Background(), ReasonAbandoned)
+	}
+}
+
+// leave forgets h, a holder whose Attach gave up while b opened. Had the
+// launch just ended (it left b to its holders), and h was the last, b is
+// closed here (reason abandoned), as launch would have.
+func (r *Registry) leave(b *sharedBrowser, h *Holder) {
+	r.forgetHolder(b, h)
+	select {
+	case <-b.opened:
+	default:
+		return // launch decides when it ends
+	}
+	r.mu.Lock()
+	last := b.err == nil && r.releasableLocked(b)
+	r.mu.Unlock()
+	if last {
+		b.s.closeWith(context.Background(), ReasonAbandoned)
 	}
 }
 

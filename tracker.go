@@ -515,7 +515,8 @@ func (tr *Tracker) closeEntries(ctx context.Context, op string, es []*tracked, r
 // Close closes every tracked session (each bounded by the pool's
 // CloseTimeout), runs queued hooks and stops the tracker. It does not close
 // the pool. It is idempotent: a later or concurrent call waits until the
-// first has closed every session (not for its hooks), then returns nil; later Opens fail with ErrPoolClosed.
+// first has closed every session (not for its hooks), then returns nil.
+// Later Opens fail with ErrPoolClosed.
 func (tr *Tracker) Close() error {
 	tr.mu.Lock()
 	if tr.closed {
