@@ -3,6 +3,7 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -175,5 +176,28 @@ func TestAPageOpeningAlertsOnATimerIsStillReclaimedWhenIdleOnRealChromium(t *tes
 	waitFor(t, "the tab to dismiss three alerts", func() bool { return len(tab.Dialogs()) >= 3 })
 	waitFor(t, "the idle session to be reclaimed though its page keeps opening alerts", func() bool {
 		return errors.Is(s.Err(), browserpool.ErrSessionClosed)
+	})
+}
+
+func TestAWaitLastsAsLongAsItsCallersDeadlineEvenPastTheDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t), IdleTimeout: -1})
+		s := mustOpen(t, context.Background(), p)
+		tab := mustTab(t, context.Background(), s)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		start := time.Now()
+		err := tab.WaitVisible(ctx, "#never")
+		if took := time.Since(start); took < 2*time.Minute || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browserpool.ErrTimeout) {
+			t.Errorf("WaitVisible with a 2-minute deadline ended after %v with %v; want the caller's deadline, past DefaultWaitTimeout (%v)", took, err, browserpool.DefaultWaitTimeout)
+		}
+		// Without a deadline, DefaultWaitTimeout bounds it, and the hint
+		// says how to wait longer.
+		start = time.Now()
+		err = tab.WaitVisible(context.Background(), "#never")
+		if took := time.Since(start); took != browserpool.DefaultWaitTimeout || !errors.Is(err, browserpool.ErrTimeout) || !strings.Contains(err.Error(), "pass a context with a deadline") {
+			t.Errorf("WaitVisible without a deadline ended after %v with %v; want ErrTimeout after %v saying to pass a deadline", took, err, browserpool.DefaultWaitTimeout)
+		}
 	})
 }

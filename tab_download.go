@@ -28,7 +28,8 @@ import (
 var ErrDownloadFailed = errors.New("download failed")
 
 // DefaultDownloadTimeout bounds Tab.WaitDownload when its context has no
-// earlier deadline.
+// deadline; a deadline of the caller's own, earlier or later, bounds it
+// instead.
 const DefaultDownloadTimeout = 2 * time.Minute
 
 // Download is a file a tab downloaded.

@@ -26,7 +26,8 @@ import (
 // Defaults of the waits.
 const (
 	// DefaultWaitTimeout bounds every Tab.Wait* call whose context has no
-	// earlier deadline. Running out is an ErrTimeout error saying what was
+	// deadline; a deadline of the caller's own, earlier or later, bounds the
+	// wait instead. Running out is an ErrTimeout error saying what was
 	// still awaited.
 	DefaultWaitTimeout = 30 * time.Second
 	// DefaultNetworkQuiet is how long the network must stay idle for
@@ -34,9 +35,10 @@ const (
 	DefaultNetworkQuiet = 500 * time.Millisecond
 )
 
-// waitCtx bounds ctx by DefaultWaitTimeout unless it ends earlier.
+// waitCtx bounds ctx by d when ctx has no deadline of its own: a caller's
+// deadline, shorter or longer, is the wait's.
 func waitCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= d {
+	if _, ok := ctx.Deadline(); ok {
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, d)
@@ -58,7 +60,7 @@ func (x *tabExt) waitErr(op string, caller, ctx context.Context, what string, er
 	}
 	e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, DefaultWaitTimeout))
 	e.Session, e.Tab = x.t.s.id, x.t.id
-	e.Hint = "take a snapshot to see where the page is; pass a context with a longer deadline to wait longer"
+	e.Hint = fmt.Sprintf("take a snapshot to see where the page is; a wait whose context has no deadline stops after %v: pass a context with a deadline to wait longer", DefaultWaitTimeout)
 	return e
 }
 
