@@ -295,6 +295,7 @@ func (r *Recording) add(t *Tab, e TraceEntry) {
 	var wg sync.WaitGroup
 	if _, open := t.x.dialog.current(); !open && !r.rec.FramesOff() {
 		wg.Go(func() {
+			t.toFront(ctx) // a page hidden behind a window it opened draws no frame
 			shot, err := invoke[page.CaptureScreenshotReply](ctx, t.direct, "Page.captureScreenshot", page.NewCaptureScreenshotArgs().
 				SetFormat("jpeg").SetQuality(r.quality).SetOptimizeForSpeed(true))
 			if err == nil {

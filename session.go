@@ -71,6 +71,13 @@ type Session struct {
 	// browser-level calls (browserCall): no rpcc.Conn, no goroutine.
 	direct *cdpmux.Direct
 	quiet  *cdpmux.Direct // mux.Quiet: calls that are not use (monitoring)
+
+	// popups is set once a page of the session opened a window (a
+	// target=_blank link, window.open: Page.windowOpen); from then on
+	// front is the tab last brought to the front (Tab.toFront), nil when
+	// a window opened since.
+	popups atomic.Bool
+	front  atomic.Pointer[Tab]
 	// browser is the user's raw browser-level client (Browser), made on
 	// first use with the connection and goroutine it needs.
 	browserOnce sync.Once

@@ -218,6 +218,9 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 		t.lifecycle.note(params)
 	case "Page.javascriptDialogOpening":
 		t.x.dialogOpened(params)
+	case "Page.windowOpen":
+		t.s.popups.Store(true) // the new window hides this page (toFront)
+		t.s.front.Store(nil)
 	case "":
 		t.x.ended()
 		if errors.Is(t.direct.Err(), cdpmux.ErrTargetCrashed) {
@@ -376,8 +379,28 @@ func (t *Tab) run(ctx context.Context, op, action, args string, check func() err
 			return err
 		}
 		defer give()
+		if err := t.toFront(ctx); err != nil {
+			return t.s.wrap(op, t.id, err)
+		}
 	}
 	return fn(ctx, x, &args)
+}
+
+// toFront brings t to the front before an action that needs its page drawn
+// (input, a screenshot). A page that opened a window (a target=_blank link,
+// window.open) is hidden behind the new one, and a hidden page draws no
+// frames: Chromium holds its clicks and screenshots until it shows again.
+// Until a page of the session opens a window it costs an atomic load.
+func (t *Tab) toFront(ctx context.Context) error {
+	s := t.s
+	if !s.popups.Load() || s.front.Load() == t {
+		return nil
+	}
+	if err := t.direct.Invoke(ctx, "Page.bringToFront", nil, nil); err != nil {
+		return err
+	}
+	s.front.Store(t)
+	return nil
 }
 
 // onRef runs one traced action on the element ref names (see act); it

@@ -544,3 +544,36 @@ func TestGoroutinesClickingOneTabAtOnceEachLandEveryClick(t *testing.T) {
 		t.Errorf("clicks counted by A and B = %v, want %d each", got, clicks)
 	}
 }
+
+// A page that opens a window (a target=_blank link) is hidden behind it,
+// and Chromium draws no frame for a hidden page: its clicks and
+// screenshots waited for ever.
+func TestATabWhosePageOpenedAWindowStillTakesClicksAndScreenshots(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{
+		"/":      `<!doctype html><title>Opener</title><a href="/other" target="_blank">New tab</a><button onclick="document.title='clicked'">Mark</button>`,
+		"/other": `<!doctype html><title>Other</title>other`,
+	})
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxWithin(t, 30*time.Second)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := snap(t, tab, browserpool.SnapshotOptions{})
+	if err := tab.Click(ctx, ref(t, sn, "link", "New tab")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new tab to open", func() bool { tabs, _ := s.Tabs(ctx); return len(tabs) == 2 })
+	if err := tab.Click(ctx, ref(t, sn, "button", "Mark")); err != nil {
+		t.Fatalf("a click on the opener after its page opened a window: %v", err)
+	}
+	if got := eval[string](t, tab, "document.title"); got != "clicked" {
+		t.Errorf("title after the click = %q, want clicked", got)
+	}
+	if _, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{NoFile: true}); err != nil {
+		t.Fatalf("a screenshot of the opener: %v", err)
+	}
+}

@@ -209,6 +209,9 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 		}
 		args.SetQuality(q)
 	}
+	if err := t.toFront(ctx); err != nil {
+		return Screenshot{}, t.s.wrap(op, t.id, err)
+	}
 	img, err := invoke[page.CaptureScreenshotReply](ctx, t.direct, "Page.captureScreenshot", args)
 	if err != nil {
 		return Screenshot{}, t.s.wrap(op, t.id, err)
