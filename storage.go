@@ -102,6 +102,16 @@ func (st StorageState) check(op string) *Error {
 			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has no domain", i, c.Name))
 		case c.SameSite != "" && c.SameSite != "Strict" && c.SameSite != "Lax" && c.SameSite != "None":
 			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has sameSite %q", i, c.Name, c.SameSite))
+		case c.SameSite == "None" && !c.Secure:
+			// Chromium drops such a cookie without an error.
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has sameSite None without secure: the browser would drop it", i, c.Name))
+		case strings.ContainsAny(c.Domain, "/:@ ") || strings.Contains(c.Domain, ".."):
+			// A scheme, port or path: the browser stores something else.
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has domain %q, not a host name (no scheme, port or path)", i, c.Name, echo(c.Domain)))
+		case strings.ContainsFunc(c.Name, badCookieRune) || strings.ContainsRune(c.Name, '='):
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] has name %q, with a character a cookie name cannot hold", i, echo(c.Name)))
+		case strings.ContainsFunc(c.Value, badCookieRune):
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has a value with a character a cookie value cannot hold (';' or a control character)", i, c.Name))
 		}
 	}
 	for i, o := range st.Origins {
@@ -118,6 +128,9 @@ func (st StorageState) check(op string) *Error {
 	return nil
 }
 
+// badCookieRune reports a character no cookie name or value may hold.
+func badCookieRune(r rune) bool { return r == ';' || r < ' ' || r == 0x7f }
+
 // checkOrigin returns the origin in canonical form (scheme://host[:port]).
 func checkOrigin(o string) (string, error) {
 	u, err := url.Parse(o)
@@ -125,7 +138,12 @@ func checkOrigin(o string) (string, error) {
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", fmt.Errorf("origin %q is not scheme://host[:port] with scheme http or https", o)
 	}
-	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+	host := strings.ToLower(u.Host)
+	// The browser's form: no default port (http://a:80 is http://a).
+	if p := u.Port(); p == "80" && u.Scheme == "http" || p == "443" && u.Scheme == "https" {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return u.Scheme + "://" + host, nil
 }
 
 // Cookies returns every cookie of the session's browser.
@@ -363,9 +381,13 @@ func (s *Session) withOriginPages(ctx context.Context, origins []string, f func(
 
 // evalInOrigin evaluates expr once the helper page's document is the
 // origin's (Page.navigate answers at commit; the old document may still
-// answer a moment), decoding the value into out.
+// answer a moment), decoding the value into out. The page compares the
+// origins in its own form (an internationalised host in punycode), and
+// gives up after originWait.
 func evalInOrigin(ctx context.Context, c *cdp.Client, origin, expr string, out any) error {
-	guarded := `(location.origin === ` + jsString(origin) + `) ? {v: (` + expr + `)} : null`
+	guarded := `(location.origin === new URL(` + jsString(origin) + `).origin) ? {v: (` + expr + `)} : null`
+	ctx, cancel := context.WithTimeoutCause(ctx, originWait, fmt.Errorf("the helper page did not become %s within %v", origin, originWait))
+	defer cancel()
 	for {
 		r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(guarded).SetReturnByValue(true))
 		if err != nil {
@@ -386,11 +408,14 @@ func evalInOrigin(ctx context.Context, c *cdp.Client, origin, expr string, out a
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return context.Cause(ctx)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }
+
+// originWait bounds evalInOrigin's wait for the helper page's origin.
+const originWait = 10 * time.Second
 
 func jsString(s string) string {
 	b, _ := json.Marshal(s)

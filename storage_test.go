@@ -142,6 +142,11 @@ func TestAMalformedStorageStateIsATypedErrorWithAHint(t *testing.T) {
 		`{"cookies": [{"value": "v", "domain": "a"}]}`,
 		`{"cookies": [{"name": "n", "value": "v"}]}`,
 		`{"cookies": [{"name": "n", "domain": "a", "sameSite": "Sometimes"}]}`,
+		`{"cookies": [{"name": "n", "domain": "a", "sameSite": "None"}]}`,
+		`{"cookies": [{"name": "n", "domain": "https://example.com"}]}`,
+		`{"cookies": [{"name": "n", "domain": "example.com:8080"}]}`,
+		`{"cookies": [{"name": "n;x", "domain": "example.com"}]}`,
+		`{"cookies": [{"name": "n", "value": "a;b", "domain": "example.com"}]}`,
 		`{"origins": [{"origin": "example.com"}]}`,
 		`{"origins": [{"origin": "https://example.com/path"}]}`,
 		`{"origins": [{"origin": "file:///etc"}]}`,
@@ -160,5 +165,29 @@ func TestAMalformedStorageStateIsATypedErrorWithAHint(t *testing.T) {
 	}
 	if diff := cmp.Diff(browserpool.StorageState{Cookies: []browserpool.Cookie{}, Origins: []browserpool.OriginStorage{{Origin: "http://127.0.0.1:8080", LocalStorage: []browserpool.StorageItem{{Name: "a", Value: "b"}}}}}, st); diff != "" {
 		t.Errorf("ParseStorageState (-want +got):\n%s", diff)
+	}
+}
+
+// An origin with its default port or an internationalised host is one the
+// browser writes otherwise (no port; punycode): the export and the import
+// waited for the helper page to become it for ever.
+func TestStorageStateOfAnOriginTheBrowserWritesOtherwiseRoundTrips(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxWithin(t, time.Minute)
+	s := mustOpen(t, ctx, p)
+	for _, origin := range []string{"https://example.com:443", "http://bücher.example"} {
+		in := browserpool.StorageState{Origins: []browserpool.OriginStorage{{Origin: origin, LocalStorage: []browserpool.StorageItem{{Name: "k", Value: "v"}}}}}
+		if err := s.SetStorageState(ctx, in); err != nil {
+			t.Fatalf("SetStorageState(%s): %v", origin, err)
+		}
+		out, err := s.StorageState(ctx, origin)
+		if err != nil {
+			t.Fatalf("StorageState(%s): %v", origin, err)
+		}
+		if len(out.Origins) != 1 || len(out.Origins[0].LocalStorage) != 1 || out.Origins[0].LocalStorage[0].Value != "v" {
+			t.Errorf("StorageState(%s) = %+v; want k=v back", origin, out.Origins)
+		}
 	}
 }
