@@ -318,7 +318,7 @@ func (x *tabExt) onToolEvent(method string, params json.RawMessage) {
 		x.consoleCalled(params)
 	case "Runtime.exceptionThrown":
 		x.exceptionThrown(params)
-	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed":
+	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached":
 		x.netlog.note(method, params)
 	case "Input.dragIntercepted":
 		x.drag.intercepted(params)

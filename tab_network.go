@@ -41,6 +41,7 @@ type NetworkRequest struct {
 type netEntry struct {
 	r     NetworkRequest
 	start float64 // seconds, the browser's monotonic clock
+	frame string  // the frame it loads for
 }
 
 // netLog is a tab's network log.
@@ -114,6 +115,8 @@ type netEvent struct {
 	Timestamp float64 `json:"timestamp"` // seconds, monotonic
 	WallTime  float64 `json:"wallTime"`  // seconds since the epoch
 	Type      string  `json:"type"`
+	FrameID   string  `json:"frameId"`
+	Reason    string  `json:"reason"` // Page.frameDetached
 	Request   struct {
 		Method string `json:"method"`
 		URL    string `json:"url"`
@@ -152,7 +155,7 @@ func (l *netLog) note(method string, params json.RawMessage) {
 			l.endLocked(ev.RequestID, e, ev.Timestamp)
 		}
 		sec, frac := math.Modf(ev.WallTime)
-		n := &netEntry{start: ev.Timestamp, r: NetworkRequest{
+		n := &netEntry{start: ev.Timestamp, frame: ev.FrameID, r: NetworkRequest{
 			Time:   time.Unix(int64(sec), int64(frac*1e9)),
 			Method: ev.Request.Method, URL: redact.Scrub(ev.Request.URL), Type: ev.Type,
 		}}
@@ -181,6 +184,18 @@ func (l *netLog) note(method string, params json.RawMessage) {
 	case "Network.loadingFinished":
 		if e != nil {
 			l.endLocked(ev.RequestID, e, ev.Timestamp)
+		}
+	case "Page.frameDetached":
+		// A cross-site iframe's document goes on loading in the iframe's
+		// own process (reason "swap"): its end never comes here. Its
+		// response did; it counts as done, with no duration.
+		if ev.Reason != "swap" {
+			return
+		}
+		for id, f := range l.inflight {
+			if f.frame == ev.FrameID && f.r.Type == "Document" {
+				l.endLocked(id, f, 0)
+			}
 		}
 	case "Network.loadingFailed":
 		if e != nil {

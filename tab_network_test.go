@@ -1,10 +1,15 @@
 package browserpool_test
 
 import (
+	"context"
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -96,4 +101,48 @@ func networkLog(t *testing.T, tab *browserpool.Tab) []browserpool.NetworkRequest
 		t.Fatal(err)
 	}
 	return slices.DeleteFunc(got, func(r browserpool.NetworkRequest) bool { return strings.HasSuffix(r.URL, "/favicon.ico") })
+}
+
+// A cross-site iframe's document request starts on the page's session and
+// ends in the iframe's own process (an out-of-process iframe): the page
+// sees only its frame swapped.
+func TestAPageWithACrossSiteIframeBecomesNetworkIdle(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	var base string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/inner" {
+			fmt.Fprint(w, `<!doctype html><title>Inner</title>inner`)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>Outer</title><iframe src="%s/inner"></iframe>`, strings.Replace(base, "127.0.0.1", "localhost", 1))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base = srv.URL
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxWithin(t, 30*time.Second)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	if _, err := tab.Network(ctx); err != nil { // the log starts at the first call
+		t.Fatal(err)
+	}
+	err := tab.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{Action: func(ctx context.Context) error {
+		_, err := tab.Navigate(ctx, base+"/")
+		return err
+	}})
+	if err != nil {
+		t.Fatalf("WaitNetworkIdle on a page with a cross-site iframe: %v", err)
+	}
+	var inner *browserpool.NetworkRequest
+	for _, r := range networkLog(t, tab) {
+		if strings.HasSuffix(r.URL, "/inner") {
+			inner = &r
+		}
+	}
+	if inner == nil || !inner.Done || inner.Status != 200 {
+		t.Errorf("the iframe's document in the network log: %+v; want it done, status 200", inner)
+	}
 }

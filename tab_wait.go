@@ -244,8 +244,9 @@ var ignoredTypes = map[string]bool{"WebSocket": true, "EventSource": true, "Medi
 
 // WaitNetworkIdle waits until the page's network has been idle for
 // opts.Quiet: no request in flight, counting each request from
-// Network.requestWillBeSent to loadingFinished or loadingFailed by its id.
-// WebSockets, EventSource streams and media (which stream for as long as
+// Network.requestWillBeSent to loadingFinished or loadingFailed by its id
+// (a cross-site iframe's document, whose load moves to the iframe's own
+// process, until that move). WebSockets, EventSource streams and media (which stream for as long as
 // they play) are ignored. Requests already in flight when the call starts
 // are not seen: pass the action that starts them as opts.Action. Bounded by
 // ctx and DefaultWaitTimeout; running out names the requests still in
@@ -259,8 +260,11 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			quiet = DefaultNetworkQuiet
 		}
 
-		var streams [3]rpcc.Stream
-		for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed"} {
+		// A cross-site iframe's document request starts here and ends in
+		// the iframe's own process (an out-of-process iframe): this session
+		// sees its frame detached with reason "swap", never its end.
+		var streams [4]rpcc.Stream
+		for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached"} {
 			s, err := rpcc.NewStream(ctx, m, t.rpc())
 			if err != nil {
 				return x.waitErr(op, caller, ctx, "", err)
@@ -282,7 +286,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			}
 		}
 
-		type request struct{ url, typ string }
+		type request struct{ url, typ, frame string }
 		inflight := map[string]request{}
 		timer := time.NewTimer(quiet)
 		defer timer.Stop()
@@ -300,6 +304,8 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			var ev struct {
 				RequestID string `json:"requestId"`
 				Type      string `json:"type"`
+				FrameID   string `json:"frameId"`
+				Reason    string `json:"reason"` // Page.frameDetached
 				Request   struct {
 					URL string `json:"url"`
 				} `json:"request"`
@@ -312,7 +318,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 				if ignoredTypes[ev.Type] {
 					continue
 				}
-				inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type}
+				inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type, frame: ev.FrameID}
 				changed()
 			case <-streams[1].Ready():
 				if err := streams[1].RecvMsg(&ev); err != nil {
@@ -325,6 +331,19 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 					return x.waitErr(op, caller, ctx, "", err)
 				}
 				delete(inflight, ev.RequestID)
+				changed()
+			case <-streams[3].Ready():
+				if err := streams[3].RecvMsg(&ev); err != nil {
+					return x.waitErr(op, caller, ctx, "", err)
+				}
+				if ev.Reason != "swap" {
+					continue
+				}
+				for id, r := range inflight {
+					if r.frame == ev.FrameID && r.typ == "Document" {
+						delete(inflight, id) // it goes on in the iframe's process
+					}
+				}
 				changed()
 			case <-timer.C:
 				timerOn = false
