@@ -201,3 +201,18 @@ func TestAWaitLastsAsLongAsItsCallersDeadlineEvenPastTheDefault(t *testing.T) {
 		}
 	})
 }
+
+func TestAnEvaluatedScriptsTokensStayOutOfTheTrace(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	tab.Evaluate(ctx, `fetch("/api?access_token=SECRETTOKEN123&q=a")`, nil) // the fake may not run it: the trace entry is what counts
+	tr := tab.Trace()
+	if len(tr) == 0 {
+		t.Fatal("no trace entry")
+	}
+	if got := tr[len(tr)-1].Args; strings.Contains(got, "SECRETTOKEN123") || !strings.Contains(got, "access_token=REDACTED") {
+		t.Errorf("the evaluate entry's args = %q; want the token redacted", got)
+	}
+}

@@ -93,12 +93,21 @@ func scrubPairs(q string) string {
 // error's text).
 var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>` + "`" + `]+`)
 
-// Text scrubs every absolute URL inside s with Scrub and leaves the rest of
-// the text as it is: the second line of defence for text already redacted
-// by its writer (a recording's arguments and errors).
+// queryInText finds a query string inside free text: a relative URL's
+// ("/path?access_token=...") as a script passes it to fetch.
+var queryInText = regexp.MustCompile(`\?[^\s"'<>?#` + "`" + `]*=[^\s"'<>#` + "`" + `]*`)
+
+// Text scrubs every absolute URL inside s with Scrub, and the query string
+// of a relative one, and leaves the rest of the text as it is: for an
+// action's arguments (an evaluated script may name URLs) and, as a second
+// line of defence, text already redacted by its writer (a recording's
+// arguments and errors).
 func Text(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
+	if strings.Contains(s, "://") {
+		s = urlInText.ReplaceAllStringFunc(s, Scrub)
 	}
-	return urlInText.ReplaceAllStringFunc(s, Scrub)
+	if strings.Contains(s, "?") && strings.Contains(s, "=") {
+		s = queryInText.ReplaceAllStringFunc(s, func(q string) string { return "?" + scrubPairs(q[1:]) })
+	}
+	return s
 }

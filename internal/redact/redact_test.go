@@ -68,6 +68,11 @@ func TestTextRedactsTokenLikeURLQueryValuesOnly(t *testing.T) {
 		{"https://a.test/?id=eyJhbGciOiJIUzI1NiJ9.payload.sig", "https://a.test/?id=REDACTED"},
 		{"https://a.test/?x=abcdefghij0123456789XYZ", "https://a.test/?x=REDACTED"},
 		{"https://bob:secret@a.test/p", "https://a.test/p"},
+		// A relative URL's query, as a script passes it to fetch.
+		{`fetch("/hang?access_token=SECRETTOKEN123&q=a")`, `fetch("/hang?access_token=REDACTED&q=a")`},
+		{`fetch('/x?id=eyJhbGciOiJIUzI1NiJ9.payload.sig')`, `fetch('/x?id=REDACTED')`},
+		{"a ? b : c", "a ? b : c"},
+		{"x === 1 ? y=2 : 3", "x === 1 ? y=2 : 3"},
 	} {
 		if got := Text(c.in); got != c.want {
 			t.Errorf("Text(%q) = %q; want %q", c.in, got, c.want)
