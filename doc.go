@@ -229,8 +229,9 @@
 // [Config.Launcher] to its launcher and test your own code without Chromium,
 // with scripted replies and injected faults (slow replies, crashes,
 // detaches, dropped connections). Its fake pages (cdptest.NewPage) are
-// pages described as data on which every Tab action works as on Chromium,
+// pages described as data on which the agent actions work as on Chromium,
 // so an agent's whole flow (snapshot, fill, click, wait, dialogs,
 // downloads, screenshots) runs in a unit test in milliseconds; its doc
-// lists the CDP methods each Tab method uses.
+// lists the CDP methods each Tab method uses. Not faked: Reload, PDF,
+// cookies and storage state (script them with cdptest.Browser.Handle).
 package browserpool

@@ -246,6 +246,12 @@ func (s *Session) StorageState(ctx context.Context, origins ...string) (StorageS
 	}
 	cookies, err := s.Cookies(ctx)
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			c := *e
+			c.Op = "Session.StorageState"
+			err = &c
+		}
 		return StorageState{}, err
 	}
 	st := StorageState{Cookies: cookies, Origins: []OriginStorage{}}

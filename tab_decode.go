@@ -1,5 +1,5 @@
 // Room: decoding a JavaScript value into the caller's Go value (Tab.Evaluate,
-// Tab.WaitFunction). Pure functions; no lock.
+// Tab.EvaluateOn, Tab.WaitCondition). Pure functions; no lock.
 
 package browserpool
 
@@ -16,7 +16,8 @@ import (
 // ErrDecode: the page's JavaScript value could not be decoded into the Go
 // value given to receive it (a string into an int, undefined into a
 // struct, ...). The browser raised nothing: the call ran; only the
-// decoding failed. Returned by Tab.Evaluate and Tab.WaitFunction.
+// decoding failed. Returned by Tab.Evaluate, Tab.EvaluateOn and
+// Tab.WaitCondition.
 var ErrDecode = errors.New("cannot decode the JavaScript value")
 
 // decodeJS decodes a JavaScript value into out. raw is its JSON form (nil
@@ -59,7 +60,7 @@ func decodeJS(op string, raw json.RawMessage, unserializable, jsType string, out
 			return nil
 		}
 		e := newError(op, ErrDecode, fmt.Sprintf("the expression returned undefined, which %s cannot hold", goType))
-		e.Hint = fmt.Sprintf("make the expression return a value, pass *%s or *any to accept undefined as nil, or pass nil to ignore the result", elem.Type())
+		e.Hint = fmt.Sprintf("make the expression return a value, pass a *%s (or a *any) to accept undefined as nil, or pass nil to ignore the result", goType)
 		return e
 	}
 	if err := json.Unmarshal(raw, out); err != nil {

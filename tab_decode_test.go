@@ -47,6 +47,10 @@ func TestEvaluateDecodeErrorsHaveTheirOwnClassAndNameBothTypes(t *testing.T) {
 		n := 7
 		err := tab.Evaluate(ctx, "undefinedThing", &n)
 		checkDecodeErr(t, err, "undefined", "*int")
+		var e *browserpool.Error
+		if !errors.As(err, &e) || !strings.Contains(e.Hint, "pass a **int") {
+			t.Errorf("hint %q; want it to say pass a **int (a pointer to what was passed)", e.Hint)
+		}
 		if n != 7 {
 			t.Errorf("n = %d after a failed decode, want it unchanged (7)", n)
 		}
