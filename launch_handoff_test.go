@@ -230,3 +230,28 @@ func checkText(t *testing.T, what string, err error, want, unwanted []string) {
 		}
 	}
 }
+
+func TestAProfileHeldByALaunchItsCallerGaveUpOnSaysToRetryNotToCloseIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(20 * time.Second)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if _, err := p.OpenProfile(ctx, "shop"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("OpenProfile with a 1 s deadline: %v", err)
+		}
+		_, err := p.OpenProfile(context.Background(), "shop")
+		if !errors.Is(err, browserpool.ErrProfileInUse) {
+			t.Fatalf("OpenProfile while the abandoned launch starts: %v; want ErrProfileInUse", err)
+		}
+		checkText(t, "OpenProfile", err, []string{"gave up on is still starting", "retry in a moment"}, []string{"close the session"})
+		time.Sleep(30 * time.Second) // the launch ends and its session is closed
+		synctest.Wait()
+		s, err := p.OpenProfile(context.Background(), "shop")
+		if err != nil {
+			t.Fatalf("OpenProfile once the abandoned launch ended: %v", err)
+		}
+		s.Close(context.Background())
+	})
+}

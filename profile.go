@@ -145,6 +145,7 @@ func (p *Pool) OpenProfile(ctx context.Context, name string) (*Session, error) {
 	const op = "Pool.OpenProfile"
 	h, err := p.holdProfile(op, name)
 	if err != nil {
+		p.leftLaunchHolds(name, err)
 		return nil, err
 	}
 	lop, err := p.startProfileLaunch(h)
@@ -153,6 +154,29 @@ func (p *Pool) OpenProfile(ctx context.Context, name string) (*Session, error) {
 		return nil, err
 	}
 	return p.await(ctx, op, lop)
+}
+
+// leftLaunchHolds rewrites err, an ErrProfileInUse of profile name, when
+// the holder is this pool's launch for a caller who gave up: that session
+// is closed once its browser is up, and nobody can close it before, so the
+// hint to close the session named does not apply.
+func (p *Pool) leftLaunchHolds(name string, err error) {
+	var e *Error
+	if !errors.As(err, &e) || e.Class != ErrProfileInUse {
+		return
+	}
+	p.mu.Lock()
+	left := false
+	for op := range p.launches {
+		if op.profile != nil && op.profile.name == name && op.waiters <= 0 && !op.finished {
+			left = true
+		}
+	}
+	p.mu.Unlock()
+	if left {
+		e.Detail += ": a launch on it that its caller gave up on is still starting, and is closed as soon as its browser is up"
+		e.Hint = fmt.Sprintf("retry in a moment (within Config.LaunchTimeout, %v)", p.cfg.LaunchTimeout)
+	}
 }
 
 // RemoveProfile deletes the named profile and everything in it. It fails
