@@ -3,6 +3,7 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -214,5 +215,20 @@ func TestAnEvaluatedScriptsTokensStayOutOfTheTrace(t *testing.T) {
 	}
 	if got := tr[len(tr)-1].Args; strings.Contains(got, "SECRETTOKEN123") || !strings.Contains(got, "access_token=REDACTED") {
 		t.Errorf("the evaluate entry's args = %q; want the token redacted", got)
+	}
+}
+
+func TestAScreenshotNamedJPGIsAJPEG(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	shot, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "a.jpg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(shot.Path)
+	if err != nil || len(b) < 2 || b[0] != 0xff || b[1] != 0xd8 {
+		t.Errorf("a.jpg starts % x (%v); want a JPEG (ff d8)", b[:min(len(b), 4)], err)
 	}
 }

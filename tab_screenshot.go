@@ -15,6 +15,7 @@ import (
 	_ "image/png"  // DecodeConfig of PNG screenshots
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -45,7 +46,8 @@ type ScreenshotOptions struct {
 	// Name is the file name inside the session's output dir: a relative
 	// path of at most 255 bytes per element. Zero means a generated,
 	// collision-free name. An existing file of that name is an error
-	// unless Overwrite is set.
+	// unless Overwrite is set. A name ending in .jpg or .jpeg writes a
+	// JPEG, as JPEG does.
 	Name string
 	// FullPage captures the whole page (at least the viewport's size), not
 	// just the viewport, without resizing the viewport.
@@ -92,6 +94,9 @@ type Screenshot struct {
 // long, already taken without Overwrite) are reported before the browser
 // does any work, with nothing changed.
 func (t *Tab) Screenshot(ctx context.Context, opts ScreenshotOptions) (Screenshot, error) {
+	if ext := strings.ToLower(path.Ext(opts.Name)); ext == ".jpg" || ext == ".jpeg" {
+		opts.JPEG = true // the name says JPEG: bytes to match it
+	}
 	const op = "Tab.Screenshot"
 	var shot Screenshot
 	args := fmt.Sprintf("name=%q full=%v jpeg=%v max=%d", opts.Name, opts.FullPage, opts.JPEG, opts.MaxDimension)
