@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/page"
@@ -86,6 +87,16 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 		defer cancel()
 		h, err := invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil)
+		for try := 0; err != nil && notAttached(err) && try < 20; try++ {
+			// On an error page (a navigation that failed) Chromium answers
+			// so until the page is attached again.
+			select {
+			case <-ctx.Done():
+				return t.historyErr(op, caller, ctx, x, "", ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+			h, err = invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil)
+		}
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}
@@ -110,9 +121,9 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		res.URL = redactURL(entry.URL)
 		*args = res.URL
 		before := x.currentLoader(ctx)
-		if err := t.direct.Invoke(ctx, "Page.navigateToHistoryEntry", page.NewNavigateToHistoryEntryArgs(entry.ID), nil); err != nil {
+		if err := t.direct.Invoke(ctx, "Page.navigateToHistoryEntry", page.NewNavigateToHistoryEntryArgs(entry.ID), nil); err != nil && !notAttached(err) {
 			return x.fail(op, ctx, "", err)
-		}
+		} // not attached: the page was swapped as the navigation started (from an error page); the wait below sees where it went
 		stop := t.direct.Listen() // the load comes as events
 		defer stop()
 		tick := time.NewTicker(historyPoll)
@@ -144,6 +155,9 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 func (t *Tab) historyArrived(ctx context.Context, id int) (bool, error) {
 	h, err := invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil)
 	if err != nil {
+		if ctx.Err() == nil && notAttached(err) {
+			return false, nil // swapped to another process: ask again
+		}
 		return false, err
 	}
 	if h.CurrentIndex < 0 || h.CurrentIndex >= len(h.Entries) || h.Entries[h.CurrentIndex].ID != id {
@@ -157,6 +171,13 @@ func (t *Tab) historyArrived(ctx context.Context, id int) (bool, error) {
 		return false, err
 	}
 	return reply.ExceptionDetails == nil && string(reply.Result.Value) == `"complete"`, nil
+}
+
+// notAttached reports Chromium's answer to a Page call while the tab's
+// page is being swapped for another process's (leaving an error page, a
+// cross-site navigation): a moment later the call succeeds.
+func notAttached(err error) bool {
+	return strings.Contains(err.Error(), "Not attached to an active page")
 }
 
 // currentURL returns the main frame's URL, redacted ("" on error).

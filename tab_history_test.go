@@ -113,3 +113,28 @@ func TestHistoryGoesBackForwardAndReloadsOnRealChromium(t *testing.T) {
 		}
 	})
 }
+
+// After a navigation that failed the tab shows Chromium's error page, on
+// which Page calls answer "Not attached to an active page" for a moment.
+func TestBackFromTheErrorPageOfAFailedNavigationGoesBack(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{"/a": `<!doctype html><title>A</title>a`})
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, base+"/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Navigate(ctx, "http://127.0.0.1:1/"); !errors.Is(err, browserpool.ErrNavigation) {
+		t.Fatalf("Navigate to an unsafe port: %v; want ErrNavigation", err)
+	}
+	res, err := tab.Back(ctx)
+	if err != nil {
+		t.Fatalf("Back from the error page: %v", err)
+	}
+	if got := eval[string](t, tab, "location.href"); got != base+"/a" || res.URL != base+"/a" {
+		t.Errorf("after Back the tab shows %s (result %s); want %s/a", got, res.URL, base)
+	}
+}
