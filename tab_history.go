@@ -74,6 +74,7 @@ func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 		}
 		res.URL = t.currentURL(ctx)
 		*args = res.URL
+		res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID)
 		return nil
 	})
 	return res, err
@@ -135,6 +136,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 			} else if done {
 				if cur := x.currentLoader(ctx); cur != before {
 					res.LoaderID = cur
+					res.Status, res.FinalURL = t.loaded(ctx, cur)
 				}
 				return nil
 			}

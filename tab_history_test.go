@@ -21,8 +21,8 @@ func TestHistoryGoesBackForwardAndReloadsOnRealChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.URL != e.site.URL+"/form.html" || res.LoaderID == "" {
-			t.Errorf("Back = %+v, want URL %s/form.html and a loader id", res, e.site.URL)
+		if res.URL != e.site.URL+"/form.html" || res.LoaderID == "" || res.Status != 200 || res.FinalURL != e.site.URL+"/form.html" {
+			t.Errorf("Back = %+v, want URL and FinalURL %s/form.html, a loader id and status 200", res, e.site.URL)
 		}
 		if got := eval[string](t, tab, "document.title + ' ' + document.readyState"); got != "Sign up complete" {
 			t.Errorf("after Back: title and readyState = %q, want %q", got, "Sign up complete")
@@ -86,8 +86,8 @@ func TestHistoryGoesBackForwardAndReloadsOnRealChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.URL != e.site.URL+"/form.html" || res.LoaderID == "" {
-			t.Errorf("Reload = %+v, want URL %s/form.html and a loader id", res, e.site.URL)
+		if res.URL != e.site.URL+"/form.html" || res.LoaderID == "" || res.Status != 200 || res.FinalURL != e.site.URL+"/form.html" {
+			t.Errorf("Reload = %+v, want URL and FinalURL %s/form.html, a loader id and status 200", res, e.site.URL)
 		}
 		if got := eval[string](t, tab, "typeof window.marker + ' ' + document.readyState"); got != "undefined complete" {
 			t.Errorf("after Reload: %q, want %q", got, "undefined complete")
