@@ -255,3 +255,26 @@ func TestAProfileHeldByALaunchItsCallerGaveUpOnSaysToRetryNotToCloseIt(t *testin
 		s.Close(context.Background())
 	})
 }
+
+func TestTrackerLookupOfANameClosedToMakeRoomSaysSo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t), IdleTimeout: -1})
+		tr, err := browserpool.NewTracker(browserpool.TrackerConfig{Pool: p, PerWorkflow: 2, Global: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		ctx := context.Background()
+		if _, err := tr.Open(ctx, "chat-1", "research"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		if _, err := tr.Open(ctx, "chat-2", "shop"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		_, err = tr.Lookup("chat-1", "research")
+		checkText(t, "Lookup of an evicted name", err, []string{"least recently used", `chat-2's "shop"`, "global limit is 1", "TrackerConfig.Global"}, nil)
+	})
+}

@@ -82,7 +82,12 @@ type Tracker struct {
 	closeDone chan struct{}                  // guarded by mu; made by the first Close, closed when it returns
 
 	launches sync.WaitGroup // the opens under way (launch), waited for by Close
+
+	evicted map[trackKey]TrackerEvent // guarded by mu; the last evictions (at most evictedMemory), for Lookup's error
 }
+
+// evictedMemory bounds how many evictions Lookup can explain.
+const evictedMemory = 64
 
 type trackKey struct{ workflow, name string }
 
@@ -233,6 +238,7 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 			e.holders.add(holder, struct{}{})
 		}
 		tr.addLocked(e)
+		delete(tr.evicted, k) // reopened: what Lookup says of it is the new one
 		tr.mu.Unlock()
 
 		if victim != nil {
@@ -378,6 +384,15 @@ func (tr *Tracker) evict(v *tracked, reason CloseReason, forK trackKey) {
 	}
 	s.closeWith(context.Background(), reason)
 	ev := TrackerEvent{Time: time.Now(), Workflow: v.workflow, Name: v.name, SessionID: s.ID(), Reason: reason, ForWorkflow: forK.workflow, ForName: forK.name}
+	tr.mu.Lock()
+	if tr.evicted == nil {
+		tr.evicted = make(map[trackKey]TrackerEvent)
+	}
+	if len(tr.evicted) >= evictedMemory {
+		clear(tr.evicted) // rare: a memory of the latest is enough
+	}
+	tr.evicted[trackKey{v.workflow, v.name}] = ev
+	tr.mu.Unlock()
 	if f := tr.cfg.Evicted; f != nil {
 		tr.events.emit(func() { f(ev) })
 	}
@@ -402,11 +417,22 @@ func (tr *Tracker) Lookup(workflow, name string) (*Session, error) {
 			names = append(names, n)
 		}
 	}
+	ev, wasEvicted := tr.evicted[trackKey{workflow, name}]
 	tr.mu.Unlock()
 	if s == nil || s.Err() != nil {
-		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q; its open sessions: [%s]", workflow, echo(name), strings.Join(names, ", ")))
+		why := ""
+		switch {
+		case s != nil:
+			why = fmt.Sprintf(" (its browser session %s %s)", s.ID(), closedHow(s.Err()))
+		case wasEvicted:
+			why = fmt.Sprintf(" (closed %s ago as the least recently used, to make room for workflow %s's %q: the global limit is %d)", time.Since(ev.Time).Round(time.Second), ev.ForWorkflow, ev.ForName, tr.cfg.Global)
+		}
+		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q%s; its open sessions: [%s]", workflow, echo(name), why, strings.Join(names, ", ")))
 		er.Name, er.Workflow = name, workflow
 		er.Hint = "open it with Tracker.Open (reopening an existing name reuses it)"
+		if wasEvicted {
+			er.Hint = "open it again with Tracker.Open (its pages and logins are gone; keep them in a profile or storage state), or raise TrackerConfig.Global to keep more sessions open"
+		}
 		return nil, er
 	}
 	s.Touch()
@@ -533,6 +559,19 @@ func (tr *Tracker) Close() error {
 	close(tr.closeDone) // before the hooks: a hook may call Close
 	tr.events.close(tr.pool.closeTimeout())
 	return err
+}
+
+// closedHow says how a session ended, from its Err: "was closed (reason
+// idle)" or "ended: its browser exited".
+func closedHow(err error) string {
+	var e *Error
+	switch {
+	case errors.Is(err, ErrBrowserExited):
+		return "ended: its browser exited"
+	case errors.As(err, &e) && e.Detail != "":
+		return "was " + e.Detail
+	}
+	return "ended: " + err.Error()
 }
 
 // trackerClosed is the error of a call on a closed tracker.
