@@ -350,7 +350,7 @@ func dialError(tg *devtools.Target, op string, err error) *Error {
 	var re *rpcc.ResponseError
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		e := newError(op, ErrCDPRefused, "nothing listens on "+hp+" any more")
+		e := newError(op, ErrCDPRefused, "nothing listens on "+hp)
 		e.Hint = refusedHint(ep)
 		return e
 	case errors.Is(err, devtools.ErrPatienceOver):

@@ -19,8 +19,9 @@
 // ([Tab.LastNavigation] gives the same for the navigation of
 // [Session.OpenTab]). A tab id is checked to belong to
 // its session before any action: a tab of another session does not resolve.
-// Actions without a tab id use the session's active tab. Every result names
-// the session id, the tab id and the channel ("cdp"). [Session.Browser] and
+// Actions without a tab id use the session's active tab. A navigation's
+// result names the session id, the tab id and the channel ("cdp"); every
+// error of a tab names its session and tab. [Session.Browser] and
 // [Tab.Client] give the raw *cdp.Client of github.com/mafredri/cdp for
 // anything the package does not wrap.
 //

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mafredri/cdp/protocol/page"
@@ -57,7 +58,8 @@ type PDFOptions struct {
 	Background bool
 	// Scale scales the page's rendering, from 0.1 to 2. Zero means 1.
 	Scale float64
-	// PageRanges limits the pages printed, e.g. "1-3, 5". Zero means all.
+	// PageRanges limits the pages printed, e.g. "1-3, 5" (an open end, "3-",
+	// runs to the last page). Zero means all.
 	PageRanges string
 }
 
@@ -102,6 +104,9 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 		}
 		if math.IsNaN(scale) || scale < 0.1 || scale > 2 {
 			return bad(fmt.Sprintf("scale %g is outside 0.1 to 2", opts.Scale), "leave Scale zero for 1, or give a value from 0.1 to 2")
+		}
+		if why := checkPageRanges(opts.PageRanges); why != "" {
+			return bad(fmt.Sprintf("page ranges %q: %s", echo(opts.PageRanges), why), `give pages and ranges separated by commas, e.g. "1-3, 5" (pages count from 1, a range's start at most its end)`)
 		}
 		if opts.Name != "" {
 			if _, err := confine(t.s.output, opts.Name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -149,4 +154,42 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 		return nil
 	})
 	return res, err
+}
+
+// checkPageRanges says what is wrong with a PDFOptions.PageRanges, or "":
+// comma-separated pages ("5") and ranges ("1-3", "3-", "-2"), counted from
+// 1, a range's start at most its end, as Chromium accepts them.
+func checkPageRanges(r string) string {
+	if strings.TrimSpace(r) == "" {
+		return ""
+	}
+	num := func(s string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		return n, err == nil && n >= 1
+	}
+	for _, part := range strings.Split(r, ",") {
+		from, to, isRange := strings.Cut(part, "-")
+		if !isRange {
+			if _, ok := num(part); !ok {
+				return fmt.Sprintf("%q is not a page number from 1", strings.TrimSpace(part))
+			}
+			continue
+		}
+		a, b := 1, 0
+		var ok bool
+		if strings.TrimSpace(from) != "" {
+			if a, ok = num(from); !ok {
+				return fmt.Sprintf("%q does not start with a page number from 1", strings.TrimSpace(part))
+			}
+		}
+		if strings.TrimSpace(to) != "" {
+			if b, ok = num(to); !ok {
+				return fmt.Sprintf("%q does not end with a page number from 1", strings.TrimSpace(part))
+			}
+			if a > b {
+				return fmt.Sprintf("%q starts after it ends", strings.TrimSpace(part))
+			}
+		}
+	}
+	return ""
 }
