@@ -43,6 +43,12 @@ type Cookie struct {
 	HTTPOnly bool    `json:"httpOnly"`           // hidden from the page's scripts
 	Secure   bool    `json:"secure"`             // sent over https only
 	SameSite string  `json:"sameSite,omitempty"` // "Strict", "Lax", "None" or "" (the browser's default)
+	// PartitionKey is a partitioned cookie's (CHIPS) top-level site, e.g.
+	// "https://shop.example"; "" for an ordinary cookie, sent in every
+	// context. PartitionCrossSite is the rest of its key: whether it was
+	// set under a cross-site ancestor.
+	PartitionKey       string `json:"partitionKey,omitempty"`
+	PartitionCrossSite bool   `json:"partitionCrossSite,omitempty"`
 }
 
 // StorageItem is one localStorage entry.
@@ -164,8 +170,12 @@ func (s *Session) Cookies(ctx context.Context) ([]Cookie, error) {
 		if c.Session {
 			exp = -1
 		}
-		out = append(out, Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
-			Expires: exp, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite)})
+		ck := Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+			Expires: exp, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite)}
+		if k := c.PartitionKey; k != nil {
+			ck.PartitionKey, ck.PartitionCrossSite = k.TopLevelSite, k.HasCrossSiteAncestor
+		}
+		out = append(out, ck)
 	}
 	return out, nil
 }
@@ -202,6 +212,9 @@ func (s *Session) setCookies(ctx context.Context, op string, cookies []Cookie) e
 			Secure: &c.Secure, HTTPOnly: &c.HTTPOnly, SameSite: network.CookieSameSite(c.SameSite)}
 		if c.Expires > 0 {
 			p.Expires = network.TimeSinceEpoch(c.Expires)
+		}
+		if c.PartitionKey != "" {
+			p.PartitionKey = &network.CookiePartitionKey{TopLevelSite: c.PartitionKey, HasCrossSiteAncestor: c.PartitionCrossSite}
 		}
 		params = append(params, p)
 	}

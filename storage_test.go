@@ -191,3 +191,49 @@ func TestStorageStateOfAnOriginTheBrowserWritesOtherwiseRoundTrips(t *testing.T)
 		}
 	}
 }
+
+// A partitioned cookie (CHIPS) keeps its partition through a storage
+// state: imported without it, it would be sent in every third-party
+// context.
+func TestAPartitionedCookieKeepsItsPartitionThroughAStorageState(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{"/": `<!doctype html><title>Shop</title>shop`})
+	host := strings.Replace(base, "127.0.0.1", "localhost", 1) // a secure context over http
+	ctx := ctxWithin(t, time.Minute)
+	a := mustOpen(t, ctx, newRealPool(t, browserpool.Config{}))
+	tab, err := a.OpenTab(ctx, host+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Evaluate(ctx, `document.cookie = "p=1; Secure; Partitioned; SameSite=None; Path=/"`, nil); err != nil {
+		t.Fatal(err)
+	}
+	state, err := a.StorageState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partitioned := func(cs []browserpool.Cookie) string {
+		for _, c := range cs {
+			if c.Name == "p" {
+				return c.PartitionKey
+			}
+		}
+		return "(no cookie p)"
+	}
+	key := partitioned(state.Cookies)
+	if key == "" || key == "(no cookie p)" {
+		t.Fatalf("the exported cookie p has partition key %q; want the top-level site", key)
+	}
+	b := mustOpen(t, ctx, newRealPool(t, browserpool.Config{}))
+	if err := b.SetStorageState(ctx, state); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Cookies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := partitioned(got); k != key {
+		t.Errorf("after the import cookie p has partition key %q; want %q", k, key)
+	}
+}
