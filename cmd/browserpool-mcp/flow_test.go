@@ -270,6 +270,11 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 		if msg := fails(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{{"ref": email, "type": "checkbox", "value": "true", "name": "email"}}}); !strings.Contains(msg, "is a textbox, not a checkbox") {
 			t.Errorf("a textbox given as a checkbox:\n%s", msg)
 		}
+		// A field without its type: the SDK refuses the arguments; the
+		// refusal reads like every other tool error.
+		if msg := fails(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{{"ref": email, "value": "a@b.c"}}}); !strings.HasPrefix(msg, "Error: the arguments do not match browser_fill_form's input schema") || !strings.Contains(msg, "\nNext: call browser_fill_form again") || !strings.Contains(msg, "type") {
+			t.Errorf("a field without its type:\n%s", msg)
+		}
 	})
 
 	t.Run("handle_dialog with none open says what became of the last one", func(t *testing.T) {

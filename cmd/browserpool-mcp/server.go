@@ -149,7 +149,33 @@ func NewServer(cfg Config) (*Server, error) {
 		SupportedProtocolVersions: sessionVersions(),
 	})
 	s.addTools()
+	s.mcp.AddReceivingMiddleware(argumentNext)
 	return s, nil
+}
+
+// argumentNext gives the SDK's refusal of a tool call's arguments (they do
+// not match the tool's input schema: a missing or unknown property, a wrong
+// type) the "Error:"/"Next:" shape of every other tool error, so an agent
+// knows to fix the arguments and call again.
+func argumentNext(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		tr, ok := res.(*mcp.CallToolResult)
+		if err != nil || method != "tools/call" || !ok || !tr.IsError || len(tr.Content) != 1 {
+			return res, err
+		}
+		tc, ok := tr.Content[0].(*mcp.TextContent)
+		if !ok || strings.HasPrefix(tc.Text, "Error: ") || strings.Contains(tc.Text, "\nNext: ") {
+			return res, err // ours: already shaped (notes may come first)
+		}
+		name := ""
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+			name = p.Name
+		}
+		tc.Text = "Error: the arguments do not match " + name + "'s input schema: " + tc.Text +
+			"\nNext: call " + name + " again with the arguments its input schema asks for (tools/list shows it; the line above names what is missing or wrong)"
+		return res, err
+	}
 }
 
 const instructions = `Browser tools over isolated Chromium sessions. Each client gets its own browser; other clients never see it.
