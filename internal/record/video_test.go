@@ -250,19 +250,10 @@ func redPixels(img image.Image, top int) int {
 }
 
 func TestExportVideoKillsFFmpegWhenItsContextEnds(t *testing.T) {
-	dir := filepath.Join(testRoot, "fake-ffmpeg-"+strconv.FormatInt(time.Now().UnixNano(), 10))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
 	// A stand-in for ffmpeg that says it started (its pid, in its working
 	// dir: the recording dir) and then runs until it is killed, with a
 	// child in its process group.
-	fake := filepath.Join(dir, "ffmpeg")
-	script := "#!/bin/sh\nsleep 600 &\necho $$ > started.tmp && mv started.tmp started\nwhile :; do sleep 0.05; done\n"
-	if err := os.WriteFile(fake, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	fake := fakeFFmpeg(t, "#!/bin/sh\nsleep 600 &\necho $$ > started.tmp && mv started.tmp started\nwhile :; do sleep 0.05; done\n")
 	r := newRecorder(t, Options{FFmpeg: fake})
 	videoFlow(t, r)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -297,16 +288,7 @@ func TestExportVideoKillsFFmpegWhenItsContextEnds(t *testing.T) {
 }
 
 func TestCloseStopsAnExportUnderWayInsteadOfWaitingForIt(t *testing.T) {
-	dir := filepath.Join(testRoot, "fake-ffmpeg-"+strconv.FormatInt(time.Now().UnixNano(), 10))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	fake := filepath.Join(dir, "ffmpeg")
-	script := "#!/bin/sh\necho $$ > started.tmp && mv started.tmp started\nwhile :; do sleep 0.05; done\n"
-	if err := os.WriteFile(fake, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	fake := fakeFFmpeg(t, "#!/bin/sh\necho $$ > started.tmp && mv started.tmp started\nwhile :; do sleep 0.05; done\n")
 	r, err := New(filepath.Join(testRoot, "close-export-"+strconv.FormatInt(time.Now().UnixNano(), 10)), Options{FFmpeg: fake})
 	if err != nil {
 		t.Fatal(err)
@@ -331,19 +313,27 @@ func TestCloseStopsAnExportUnderWayInsteadOfWaitingForIt(t *testing.T) {
 }
 
 func TestAnFFmpegThatWritesNothingIsAVideoErrorNotAWriteError(t *testing.T) {
-	dir := filepath.Join(testRoot, "fake-ffmpeg-"+strconv.FormatInt(time.Now().UnixNano(), 10))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	fake := filepath.Join(dir, "ffmpeg")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	fake := fakeFFmpeg(t, "#!/bin/sh\nexit 0\n")
 	r := newRecorder(t, Options{FFmpeg: fake})
 	videoFlow(t, r)
 	_, err := r.ExportVideo(t.Context(), "")
 	if !errors.Is(err, ErrVideo) || !strings.Contains(err.Error(), "wrote no video") {
 		t.Errorf("ExportVideo with an ffmpeg that wrote nothing: %v; want ErrVideo saying so", err)
 	}
+}
+
+// fakeFFmpeg writes script as an executable called ffmpeg in a dir of its
+// own under testRoot, removed at cleanup, and returns its path.
+func fakeFFmpeg(t *testing.T, script string) string {
+	t.Helper()
+	dir := filepath.Join(testRoot, "fake-ffmpeg-"+strconv.FormatInt(time.Now().UnixNano(), 10))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	fake := filepath.Join(dir, "ffmpeg")
+	if err := os.WriteFile(fake, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return fake
 }
