@@ -56,15 +56,32 @@ type consoleState struct {
 	mu   sync.Mutex
 	on   bool             // guarded by mu; Runtime.enable has succeeded
 	msgs []ConsoleMessage // guarded by mu; oldest first, at most ConsoleLimit
+	exc  []int            // guarded by mu; msgs[i]'s exception id (Runtime.exceptionThrown), 0 for a console message
 }
 
-func (c *consoleState) add(m ConsoleMessage) {
+func (c *consoleState) add(m ConsoleMessage, exception int) {
 	c.mu.Lock()
 	if len(c.msgs) >= ConsoleLimit {
 		c.msgs = append(c.msgs[:0], c.msgs[1:]...)
+		c.exc = append(c.exc[:0], c.exc[1:]...)
 	}
 	c.msgs = append(c.msgs, m)
+	c.exc = append(c.exc, exception)
 	c.mu.Unlock()
+}
+
+// revoke removes the page error of exception id: a promise rejection the
+// page handled after all (Runtime.exceptionRevoked).
+func (c *consoleState) revoke(id int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, e := range c.exc {
+		if e == id && id != 0 {
+			c.msgs = append(c.msgs[:i], c.msgs[i+1:]...)
+			c.exc = append(c.exc[:i], c.exc[i+1:]...)
+			return
+		}
+	}
 }
 
 // Console returns the tab's console messages and uncaught page errors,
@@ -111,7 +128,7 @@ func (t *Tab) ClearConsole(ctx context.Context) error {
 			return x.fail(op, ctx, "", err)
 		}
 		x.console.mu.Lock()
-		x.console.msgs = nil
+		x.console.msgs, x.console.exc = nil, nil
 		x.console.mu.Unlock()
 		return nil
 	})
@@ -224,7 +241,7 @@ func (x *tabExt) consoleCalled(params json.RawMessage) {
 	}
 	u, line, col := ev.StackTrace.where()
 	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: level, Method: ev.Type,
-		Text: axtext.Cut(b.String(), ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col})
+		Text: axtext.Cut(b.String(), ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, 0)
 }
 
 // exceptionThrown records a Runtime.exceptionThrown event (an uncaught
@@ -233,12 +250,13 @@ func (x *tabExt) exceptionThrown(params json.RawMessage) {
 	var ev struct {
 		Timestamp float64 `json:"timestamp"`
 		Details   struct {
-			Text       string     `json:"text"`
-			Line       int        `json:"lineNumber"`
-			Column     int        `json:"columnNumber"`
-			URL        string     `json:"url"`
-			StackTrace *stackTop  `json:"stackTrace"`
-			Exception  *remoteArg `json:"exception"`
+			ExceptionID int        `json:"exceptionId"`
+			Text        string     `json:"text"`
+			Line        int        `json:"lineNumber"`
+			Column      int        `json:"columnNumber"`
+			URL         string     `json:"url"`
+			StackTrace  *stackTop  `json:"stackTrace"`
+			Exception   *remoteArg `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
 	if json.Unmarshal(params, &ev) != nil {
@@ -261,11 +279,22 @@ func (x *tabExt) exceptionThrown(params json.RawMessage) {
 		u, line, col = su, sl, sc
 	}
 	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: ConsolePageError,
-		Text: axtext.Cut(text, ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col})
+		Text: axtext.Cut(text, ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, d.ExceptionID)
 }
 
-func (x *tabExt) noteConsole(m ConsoleMessage) {
-	x.console.add(m)
+// exceptionRevoked drops the page error of a promise rejection the page
+// handled late: it was no error after all.
+func (x *tabExt) exceptionRevoked(params json.RawMessage) {
+	var ev struct {
+		ExceptionID int `json:"exceptionId"`
+	}
+	if json.Unmarshal(params, &ev) == nil {
+		x.console.revoke(ev.ExceptionID)
+	}
+}
+
+func (x *tabExt) noteConsole(m ConsoleMessage, exception int) {
+	x.console.add(m, exception)
 	where := redact.URL(m.URL)
 	if where == "" {
 		where = "(page)"
@@ -318,6 +347,8 @@ func (x *tabExt) onToolEvent(method string, params json.RawMessage) {
 		x.consoleCalled(params)
 	case "Runtime.exceptionThrown":
 		x.exceptionThrown(params)
+	case "Runtime.exceptionRevoked":
+		x.exceptionRevoked(params)
 	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached":
 		x.netlog.note(method, params)
 	case "Input.dragIntercepted":

@@ -112,3 +112,37 @@ func TestConsoleKeepsMessagesAndPageErrorsOnRealChromium(t *testing.T) {
 		}
 	})
 }
+
+// A promise rejected with no handler is reported at once; the page may
+// handle it later, and then it was no error (Runtime.exceptionRevoked).
+func TestARejectionThePageHandlesLateLeavesNoPageError(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{"/": `<!doctype html><title>Late</title>late`})
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Console(ctx); err != nil { // watch from here
+		t.Fatal(err)
+	}
+	js := `window.p = Promise.reject(new Error("late")); new Promise(r => setTimeout(r, 300)).then(() => { window.p.catch(() => {}); return new Promise(r => setTimeout(r, 300)); }).then(() => 1)`
+	if err := tab.Evaluate(ctx, js, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the late handling to reach the tab", func() bool {
+		got, err := tab.Console(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range got {
+			if m.Level == browserpool.ConsolePageError {
+				return false
+			}
+		}
+		return true
+	})
+}
