@@ -16,7 +16,6 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/browserpool/browserpool/internal/jsonscan"
-	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
@@ -27,7 +26,7 @@ import (
 // leave a pointer, interface, map or slice target nil.
 func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	const op = "Tab.Evaluate"
-	return t.act(ctx, op, "evaluate", redact.Text(expr), nil, func(ctx context.Context, x *tabExt, _ *string) error {
+	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {
 		// The request is built on the stack for short expressions and sent
 		// on the caller's goroutine; the reply comes straight from the
 		// mux's reader, which is this goroutine when nobody else is

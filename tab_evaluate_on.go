@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // EvaluateOn runs the JavaScript function fn on the element a ref names
@@ -44,7 +42,7 @@ func (t *Tab) EvaluateOn(ctx context.Context, ref, fn string, out any, args ...a
 		cargs[i] = json.RawMessage(b)
 	}
 	wrapped := "function (...args) { return (\n" + fn + "\n).call(this, this, ...args) }"
-	return t.onRef(ctx, op, "evaluate-on", ref, redact.Text(fn), func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
+	return t.onRef(ctx, op, "evaluate-on", ref, fn, func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
 		var raw json.RawMessage
 		if err := x.callOn(ctx, op, tg.f, tg.node, wrapped, cargs, &raw); err != nil {
 			if _, ok := err.(*Error); ok {

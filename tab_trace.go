@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // TraceLimit is how many actions a tab's trace keeps; older ones are
@@ -64,11 +65,15 @@ type traceRing struct {
 	recorder func(TraceEntry) // guarded by mu
 }
 
-// record adds an entry for action, begun at start, whose (unredacted by
-// this function: callers redact) args are cut to TraceArgLimit. errp, if
-// not nil, holds the action's error. It returns the entry's duration.
+// record adds an entry for action, begun at start, whose args are
+// redacted (the URLs and query strings in them: an evaluated script may
+// name a token; callers mask what only they know, a password's value) and
+// cut to TraceArgLimit. The redaction reads twice the limit at most: a
+// large script costs no more than a small one. errp, if not nil, holds the
+// action's error. It returns the entry's duration.
 func (x *tabExt) record(action, args string, start time.Time, errp *error) time.Duration {
-	e := TraceEntry{Time: start, Action: action, Args: axtext.Cut(args, TraceArgLimit), Duration: time.Since(start)}
+	args = axtext.Cut(redact.Text(axtext.Cut(args, 2*TraceArgLimit)), TraceArgLimit)
+	e := TraceEntry{Time: start, Action: action, Args: args, Duration: time.Since(start)}
 	if errp != nil && *errp != nil {
 		e.Err = (*errp).Error()
 	}

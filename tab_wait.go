@@ -426,7 +426,7 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 // DefaultWaitTimeout.
 func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	const op = "Tab.WaitCondition"
-	return t.waiting(ctx, op, "wait-condition", redact.Text(expr), func(ctx, caller context.Context, x *tabExt) error {
+	return t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {
 		return x.poll(ctx, caller, op, pagejs.Condition(expr), "the condition did not become true", out)
 	})
 }
