@@ -7,7 +7,6 @@ package browserpool
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -335,13 +334,7 @@ func (a *Allocator) deliverLocked(w *waiter, l *launchRun) {
 		c.st.LaunchFailures++
 		a.releaseLocked(c)
 		a.emitLocked(AuditEvent{Kind: AuditLaunchFailed, Task: t.name, Computer: c.name, Wait: w.waited, Err: l.err})
-		w.err = l.err
-		var e *Error
-		if errors.As(l.err, &e) {
-			cp := *e
-			cp.Task = t.name
-			w.err = &cp
-		}
+		w.err = retag(l.err, func(e *Error) { e.Task = t.name })
 	} else {
 		w.lease = newLease(t.name, c.name, t.name, l.s, w.waited)
 		t.lease = w.lease

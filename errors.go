@@ -223,6 +223,19 @@ func newError(op string, class error, detail string) *Error {
 	return &Error{Op: op, Class: class, Detail: detail, Hint: hints[class]}
 }
 
+// retag returns a copy of err's *Error changed by set, leaving the error
+// others may hold (a launch's, shared by its waiters) alone; an error of
+// another type is returned as it is.
+func retag(err error, set func(*Error)) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	set(&c)
+	return &c
+}
+
 // maxEcho bounds how many bytes of a caller's input (a URL, an id, a name)
 // an error message repeats: a 70 KB URL must not make a 70 KB error.
 const maxEcho = 200

@@ -259,13 +259,7 @@ func (s *Session) StorageState(ctx context.Context, origins ...string) (StorageS
 	}
 	cookies, err := s.Cookies(ctx)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			c := *e
-			c.Op = "Session.StorageState"
-			err = &c
-		}
-		return StorageState{}, err
+		return StorageState{}, retag(err, func(e *Error) { e.Op = op })
 	}
 	st := StorageState{Cookies: cookies, Origins: []OriginStorage{}}
 	if len(canon) == 0 {
@@ -278,7 +272,7 @@ func (s *Session) StorageState(ctx context.Context, origins ...string) (StorageS
 	defer end()
 	err = s.withOriginPages(ctx, canon, func(c *cdp.Client, origin string) error {
 		var items []StorageItem
-		if err := evalInOrigin(ctx, c, origin, `Array.from({length: localStorage.length}, (_, i) => ({name: localStorage.key(i), value: localStorage.getItem(localStorage.key(i))}))`, &items); err != nil {
+		if err := s.evalInOrigin(ctx, op, c, origin, `Array.from({length: localStorage.length}, (_, i) => ({name: localStorage.key(i), value: localStorage.getItem(localStorage.key(i))}))`, &items); err != nil {
 			return err
 		}
 		st.Origins = append(st.Origins, OriginStorage{Origin: origin, LocalStorage: items})
@@ -322,7 +316,7 @@ func (s *Session) SetStorageState(ctx context.Context, state StorageState) error
 	}
 	err = s.withOriginPages(ctx, origins, func(c *cdp.Client, origin string) error {
 		data, _ := json.Marshal(items[origin])
-		return evalInOrigin(ctx, c, origin, `(() => { for (const it of `+string(data)+`) localStorage.setItem(it.name, it.value); return true })()`, nil)
+		return s.evalInOrigin(ctx, op, c, origin, `(() => { for (const it of `+string(data)+`) localStorage.setItem(it.name, it.value); return true })()`, nil)
 	})
 	return s.wrap(op, "", err)
 }
@@ -403,14 +397,25 @@ func (s *Session) withOriginPages(ctx context.Context, origins []string, f func(
 // answer a moment), decoding the value into out. The page compares the
 // origins in its own form (an internationalised host in punycode), and
 // gives up after originWait.
-func evalInOrigin(ctx context.Context, c *cdp.Client, origin, expr string, out any) error {
+func (s *Session) evalInOrigin(ctx context.Context, op string, c *cdp.Client, origin, expr string, out any) error {
 	guarded := `(location.origin === new URL(` + jsString(origin) + `).origin) ? {v: (` + expr + `)} : null`
-	ctx, cancel := context.WithTimeoutCause(ctx, originWait, fmt.Errorf("the helper page did not become %s within %v", origin, originWait))
+	caller := ctx
+	ctx, cancel := context.WithTimeout(ctx, originWait)
 	defer cancel()
+	// The bound ran out, not the caller's context: a typed error, not
+	// "the caller's context ended" (Session.wrap).
+	gaveUp := func(err error) error {
+		if ctx.Err() == nil || caller.Err() != nil {
+			return err
+		}
+		e := newError(op, ErrTimeout, fmt.Sprintf("the page StorageState uses for %s did not show that origin within %v", origin, originWait))
+		e.Session, e.Hint = s.id, "check that the origin is the scheme://host[:port] of a site the browser can open, then retry"
+		return e
+	}
 	for {
 		r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(guarded).SetReturnByValue(true))
 		if err != nil {
-			return err
+			return gaveUp(err)
 		}
 		if r.ExceptionDetails != nil {
 			return fmt.Errorf("reading %s's localStorage: %s", origin, r.ExceptionDetails.Text)
@@ -427,7 +432,7 @@ func evalInOrigin(ctx context.Context, c *cdp.Client, origin, expr string, out a
 		}
 		select {
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return gaveUp(ctx.Err())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

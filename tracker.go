@@ -267,12 +267,7 @@ func (tr *Tracker) launch(ctx context.Context, e *tracked) {
 	defer tr.launches.Done()
 	s, err := tr.pool.Open(ctx)
 	if err != nil {
-		var pe *Error
-		if errors.As(err, &pe) {
-			c := *pe
-			c.Op, c.Name, c.Workflow = "Tracker.Open", e.name, e.workflow
-			err = &c
-		}
+		err = retag(err, func(c *Error) { c.Op, c.Name, c.Workflow = "Tracker.Open", e.name, e.workflow })
 	}
 	tr.mu.Lock()
 	e.s, e.err = s, err
