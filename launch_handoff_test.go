@@ -278,3 +278,59 @@ func TestTrackerLookupOfANameClosedToMakeRoomSaysSo(t *testing.T) {
 		checkText(t, "Lookup of an evicted name", err, []string{"least recently used", `chat-2's "shop"`, "global limit is 1", "TrackerConfig.Global"}, nil)
 	})
 }
+
+// P9 and I4 on real Chromium: a launch its first caller gave up on goes to
+// the next caller of the name, and an AcquireFor owner's Finish hands its
+// browser to the child task still using it.
+func TestHandOversOfALaunchAndOfABrowserOnRealChromium(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+
+	tr, err := browserpool.NewTracker(browserpool.TrackerConfig{Pool: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond) // a cold start takes hundreds
+	_, err = tr.Open(short, "chat-1", "research")
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Tracker.Open with a 20 ms deadline: %v; want its deadline", err)
+	}
+	s, err := tr.Open(ctx, "chat-1", "research")
+	if err != nil {
+		t.Fatalf("the next Open of the name: %v; want the launch the first gave up on", err)
+	}
+	if n := p.Stats().Launches; n != 1 {
+		t.Errorf("launches = %d; want the one, handed over", n)
+	}
+	if err := mustTab(t, ctx, s).Evaluate(ctx, "1", nil); err != nil {
+		t.Errorf("a call on the session handed over: %v", err)
+	}
+
+	a, err := browserpool.NewAllocator(browserpool.AllocatorConfig{Computers: []browserpool.Computer{{Name: "c", Pool: p, Cap: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	parent := browserpool.NewIdentity("tool-1")
+	if _, err := a.AcquireFor(ctx, "parent", parent, browserpool.AcquireOptions{Computer: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	child, err := a.AcquireFor(ctx, "child", parent.Child("helper"), browserpool.AcquireOptions{Computer: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := mustTab(t, ctx, child.Session())
+	if err := a.Finish(ctx, "parent", browserpool.TaskCompleted); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Evaluate(ctx, "1", nil); err != nil {
+		t.Errorf("the child's call after its parent finished: %v; want its browser still open", err)
+	}
+	if child.Owner() != "child" {
+		t.Errorf("the child's lease is owned by %q; want child", child.Owner())
+	}
+}
