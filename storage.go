@@ -408,7 +408,7 @@ func (s *Session) evalInOrigin(ctx context.Context, op string, c *cdp.Client, or
 		if ctx.Err() == nil || caller.Err() != nil {
 			return err
 		}
-		e := newError(op, ErrTimeout, fmt.Sprintf("the page StorageState uses for %s did not show that origin within %v", origin, originWait))
+		e := newError(op, ErrTimeout, fmt.Sprintf("the helper page that reads and writes localStorage for %s did not show that origin within %v", origin, originWait))
 		e.Session, e.Hint = s.id, "check that the origin is the scheme://host[:port] of a site the browser can open, then retry"
 		return e
 	}
