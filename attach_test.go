@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/launch"
 	"github.com/browserpool/browserpool/internal/proc"
 )
 
@@ -63,6 +64,8 @@ func startUserChrome(t *testing.T, startURL string) *userChrome {
 	t.Cleanup(func() {
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		cmd.Wait()
+		// Killed, it cannot remove its singleton dir from $TMPDIR.
+		launch.RemoveSingletonDir(profile, dir, pgid)
 	})
 	c := &userChrome{pid: cmd.Process.Pid}
 	waitFor(t, "the browser to write DevToolsActivePort", func() bool {

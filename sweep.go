@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserpool/browserpool/internal/launch"
 	"github.com/browserpool/browserpool/internal/manifest"
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -407,6 +408,10 @@ func (sw *sweeper) sweepDirs(inUse map[string]bool) {
 		if sw.kept[name] || inUse[dir] {
 			continue
 		}
+		// A browser killed without its Stop (its host died) left its
+		// singleton dir in the host's TMPDIR when its session dir was too
+		// deep to hold one; its profile still names it.
+		launch.RemoveSingletonDir(filepath.Join(dir, launch.UserDataDirName), dir, 0)
 		if err := removeSessionDir(sw.sessions, name); err != nil {
 			sw.p.log.Warn("browserpool: sweep could not remove a session dir", "dir", dir, "err", err)
 			continue

@@ -498,6 +498,16 @@ func TestSweepRemovesExactlyTheOrphanOfASIGKILLedHost(t *testing.T) {
 	if err != nil || len(orphanDirs) != 1 {
 		t.Fatalf("session dirs of the dead host: %v, %v; want one", orphanDirs, err)
 	}
+	// Its singleton dir: in the host's TMPDIR, the session dir being too
+	// deep for one of its own, where removing the session dir misses it.
+	link, err := os.Readlink(filepath.Join(orphanDirs[0], "user-data", "SingletonSocket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	singleton := filepath.Dir(link)
+	if strings.HasPrefix(singleton, orphanDirs[0]+"/") {
+		t.Fatalf("the orphan's singleton dir %s is inside its session dir: the test proves nothing", singleton)
+	}
 	// Beside it, things that are not ours to touch.
 	sessions := filepath.Join(root, "sessions")
 	helperDir := filepath.Join(sessions, "s-helper")
@@ -528,6 +538,9 @@ func TestSweepRemovesExactlyTheOrphanOfASIGKILLedHost(t *testing.T) {
 	}
 	if _, err := os.Stat(orphanDirs[0]); !os.IsNotExist(err) {
 		t.Errorf("the orphan's session dir is still there: %v", err)
+	}
+	if _, err := os.Lstat(singleton); !os.IsNotExist(err) {
+		t.Errorf("the orphan's singleton dir %s is still there: %v", singleton, err)
 	}
 	// Everything else is as it was.
 	all(runs("a non-browser process with our markers", helper.pid), survives(helperFile),

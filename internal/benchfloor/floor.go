@@ -167,12 +167,14 @@ func (b *Bare) FirstEvaluate() error {
 func (b *Bare) Output() []byte { return b.output }
 
 // Stop kills the group, reaps, waits until every process that held the
-// output has exited, and removes the directory.
+// output has exited, and removes the directory and the browser's singleton
+// dir (in the host's TMPDIR when dir is too deep for one of its own).
 func (b *Bare) Stop() {
 	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 	b.cmd.Wait()
 	closeAll(b.w, b.rc)
 	<-b.outDone
+	launch.RemoveSingletonDir(filepath.Join(b.dir, launch.UserDataDirName), b.dir, b.cmd.Process.Pid)
 	os.RemoveAll(b.dir)
 }
 

@@ -159,6 +159,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		return nil, err
 	}
 	p := newProcess(exe, dir, id)
+	if opts.Profile != "" {
+		// A browser killed on this profile earlier left its singleton dir
+		// outside its session dir (its session dir was too deep for one of
+		// its own); nobody else names it any more.
+		RemoveSingletonDir(opts.Profile, dir, 0)
+	}
 	created, err := prepare(dir, opts.Profile)
 	if err != nil {
 		return nil, &StartError{Executable: exe, Stage: "preparing the session directory", Err: err}
@@ -318,37 +324,15 @@ const (
 
 // TmpDir returns the TMPDIR the browser of session dir gets: dir/tmp, or
 // "" when that path is too long for the browser's singleton socket (a deep
-// root), in which case the browser keeps the host's TMPDIR and Stop removes
-// the singleton dir its profile names (see removeSingletonDir).
+// root), in which case the browser keeps the host's TMPDIR and whoever
+// ends the browser removes the singleton dir its profile names (see
+// RemoveSingletonDir).
 func TmpDir(dir string) string {
 	tmp := filepath.Join(dir, TmpName)
 	if len(tmp)+len(singletonSocketTail) > maxSocketPath {
 		return ""
 	}
 	return tmp
-}
-
-// removeSingletonDir removes the singleton dir (org.chromium.Chromium.* or
-// com.google.Chrome.*) that the profile's SingletonSocket link names, when
-// the browser left it outside the session dir (TmpDir gave no TMPDIR). A
-// browser that exits cleanly removes it itself; a killed one does not. Only
-// a real directory whose name has the browser's prefix and which holds the
-// link's target is removed.
-func removeSingletonDir(userDataDir, sessionDir string) {
-	link, err := os.Readlink(filepath.Join(userDataDir, "SingletonSocket"))
-	if err != nil || filepath.Base(link) != "SingletonSocket" {
-		return
-	}
-	dir := filepath.Dir(link)
-	name := filepath.Base(dir)
-	if !filepath.IsAbs(dir) || strings.HasPrefix(dir, sessionDir+string(filepath.Separator)) ||
-		!(strings.HasPrefix(name, "org.chromium.") || strings.HasPrefix(name, "com.google.")) {
-		return
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return
-	}
-	_ = os.RemoveAll(dir)
 }
 
 // prepare creates the session directory and its subdirectories as needed and

@@ -169,6 +169,9 @@ func TestBrowserAndCrashpadCarryTheSessionMarkerAndEveryProcessNamesTheSessionDi
 	})
 	type env struct{ Session, Config, Cache, Tmp string }
 	want := env{"marker-test", filepath.Join(p.SessionDir(), XDGConfigName), filepath.Join(p.SessionDir(), XDGCacheName), TmpDir(p.SessionDir())}
+	if want.Tmp == "" {
+		want.Tmp = os.Getenv("TMPDIR") // too deep for one of its own: the host's
+	}
 	marked := 0
 	for _, in := range list {
 		rewritten := strings.Contains(in.Cmdline, " --type=") && !strings.Contains(in.Cmdline, "chrome_crashpad_handler")
@@ -213,8 +216,9 @@ func TestBrowserAndCrashpadCarryTheSessionMarkerAndEveryProcessNamesTheSessionDi
 // up in /tmp. The test looks only at this browser's own environment and
 // session dir, so other browsers running meanwhile cannot disturb it.
 func TestBrowserSingletonDirLandsInsideTheSessionDirNotTmp(t *testing.T) {
-	// A short session dir: the singleton socket's path must fit in 107 bytes.
-	short, err := os.MkdirTemp("", "bpl")
+	// A short session dir: the singleton socket's path must fit in 107
+	// bytes (beside the run's root, not in the tests' own TMPDIR).
+	short, err := os.MkdirTemp(filepath.Dir(testRoot), "bpl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,6 +498,8 @@ func TestHostKilledBySIGKILLTakesDownTheWholeBrowserTree(t *testing.T) {
 	if _, err := fmt.Sscanf(line, "pid=%d pgid=%d", &pid, &pgid); err != nil {
 		t.Fatalf("host said %q", line)
 	}
+	// Nor its browser's singleton dir, in TMPDIR when dir is too deep.
+	t.Cleanup(func() { RemoveSingletonDir(filepath.Join(dir, UserDataDirName), dir, pid) })
 	var before []proc.Info
 	eventually(t, "the browser tree is up", func() bool {
 		before = processesIn(t, dir)

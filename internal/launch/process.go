@@ -215,7 +215,7 @@ func (p *Process) stop(ctx context.Context) *StopError {
 	}
 	se.Lingering = append(se.Lingering, p.waitOutput()...)
 	p.t.Close()
-	removeSingletonDir(p.userDataDir, p.sessionDir)
+	RemoveSingletonDir(p.userDataDir, p.sessionDir, p.pid)
 	se.RemoveErr = removeDir(p.sessionDir)
 	if se.RemoveErr == nil && len(se.Lingering) == 0 {
 		return nil
@@ -238,6 +238,7 @@ func (p *Process) teardown() {
 // abort tears down a start that failed at stage and returns its error.
 func (p *Process) abort(stage string, err error, created []string) error {
 	p.teardown()
+	RemoveSingletonDir(p.userDataDir, p.sessionDir, p.pid)
 	removeAll(created)
 	return &StartError{
 		Executable: p.exe,

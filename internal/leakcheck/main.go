@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -17,6 +19,13 @@ type MainOptions struct {
 	// Prefix) before the tests run. Tests put every browser's files under
 	// it; after the tests, Check proves it empty and no process names it,
 	// and Main removes it.
+	//
+	// With Root set, Main also gives the tests, and every process they
+	// start, a TMPDIR of their own (a second temporary directory), and
+	// fails the run if a browser left its singleton dir there
+	// (org.chromium.Chromium.*, com.google.Chrome.*): Chromium makes one in
+	// $TMPDIR when its session dir is too deep to hold it, and only its
+	// clean exit or the pool's cleanup removes it.
 	Root *string
 	// Prefix names the temporary root ("browserpool-<pkg>-test-"). Zero
 	// means "browserpool-test-".
@@ -49,6 +58,7 @@ func Main(m *testing.M, opts MainOptions) {
 		}
 	}
 	var roots []string
+	var tmp string // the tests' TMPDIR
 	if opts.Root != nil {
 		prefix := opts.Prefix
 		if prefix == "" {
@@ -61,6 +71,14 @@ func Main(m *testing.M, opts MainOptions) {
 		}
 		*opts.Root = dir
 		roots = append(roots, dir)
+		if tmp, err = os.MkdirTemp("", prefix+"tmp-"); err == nil {
+			err = os.Setenv("TMPDIR", tmp)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "leakcheck:", err)
+			os.RemoveAll(dir)
+			os.Exit(2)
+		}
 	}
 	code := m.Run()
 	if opts.AfterTests != nil {
@@ -72,10 +90,35 @@ func Main(m *testing.M, opts MainOptions) {
 			code = 1
 		}
 	}
+	if left := SingletonDirs(tmp); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "leak check: browsers left %d singleton dirs in TMPDIR (a killed browser's, which whoever ended it must remove): %s\n", len(left), strings.Join(left, " "))
+		if code == 0 {
+			code = 1
+		}
+	}
 	for _, r := range roots {
 		os.RemoveAll(r)
 	}
+	if tmp != "" {
+		os.RemoveAll(tmp)
+	}
 	os.Exit(code)
+}
+
+// SingletonDirs returns the browsers' singleton dirs (org.chromium.* and
+// com.google.* directories) directly in dir; nil for "".
+func SingletonDirs(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	des, _ := os.ReadDir(dir)
+	var left []string
+	for _, de := range des {
+		if de.IsDir() && (strings.HasPrefix(de.Name(), "org.chromium.") || strings.HasPrefix(de.Name(), "com.google.")) {
+			left = append(left, filepath.Join(dir, de.Name()))
+		}
+	}
+	return left
 }
 
 // RequireEnv set to "1" makes a missing browser fail real-browser tests

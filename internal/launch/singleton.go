@@ -1,0 +1,85 @@
+// Room: the browser's singleton dir outside its session dir. No locks.
+
+package launch
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/browserpool/browserpool/internal/proc"
+)
+
+// Names of the links Chromium keeps in a profile while a browser runs on
+// it (its process singleton): the lock names the browser (host-pid), the
+// socket the singleton dir's socket, the cookie a random number the
+// singleton dir's own SingletonCookie link repeats.
+const (
+	singletonLock   = "SingletonLock"
+	singletonSocket = "SingletonSocket"
+	singletonCookie = "SingletonCookie"
+)
+
+// RemoveSingletonDir removes the singleton dir (org.chromium.Chromium.* or
+// com.google.Chrome.*) that the profile in userDataDir names through its
+// SingletonSocket link, when that dir lies outside sessionDir: there,
+// removing the session dir leaves it behind (TmpDir gave the browser no
+// TMPDIR of its own, its session dir being too deep). A browser that exits
+// cleanly removes it itself; a killed one does not.
+//
+// The profile's SingletonLock must name the browser whose dir it is: pid
+// on this host, or, when pid is 0, a process of this host that no longer
+// exists (a sweep, which knows no pid). The dir is removed only if it is a
+// real directory with the browser's prefix whose SingletonCookie link
+// names the profile's cookie, so a stale or foreign link, or a profile
+// another live browser took over since, removes nothing.
+func RemoveSingletonDir(userDataDir, sessionDir string, pid int) {
+	lockPID, ok := singletonLockPID(userDataDir)
+	if !ok || (pid > 0 && lockPID != pid) || (pid == 0 && proc.Alive(lockPID)) {
+		return
+	}
+	link, err := os.Readlink(filepath.Join(userDataDir, singletonSocket))
+	if err != nil || filepath.Base(link) != singletonSocket {
+		return
+	}
+	dir := filepath.Dir(link)
+	name := filepath.Base(dir)
+	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || strings.HasPrefix(dir, sessionDir+string(filepath.Separator)) ||
+		!(strings.HasPrefix(name, "org.chromium.") || strings.HasPrefix(name, "com.google.")) {
+		return
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	cookie, err := os.Readlink(filepath.Join(userDataDir, singletonCookie))
+	if err != nil || cookie == "" {
+		return
+	}
+	if theirs, err := os.Readlink(filepath.Join(dir, singletonCookie)); err != nil || theirs != cookie {
+		return
+	}
+	_ = os.RemoveAll(dir)
+}
+
+// singletonLockPID returns the pid the profile's SingletonLock names
+// ("<hostname>-<pid>") when the hostname is this host's.
+func singletonLockPID(userDataDir string) (int, bool) {
+	lock, err := os.Readlink(filepath.Join(userDataDir, singletonLock))
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(lock, '-')
+	if i < 0 {
+		return 0, false
+	}
+	host, err := os.Hostname()
+	if err != nil || lock[:i] != host {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(lock[i+1:])
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
+}
