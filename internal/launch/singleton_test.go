@@ -35,9 +35,13 @@ func TestAStartThatFailsAfterTheBrowserMadeItsSingletonDirRemovesIt(t *testing.T
 	_, err := Start(testCtx(t), Options{Executable: exe, SessionDir: dir, OnSpawn: func(Spawn) error {
 		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) {
+			// Chromium links the socket, then the profile's cookie, then
+			// the singleton dir's: wait for the last.
 			if link, err := os.Readlink(filepath.Join(dir, UserDataDirName, singletonSocket)); err == nil {
-				singleton = filepath.Dir(link)
-				return errLate
+				if _, err := os.Readlink(filepath.Join(filepath.Dir(link), singletonCookie)); err == nil {
+					singleton = filepath.Dir(link)
+					return errLate
+				}
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
