@@ -25,7 +25,10 @@ import (
 // Fill replaces the content of the text field (input, textarea or
 // contenteditable element) a ref names with value, the way React and Vue
 // notice: it focuses the field, selects its content, types value over it
-// (an empty value deletes it), then fires input and change. Text filled
+// (an empty value deletes it), which fires one input event as a paste
+// does, then fires change, so listeners of either see the new value at
+// once (the browser fires its own change too when the field loses focus,
+// as after a person's edit). Text filled
 // into password and one-time-code fields never reaches the trace.
 func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"

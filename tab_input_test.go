@@ -152,6 +152,38 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("fill fires one input event, typing's, and one change", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		count := `(() => { window.fired = []; for (const id of ['name', 'editor']) for (const type of ['input', 'change'])
+			document.getElementById(id).addEventListener(type, ev => window.fired.push(id + ' ' + type + (ev.isTrusted ? '' : ' (script)'))); })()`
+		if err := tab.Evaluate(ctx, count, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		for _, f := range []struct {
+			name, value string
+			want        []string
+		}{
+			{"Name", "Ann", []string{"name input", "name change (script)"}},
+			{"Name", "", []string{"name input", "name change (script)"}},
+			{"Notes", "new notes", []string{"editor input", "editor change (script)"}},
+		} {
+			if err := tab.Evaluate(ctx, "window.fired = []", nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.Fill(ctx, ref(t, s, "textbox", f.name), f.value); err != nil {
+				t.Fatalf("Fill(%s, %q): %v", f.name, f.value, err)
+			}
+			// Focus left Name for Notes: the browser's own change of Name
+			// is not Fill's.
+			got := eval[[]string](t, tab, "window.fired.filter(f => f !== 'name change')")
+			if diff := cmp.Diff(f.want, got); diff != "" {
+				t.Errorf("events Fill(%s, %q) fired (-want +got):\n%s", f.name, f.value, diff)
+			}
+		}
+	})
+
 	t.Run("fill keeps a field's maxlength, as typing does, and says the value did not fit", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/form.html")

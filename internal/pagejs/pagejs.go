@@ -125,16 +125,18 @@ const Fill = `function() {
 
 // FillDone makes sure the value is v (through the prototype's setter,
 // which frameworks' value trackers do not see, if typing did not get it
-// there, unless the field's maxlength refuses v as typing does) and fires
-// input and change. It reports whether the field holds v.
+// there, unless the field's maxlength refuses v as typing does, and then
+// fires the input event typing would have) and fires change, which the
+// browser fires itself only when the field loses focus or takes Enter. It
+// reports whether the field holds v.
 const FillDone = `function(v) {
 	const el = this;
 	const limit = typeof el.maxLength === 'number' ? el.maxLength : -1;
 	if ('value' in el && el.value !== v && (limit < 0 || v.length <= limit)) {
 		const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
 		Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+		el.dispatchEvent(new Event('input', {bubbles: true}));
 	}
-	el.dispatchEvent(new Event('input', {bubbles: true}));
 	el.dispatchEvent(new Event('change', {bubbles: true}));
 	return 'value' in el ? el.value === v : true;
 }`
