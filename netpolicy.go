@@ -60,7 +60,10 @@ var ErrBlockedByPolicy = errors.New("blocked by the network policy")
 //
 // Loopback (127.0.0.0/8, ::1, localhost) is allowed by default, for local
 // development. To block it add "127.0.0.0/8", "::1" and "localhost" to
-// Block.
+// Block. The unspecified addresses (0.0.0.0/8, ::), which reach this
+// machine too, are judged as 127.0.0.1 and ::1 besides themselves, and an
+// IPv4 address written in IPv6 (64:ff9b::/96, ::/96) as that IPv4 address
+// besides itself: a rule refusing either refuses them.
 //
 // The policy applies to browsers the local launcher starts (Launcher nil
 // or a *LocalLauncher; a custom Launcher's browsers are not routed through
@@ -248,20 +251,21 @@ func (c *netPolicy) decide(ctx context.Context, lookup lookupFunc, host string) 
 			return netVerdict{}, fmt.Errorf("%s has no address", host)
 		}
 	}
+	judged := judgedAddrs(addrs)
 	for _, r := range c.block {
-		for _, a := range addrs {
-			if r.matchAddr(a) {
+		for _, a := range judged {
+			if r.matchAddr(a.as) {
 				return netVerdict{rule: fmt.Sprintf("%s %q (%s is %s)", r.field, r.text, host, a)}, nil
 			}
 		}
 	}
 	allowedByAddr := false
 	for _, r := range c.allow {
-		allowedByAddr = allowedByAddr || allAddrs(addrs, r.matchAddr)
+		allowedByAddr = allowedByAddr || allJudged(judged, r.matchAddr)
 	}
 	for _, p := range defaultBlockedPrefixes {
-		for _, a := range addrs {
-			if p.Contains(a) && !allowedByAddr {
+		for _, a := range judged {
+			if p.Contains(a.as) && !allowedByAddr {
 				return netVerdict{rule: fmt.Sprintf("the default block of link-local and cloud-metadata addresses (%s is %s, in %s)", host, a, p)}, nil
 			}
 		}
@@ -272,9 +276,55 @@ func (c *netPolicy) decide(ctx context.Context, lookup lookupFunc, host string) 
 	return netVerdict{addrs: addrs}, nil
 }
 
-func allAddrs(addrs []netip.Addr, f func(netip.Addr) bool) bool {
+// judgedAddr is an address the rules judge a dialled address as.
+type judgedAddr struct {
+	dialled, as netip.Addr
+}
+
+// String names the dialled address, and what it is judged as when that
+// differs ("0.0.0.0, which reaches 127.0.0.1").
+func (a judgedAddr) String() string {
+	if a.as == a.dialled {
+		return a.dialled.String()
+	}
+	return a.dialled.String() + ", which reaches " + a.as.String()
+}
+
+var (
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
+	nat64       = netip.MustParsePrefix("64:ff9b::/96")
+	v4Compat    = netip.MustParsePrefix("::/96")
+	loopback4   = netip.MustParseAddr("127.0.0.1")
+	loopback6   = netip.IPv6Loopback()
+)
+
+// judgedAddrs returns what the rules judge addrs as: each address itself,
+// and what it reaches besides. An unspecified address (0.0.0.0/8, ::)
+// reaches this machine, so it is judged as 127.0.0.1 and ::1 too (a Block
+// of loopback refuses http://0.0.0.0/); an IPv4 address carried in IPv6
+// (NAT64 64:ff9b::/96, the IPv4-compatible ::/96) is judged as that IPv4
+// address too.
+func judgedAddrs(addrs []netip.Addr) []judgedAddr {
+	var out []judgedAddr
 	for _, a := range addrs {
-		if !f(a) {
+		out = append(out, judgedAddr{a, a})
+		as := a
+		if (nat64.Contains(a) || v4Compat.Contains(a)) && a != loopback6 && !a.IsUnspecified() {
+			b := a.As16()
+			as = netip.AddrFrom4([4]byte(b[12:]))
+			out = append(out, judgedAddr{a, as})
+		}
+		if thisNetwork.Contains(as) || as.IsUnspecified() {
+			out = append(out, judgedAddr{a, loopback4}, judgedAddr{a, loopback6})
+		}
+	}
+	return out
+}
+
+// allJudged reports whether f holds for every judged address.
+func allJudged(addrs []judgedAddr, f func(netip.Addr) bool) bool {
+	for _, a := range addrs {
+		if !f(a.as) {
 			return false
 		}
 	}

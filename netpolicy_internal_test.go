@@ -15,6 +15,8 @@ func TestNetworkRulesDecideByNameWildcardAddressAndDefault(t *testing.T) {
 			return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
 		case "mixed.example":
 			return []netip.Addr{netip.MustParseAddr("10.0.0.5"), netip.MustParseAddr("8.8.8.8")}, nil
+		case "zero.example":
+			return []netip.Addr{netip.MustParseAddr("0.0.0.0")}, nil
 		case "localhost":
 			return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")}, nil
 		}
@@ -45,6 +47,20 @@ func TestNetworkRulesDecideByNameWildcardAddressAndDefault(t *testing.T) {
 		{NetworkPolicy{Block: []string{"10.0.0.0/8"}}, "mixed.example", `"10.0.0.0/8"`},
 		{NetworkPolicy{Block: []string{"127.0.0.0/8", "::1", "localhost"}}, "localhost", "localhost"},
 		{NetworkPolicy{Block: []string{"127.0.0.0/8", "::1", "localhost"}}, "127.0.0.1", "127.0.0.0/8"},
+		// The unspecified addresses reach this machine; IPv4 in IPv6 reaches
+		// the IPv4 address.
+		{NetworkPolicy{}, "0.0.0.0", ""},
+		{NetworkPolicy{Block: []string{"127.0.0.0/8", "::1", "localhost"}}, "0.0.0.0", "0.0.0.0, which reaches 127.0.0.1"},
+		{NetworkPolicy{Block: []string{"127.0.0.0/8", "::1", "localhost"}}, "0.1.2.3", "127.0.0.0/8"},
+		{NetworkPolicy{Block: []string{"127.0.0.0/8", "::1", "localhost"}}, "[::ffff:0.0.0.0]", "127.0.0.0/8"},
+		{NetworkPolicy{Block: []string{"127.0.0.0/8", "::1", "localhost"}}, "zero.example", "127.0.0.0/8"},
+		{NetworkPolicy{Block: []string{"127.0.0.0/8"}}, "[::]", `"127.0.0.0/8" (:: is ::, which reaches 127.0.0.1)`},
+		{NetworkPolicy{Block: []string{"::1"}}, "0.0.0.0", `"::1"`},
+		{NetworkPolicy{Allow: []string{"example.com"}}, "0.0.0.0", "Network.Allow"},
+		{NetworkPolicy{}, "[64:ff9b::a9fe:a9fe]", "link-local"},
+		{NetworkPolicy{}, "[::a9fe:a9fe]", "link-local"},
+		{NetworkPolicy{Block: []string{"10.0.0.0/8"}}, "[64:ff9b::10.0.0.5]", "10.0.0.0/8"},
+		{NetworkPolicy{}, "[64:ff9b::808:808]", ""},
 		{NetworkPolicy{Allow: []string{"example.com"}}, "example.com", ""},
 		{NetworkPolicy{Allow: []string{"example.com"}}, "other.com", "Network.Allow"},
 		{NetworkPolicy{Allow: []string{"example.com"}, Block: []string{"example.com"}}, "example.com", "Network.Block[0]"},

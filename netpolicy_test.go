@@ -286,3 +286,50 @@ func TestChromiumsOwnBackgroundRequestsNeverReachThePolicyProxy(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// http://0.0.0.0/ and http://[::]/ reach this machine as loopback does: a
+// Block of loopback refuses them, where the default lets them through.
+func TestABlockOfLoopbackRefusesTheUnspecifiedAddressesToo(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	target, hits := targetSite(t)
+	port := target.Listener.Addr().(interface{ AddrPort() netip.AddrPort }).AddrPort().Port()
+	zero := fmt.Sprintf("http://0.0.0.0:%d/zero", port)
+
+	open := func(policy browserpool.NetworkPolicy) *browserpool.Tab {
+		p := newRealPool(t, browserpool.Config{Network: policy})
+		s, err := p.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := s.OpenTab(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab
+	}
+	if _, err := open(browserpool.NetworkPolicy{}).Navigate(ctx, zero); err != nil {
+		t.Fatalf("Navigate(%s) under the default policy: %v; want it to reach the site", zero, err)
+	}
+	if got := hits.snapshot()["0.0.0.0:"+fmt.Sprint(port)+"/zero"]; got != 1 {
+		t.Fatalf("the site got %d requests for %s under the default policy, want 1: the test proves nothing", got, zero)
+	}
+	tab := open(browserpool.NetworkPolicy{Block: []string{"127.0.0.0/8", "::1", "localhost"}})
+	for _, u := range []string{zero + "?blocked", fmt.Sprintf("http://[::]:%d/zero?blocked", port), fmt.Sprintf("http://[::ffff:0.0.0.0]:%d/zero?blocked", port)} {
+		_, err := tab.Navigate(ctx, u)
+		var e *browserpool.Error
+		if !errors.As(err, &e) || !errors.Is(err, browserpool.ErrBlockedByPolicy) || !strings.Contains(e.Detail, "which reaches 127.0.0.1") {
+			t.Errorf("Navigate(%s) = %v, want ErrBlockedByPolicy saying it reaches 127.0.0.1", u, err)
+		}
+	}
+	zeros := 0
+	for path, n := range hits.snapshot() {
+		if strings.HasSuffix(path, "/zero") {
+			zeros += n
+		}
+	}
+	if zeros != 1 {
+		t.Errorf("the site got %d requests for /zero (%v), want only the default policy's 1", zeros, hits.snapshot())
+	}
+}
