@@ -72,7 +72,10 @@ var ErrBlockedByPolicy = errors.New("blocked by the network policy")
 // they could not be enforced there): it is the only way
 // they reach the network, so
 // navigations, subresources, iframes, redirects, fetch(), workers and
-// downloads of every tab are all decided by it. A refused request fails in
+// downloads of every tab are all decided by it. WebRTC sends no UDP (its
+// IP handling policy is disable_non_proxied_udp): it connects only over
+// TCP through the proxy, to TURN servers the policy allows; set
+// Unrestricted for peer-to-peer WebRTC. A refused request fails in
 // the browser (plain http gets a 403 page saying why, https a failed
 // tunnel); Tab.Navigate to a refused host, or one redirected to it, is an
 // ErrBlockedByPolicy error naming the rule.
@@ -347,7 +350,13 @@ func (p *Pool) startNetPolicy() error {
 }
 
 // proxyFlags are the flags the policy proxy owns on a browser's command line.
-var proxyFlags = []string{"proxy-server", "proxy-bypass-list", "proxy-pac-url", "no-proxy-server", "proxy-auto-detect"}
+var proxyFlags = []string{"proxy-server", "proxy-bypass-list", "proxy-pac-url", "no-proxy-server", "proxy-auto-detect", webRTCPolicyFlag}
+
+// webRTCPolicyFlag keeps WebRTC from sending UDP around the proxy (STUN,
+// media and data straight to any address): with disable_non_proxied_udp
+// it uses only TCP through the proxy, which judges the TURN server's host
+// as any other.
+const webRTCPolicyFlag = "webrtc-ip-handling-policy"
 
 // checkProxyFlags rejects a proxy flag in args while the policy is on.
 func checkProxyFlags(field string, args []string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -331,5 +333,59 @@ func TestABlockOfLoopbackRefusesTheUnspecifiedAddressesToo(t *testing.T) {
 	}
 	if zeros != 1 {
 		t.Errorf("the site got %d requests for /zero (%v), want only the default policy's 1", zeros, hits.snapshot())
+	}
+}
+
+// WebRTC would send STUN, media and data over UDP straight to any address,
+// around the proxy: under the policy it gathers no UDP candidates and sends
+// nothing, even to a STUN server on an allowed host.
+func TestWebRTCSendsNoUDPAroundThePolicyProxy(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	var got atomic.Int32
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := udp.ReadFrom(buf); err != nil {
+				return
+			}
+			got.Add(1)
+		}
+	}()
+	p := newRealPool(t, browserpool.Config{})
+	s, err := p.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.OpenTab(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Gathering ends long after the first STUN request would have left.
+	js := fmt.Sprintf(`new Promise(async done => {
+		const pc = new RTCPeerConnection({iceServers: [{urls: "stun:127.0.0.1:%d"}]});
+		const cands = [];
+		pc.onicecandidate = e => { if (e.candidate) cands.push(e.candidate.candidate); };
+		pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === "complete") done(cands); };
+		pc.createDataChannel("x");
+		await pc.setLocalDescription(await pc.createOffer());
+	})`, udp.LocalAddr().(*net.UDPAddr).Port)
+	var cands []string
+	if err := tab.Evaluate(ctx, js, &cands); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		if strings.Contains(c, " udp ") {
+			t.Errorf("WebRTC gathered a UDP candidate: %s", c)
+		}
+	}
+	if n := got.Load(); n != 0 {
+		t.Errorf("the STUN server on 127.0.0.1 got %d UDP packets, want none", n)
 	}
 }

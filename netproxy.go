@@ -502,5 +502,5 @@ func withProxyArgs(args []string, addr string) []string {
 	if addr == "" {
 		return args
 	}
-	return append(append([]string(nil), args...), "--proxy-server=http://"+addr, "--proxy-bypass-list=<-loopback>")
+	return append(append([]string(nil), args...), "--proxy-server=http://"+addr, "--proxy-bypass-list=<-loopback>", "--"+webRTCPolicyFlag+"=disable_non_proxied_udp")
 }
