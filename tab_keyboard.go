@@ -19,10 +19,16 @@ import (
 // codes of a US keyboard: "Enter", "Tab", "Escape", "ArrowDown", "a", "A",
 // "F5", "Control+A", "Shift+Tab", "Control+Shift+K", "Meta+Enter". Key
 // names are those of KeyboardEvent.key; modifiers are Control (Ctrl), Shift,
-// Alt (Option) and Meta (Cmd, Command).
+// Alt (Option) and Meta (Cmd, Command). A key that types a character into
+// a password or one-time-code field, or into an iframe, reaches the trace
+// as "***".
 func (t *Tab) Press(ctx context.Context, keys string) error {
 	const op = "Tab.Press"
 	events, perr := kb.Events(keys)
+	types := false // a key types a character: it may be a secret's
+	for _, ev := range events {
+		types = types || (ev.Text != nil && *ev.Text != "")
+	}
 	check := func() error {
 		if perr == "" {
 			return nil
@@ -32,7 +38,10 @@ func (t *Tab) Press(ctx context.Context, keys string) error {
 		e.Hint = `name keys as KeyboardEvent.key does ("Enter", "ArrowDown", "a") and join modifiers with "+" ("Control+Shift+K")`
 		return e
 	}
-	return t.inputAct(ctx, op, "press", keys, check, func(ctx context.Context, x *tabExt, _ *string) error {
+	return t.inputAct(ctx, op, "press", keys, check, func(ctx context.Context, x *tabExt, args *string) error {
+		if types && x.secretFocus(ctx) {
+			*args = "***"
+		}
 		for _, ev := range events {
 			if err := x.key(ctx, ev); err != nil {
 				return x.fail(op, ctx, "", err)
@@ -52,21 +61,28 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
-		var secret bool
-		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
-		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
-			err = json.Unmarshal(reply.Result.Value, &secret)
-		}
-		if err == nil && !secret {
-			*args = axtext.Quote(text)
-		} else {
+		if x.secretFocus(ctx) {
 			*args = "***"
+		} else {
+			*args = axtext.Quote(text)
 		}
 		if err := x.insertText(ctx, x.refs.top, text); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		return nil
 	})
+}
+
+// secretFocus reports whether what is typed now may be a secret: the
+// focused element is a password or one-time-code field or an iframe, or
+// the page could not say.
+func (x *tabExt) secretFocus(ctx context.Context) bool {
+	var secret bool
+	reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.SecretFocus).SetReturnByValue(true))
+	if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil {
+		err = json.Unmarshal(reply.Result.Value, &secret)
+	}
+	return err != nil || secret
 }
 
 // insertText types text into the focused element of frame f's page.

@@ -38,6 +38,9 @@ func TestTraceOnRealChromium(t *testing.T) {
 		if err := tab.Type(ctx, secret+"-typed"); err != nil {
 			t.Fatal(err)
 		}
+		if err := tab.Press(ctx, "S"); err != nil { // a PIN typed key by key
+			t.Fatal(err)
+		}
 		if err := tab.Click(ctx, "@e999"); err == nil {
 			t.Fatal("Click(@e999) succeeded")
 		}
@@ -73,15 +76,16 @@ func TestTraceOnRealChromium(t *testing.T) {
 			{"fill", password + ` textbox "Password" ***`, ""},
 			{"press", "Control+A", ""},
 			{"type", "***", ""},
-			{"click", "@e999", got[5].Err},
+			{"press", "***", ""},
+			{"click", "@e999", got[6].Err},
 			{"page-info", "", ""},
 			{"wait-condition", long[:299] + "…", ""},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("trace (-want +got):\n%s", diff)
 		}
-		if !strings.Contains(got[5].Err, "stale element ref") {
-			t.Errorf("the failed click's entry has error %q", got[5].Err)
+		if !strings.Contains(got[6].Err, "stale element ref") {
+			t.Errorf("the failed click's entry has error %q", got[6].Err)
 		}
 		if info, _ := tab.PageInfo(ctx); strings.Contains(info.URL, "abcdef0123456789abcdef") {
 			t.Errorf("PageInfo.URL shows the token: %s", info.URL)
