@@ -17,13 +17,44 @@ import (
 	"time"
 )
 
+// writeArtifact writes data as an artifact of tab in the session's output
+// dir (see createArtifact) and returns its path. With overwrite, data goes
+// to a new file beside it that then takes the name: the file the name had
+// (a symlink, or a hard link to a file elsewhere) is never written through.
+// A failed write leaves no file behind. Every error names tab.
+func (s *Session) writeArtifact(op, tab, name, prefix, ext string, overwrite bool, data []byte) (string, error) {
+	f, path, err := s.createArtifact(op, tab, name, prefix, ext, overwrite)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Tab == "" {
+			e.Tab = tab
+		}
+		return "", err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil && f.Name() != path {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		e := s.artifactErr(op, filepath.Base(path), werr).(*Error)
+		e.Tab = tab
+		return "", e
+	}
+	return path, nil
+}
+
 // createArtifact creates a new file for an artifact of tab in the session's
-// output dir. name is the caller's file name: it must be a local path (no
-// absolute path, no "..", nothing a symlink would lead out of the dir, at
-// most maxNameElem bytes per element); an empty name gets a generated one,
-// prefix-<time>-<random><ext>, that never collides. An existing file of the
-// given name is an error, or is replaced (never through a symlink) with
-// overwrite.
+// output dir and returns it and the artifact's path. name is the caller's
+// file name: it must be a local path (no absolute path, no "..", nothing a
+// symlink would lead out of the dir, at most maxNameElem bytes per
+// element); an empty name gets a generated one, prefix-<time>-<random><ext>,
+// that never collides. An existing file of the given name is an error;
+// with overwrite, the file returned is a new one beside path, named
+// .<name>.<random>.tmp, which the caller renames to path once written.
 func (s *Session) createArtifact(op, tab, name, prefix, ext string, overwrite bool) (*os.File, string, error) {
 	root := s.output
 	if err := os.MkdirAll(root, 0o700); err != nil {
@@ -67,11 +98,21 @@ func (s *Session) createArtifact(op, tab, name, prefix, ext string, overwrite bo
 		e.Session, e.Tab = s.id, tab
 		return nil, "", e
 	}
-	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscallNoFollow
+	file := path
 	if overwrite {
-		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscallNoFollow
+		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+			e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is a directory in the output dir", truncName(name)))
+			e.Session, e.Tab = s.id, tab
+			e.Hint = "name a file, not a directory"
+			return nil, "", e
+		}
+		var b [4]byte
+		rand.Read(b[:])
+		base := filepath.Base(path)
+		base = base[:min(len(base), maxNameElem-14)] // room for the rest of the name
+		file = filepath.Join(filepath.Dir(path), "."+base+"."+hex.EncodeToString(b[:])+".tmp")
 	}
-	f, err := os.OpenFile(path, mode, 0o600)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscallNoFollow, 0o600)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, "", s.existsErr(op, tab, name)

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,23 +130,9 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}
-		f, path, err := t.s.createArtifact(op, t.id, opts.Name, "page", ".pdf", false)
+		path, err := t.s.writeArtifact(op, t.id, opts.Name, "page", ".pdf", false, reply.Data)
 		if err != nil {
-			var e *Error
-			if errors.As(err, &e) && e.Tab == "" {
-				e.Tab = t.id
-			}
 			return err
-		}
-		_, werr := f.Write(reply.Data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			os.Remove(path)
-			e := t.s.artifactErr(op, filepath.Base(path), werr).(*Error)
-			e.Tab = t.id
-			return e
 		}
 		res = PDF{SessionID: t.s.id, TabID: t.id, Path: path, Bytes: len(reply.Data)}
 		return nil

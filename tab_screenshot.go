@@ -16,7 +16,6 @@ import (
 	"math"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/mafredri/cdp/protocol/page"
@@ -234,17 +233,9 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 	if opts.JPEG {
 		ext = ".jpg"
 	}
-	f, path, err := t.s.createArtifact(op, t.id, opts.Name, "screenshot", ext, opts.Overwrite)
+	path, err := t.s.writeArtifact(op, t.id, opts.Name, "screenshot", ext, opts.Overwrite, img.Data)
 	if err != nil {
 		return Screenshot{}, err
-	}
-	_, werr := f.Write(img.Data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-		return Screenshot{}, t.s.artifactErr(op, filepath.Base(path), werr)
 	}
 	shot.Path = path
 	return shot, nil

@@ -192,6 +192,28 @@ func TestScreenshotNamesAndOptionsAreCheckedBeforeTheBrowserWorks(t *testing.T) 
 	}
 	decodeShot(t, again) // the file now holds the JPEG
 
+	// Overwrite replaces the name: a hard link planted there to a file
+	// elsewhere keeps that file as it was.
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	if err := os.WriteFile(victim, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(first.Path)
+	if err := os.Link(victim, filepath.Join(dir, "linked.png")); err != nil {
+		t.Fatal(err)
+	}
+	linked, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "linked.png", Overwrite: true})
+	if err != nil {
+		t.Fatalf("Overwrite of a hard link: %v", err)
+	}
+	decodeShot(t, linked)
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("Overwrite wrote through a hard link into a file outside the output dir: it holds %.20q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) > 0 {
+		t.Errorf("Overwrite left its temporary files: %v", left)
+	}
+
 	for _, tc := range []struct {
 		name string
 		opts browserpool.ScreenshotOptions
