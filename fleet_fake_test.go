@@ -1,11 +1,13 @@
 package browserpool_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -458,6 +460,56 @@ func TestFleetTransportHandshakeRefusalIsAHandshakeErrorWithoutTheURL(t *testing
 	_, err = browserpool.DialWebSocket(ctxT(t), "ws://127.0.0.1:1/x?token=sekr1t-123", browserpool.DialOptions{})
 	if err == nil || strings.Contains(err.Error(), "sekr1t") {
 		t.Errorf("dial to a closed port: %v (want an error without the token)", err)
+	}
+}
+
+// A server echoing a secret across the 512 bytes a handshake error keeps,
+// or echoing a header's credentials, shows no part of either.
+func TestFleetTransportHandshakeRefusalShowsNoPartOfAnEchoedSecret(t *testing.T) {
+	const token, bearer = "tokSEKRIT0-abcdefghijklmno", "hdrSEKRIT-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := strings.Repeat("x", 495) + " bad token " + r.URL.Query().Get("token") + " for " + r.Header.Get("Authorization")
+		http.Error(w, body, http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	_, err := browserpool.DialWebSocket(ctxT(t), srv.URL+"/x?token="+token, browserpool.DialOptions{Header: http.Header{"Authorization": {"Bearer " + bearer}}})
+	var he *browserpool.HandshakeError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("dial to a refusing server: %v, want a *HandshakeError with 401", err)
+	}
+	for _, part := range []string{token[:4], bearer[:4]} {
+		if strings.Contains(err.Error(), part) {
+			t.Errorf("the error shows part of a secret (%q): %v", part, err)
+		}
+	}
+}
+
+// Grid's refusal of a session is quoted without the credentials of its
+// URL, as written or as the Basic authorization they make.
+func TestFleetGridRefusalShowsNotTheCredentialsItEchoes(t *testing.T) {
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:gridSEKRITpw"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		json.NewEncoder(w).Encode(map[string]any{"value": map[string]any{"error": "session not created",
+			"message": "refused " + r.Header.Get("Authorization") + " (user alice, password gridSEKRITpw)"}})
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	u.User = url.UserPassword("alice", "gridSEKRITpw")
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.SeleniumGrid{URL: u.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	_, err = p.Open(ctxT(t))
+	if err == nil || !strings.Contains(err.Error(), "session not created") {
+		t.Fatalf("Open against a refusing Grid: %v, want its refusal", err)
+	}
+	for _, secret := range []string{"gridSEKRITpw", basic} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error shows %q: %v", secret, err)
+		}
 	}
 }
 

@@ -236,10 +236,8 @@ func (g *SeleniumGrid) newSession(ctx context.Context, body []byte) (gridSession
 	v := reply.Value
 	if code != http.StatusOK || v.Error != "" {
 		msg, _, _ := strings.Cut(v.Message, "\n")
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
-		return gridSession{}, &gridError{status: code, code: v.Error, message: msg}
+		secrets := g.secrets()
+		return gridSession{}, &gridError{status: code, code: scrub(v.Error, secrets), message: cutScrubbed(msg, 300, secrets)}
 	}
 	cdp, _ := v.Capabilities["se:cdp"].(string)
 	s := gridSession{id: v.SessionID, cdp: cdp}
@@ -288,6 +286,13 @@ func (g *SeleniumGrid) sessionGone(ctx context.Context, id string) (string, erro
 		return fmt.Sprintf("the Grid no longer has session %s (it was deleted from elsewhere or reached the Grid's session-timeout): its browser is gone", id), nil
 	}
 	return "", nil
+}
+
+// secrets returns what must never be shown of the Grid's URL and Header
+// (see fleetSecrets).
+func (g *SeleniumGrid) secrets() []string {
+	u, _ := url.Parse(g.URL)
+	return fleetSecrets(u, g.Header)
 }
 
 // path returns the Grid URL with path appended to its own path.

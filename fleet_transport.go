@@ -8,12 +8,14 @@ package browserpool
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -111,41 +113,84 @@ func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSo
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			he := &HandshakeError{StatusCode: resp.StatusCode, Status: resp.Status}
 			if resp.Body != nil {
-				b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+				// Scrubbed whole, then cut: a secret the server echoes
+				// across the cut leaves no part of it.
+				b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 				resp.Body.Close()
-				he.Body = scrubDialError(strings.TrimSpace(string(b)), u)
+				he.Body = cutScrubbed(strings.TrimSpace(string(b)), 512, fleetSecrets(u, opts.Header))
 			}
 			return nil, he
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("websocket handshake with %s: %w", fleetEndpoint(rawURL), context.Cause(ctx))
 		}
-		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrubDialError(err.Error(), u))
+		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrub(err.Error(), fleetSecrets(u, opts.Header)))
 	}
 	c.SetReadLimit(-1)
 	return &WebSocketTransport{c: c, exited: make(chan struct{})}, nil
 }
 
-// scrubDialError drops from s (a dial error or a server's reply) any copy
-// of the URL's query values and credentials: a server may echo them.
-func scrubDialError(s string, u *url.URL) string {
+// fleetSecrets returns what must never be shown of a fleet's URL u and
+// the headers sent to it: the query and its values (a token), the
+// credentials and their password, the Basic authorization they make, and
+// every header's value with its scheme's credentials (Bearer xyz: xyz).
+func fleetSecrets(u *url.URL, h http.Header) []string {
 	var secrets []string
-	if u.RawQuery != "" {
+	if u != nil && u.RawQuery != "" {
 		secrets = append(secrets, u.RawQuery)
 		for _, vs := range u.Query() {
 			secrets = append(secrets, vs...)
 		}
 	}
-	if u.User != nil {
+	if u != nil && u.User != nil {
 		secrets = append(secrets, u.User.String())
 		if pw, ok := u.User.Password(); ok {
-			secrets = append(secrets, pw)
+			secrets = append(secrets, pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 		}
 	}
+	for _, vs := range h {
+		for _, v := range vs {
+			secrets = append(secrets, v)
+			if _, cred, ok := strings.Cut(v, " "); ok {
+				secrets = append(secrets, strings.TrimSpace(cred))
+			}
+		}
+	}
+	// Longest first: a secret that holds another goes whole.
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	return secrets
+}
+
+// scrub replaces in s every secret of four bytes or more, as written and
+// query-escaped, with REDACTED.
+func scrub(s string, secrets []string) string {
 	for _, v := range secrets {
 		if len(v) >= 4 {
 			s = strings.ReplaceAll(s, v, "REDACTED")
 			s = strings.ReplaceAll(s, url.QueryEscape(v), "REDACTED")
+		}
+	}
+	return s
+}
+
+// cutScrubbed scrubs s and cuts it to about n bytes, dropping a tail that
+// is the start of a secret (of four bytes or more): a reply cut short
+// before it arrived whole shows no part of it either.
+func cutScrubbed(s string, n int, secrets []string) string {
+	s = scrub(s, secrets)
+	if len(s) <= n {
+		return tailSafe(s, secrets)
+	}
+	return tailSafe(strings.ToValidUTF8(s[:n], ""), secrets) + "..."
+}
+
+// tailSafe drops from s a tail of four bytes or more that begins a secret.
+func tailSafe(s string, secrets []string) string {
+	for _, v := range secrets {
+		for k := len(v) - 1; k >= 4; k-- {
+			if strings.HasSuffix(s, v[:k]) {
+				return s[:len(s)-k] + "REDACTED"
+			}
 		}
 	}
 	return s
