@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/browserpool/browserpool/internal/devtools"
@@ -67,7 +68,8 @@ type Config struct {
 	// a host killed by SIGKILL leaves behind (profile dirs, browsers) is
 	// cleaned by the orphan sweep NewPool runs, and that sweep only visits
 	// the Root it is given, so a root that is never used again is never
-	// cleaned.
+	// cleaned. NewPool refuses a Root (or its sessions dir) that another
+	// user owns or may write in.
 	Root string
 	// Executable is the browser to start. Zero means: search PATH for
 	// chromium, chromium-browser, google-chrome, google-chrome-stable,
@@ -230,6 +232,11 @@ func NewPool(cfg Config) (*Pool, error) {
 	}
 	if err := os.MkdirAll(filepath.Join(eff.Root, "sessions"), 0o700); err != nil {
 		return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot create " + eff.Root, Err: err, Hint: "set Config.Root to a writable directory"}
+	}
+	for _, dir := range []string{eff.Root, filepath.Join(eff.Root, "sessions")} {
+		if err := checkPrivateDir(dir); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{
@@ -499,4 +506,32 @@ func fmtIDs(ids []string) string {
 		return "none"
 	}
 	return "[" + strings.Join(ids, ", ") + "]"
+}
+
+// checkPrivateDir refuses a root directory (Config.Root, its sessions dir)
+// that another user owns or may write in: that user could replace the
+// manifest, or plant links where the pool makes session dirs. The
+// directory's target is checked, so a Root that is a symlink to a private
+// directory is fine.
+func checkPrivateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot read " + dir, Err: err, Hint: "set Config.Root to a writable directory"}
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	uid := os.Getuid()
+	switch {
+	case int(st.Uid) != uid && st.Uid != 0:
+		return &Error{Op: "NewPool", Class: ErrInvalidConfig,
+			Detail: fmt.Sprintf("Root: %s belongs to another user (uid %d; this process runs as uid %d)", dir, st.Uid, uid),
+			Hint:   "set Config.Root to a directory of your own; another user's could replace the manifest or plant links in it"}
+	case fi.Mode().Perm()&0o022 != 0:
+		return &Error{Op: "NewPool", Class: ErrInvalidConfig,
+			Detail: fmt.Sprintf("Root: %s is writable by other users (mode %v)", dir, fi.Mode().Perm()),
+			Hint:   "run chmod 700 on it, or set Config.Root to a directory only you can write"}
+	}
+	return nil
 }
