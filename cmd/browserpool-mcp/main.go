@@ -64,7 +64,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("browserpool-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.http, "http", "", "serve streamable HTTP at this address (e.g. 127.0.0.1:8931) instead of stdio")
-	tokenFile := fs.String("token-file", "", "file holding the bearer token HTTP clients must send (else $"+TokenEnv+"); required unless -http is a loopback address")
+	tokenFile := fs.String("token-file", "", "file holding the bearer token HTTP clients must send (else $"+TokenEnv+"); required unless -http is a loopback address, where without one only this user's processes may connect")
 	origins := fs.String("allow-origin", "", "comma-separated Origins allowed to call the HTTP server from a web page (e.g. http://localhost:6274); requests with any other Origin are refused")
 	fs.StringVar(&o.cfg.CDPEndpoint, "cdp-endpoint", "", "attach to the user's Chrome at this DevTools endpoint (e.g. http://127.0.0.1:9222) instead of launching browsers")
 	fs.StringVar(&o.cfg.Pool.Root, "root", "", "directory for profiles and the manifest (default: the user's cache dir)")
@@ -227,6 +227,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	ln, err := net.Listen("tcp", o.http)
 	if err != nil {
 		return err
+	}
+	if o.token == "" {
+		// Loopback (parse refuses anything else without a token): every
+		// local user could connect, so only this one may.
+		ln = ownerListener{Listener: ln, uid: os.Getuid()}
 	}
 	hs := &http.Server{
 		Handler:           s.HTTPHandler(HTTPOptions{Token: o.token, AllowedOrigins: o.origins}),
