@@ -3,7 +3,10 @@ package browserpool_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -381,6 +384,41 @@ func TestAnIdleRealBrowserIsReclaimed(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the reclaimed session's profile dir is still there: %v", err)
+	}
+}
+
+// Calls their callers gave up on (a promise that never settles, a
+// navigation to a server that never answers) do not keep a session in use:
+// nobody waits for them, and the session is reclaimed once idle.
+func TestARealSessionWhoseCallsWereGivenUpOnIsReclaimedWhenIdle(t *testing.T) {
+	t.Parallel()
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	t.Cleanup(func() { close(hang); srv.Close() })
+	var c closes
+	p := newRealPool(t, browserpool.Config{IdleTimeout: time.Second, Hooks: browserpool.Hooks{SessionClosed: c.hook}})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab := mustTab(t, ctx, s)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := tab.Evaluate(short, "new Promise(() => {})", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Evaluate of a promise that never settles: %v, want the caller's deadline", err)
+	}
+	short, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := tab.Navigate(short, srv.URL+"/never"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Navigate to a server that never answers: %v, want the caller's deadline", err)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(60 * time.Second): // a ceiling for a loaded machine; reclaim comes about 1 s after
+		st := p.Stats()
+		t.Fatalf("the session was not reclaimed in 60 s; %d sessions in use, %d calls in flight", st.SessionsInUse, st.CallsInFlight)
+	}
+	waitFor(t, "the close event", func() bool { return len(c.reasons(s.ID())) == 1 })
+	if diff := cmp.Diff([]browserpool.CloseReason{browserpool.ReasonIdle}, c.reasons(s.ID())); diff != "" {
+		t.Errorf("close reasons (-want +got):\n%s", diff)
 	}
 }
 

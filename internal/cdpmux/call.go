@@ -162,9 +162,11 @@ func (m *Mux) write(s *session, sessionID string, gid uint64, method string, buf
 // never written, ctx.Err() when ctx ends first), without the conn's
 // goroutines: the request is written on the caller's goroutine, and the
 // reply is read there too when nobody else is reading (see the package
-// doc), else handed straight to the caller by whoever reads. An abandoned
-// call (ctx ended) stays in flight until the browser answers, as through
-// rpcc.
+// doc), else handed straight to the caller by whoever reads. A call its
+// caller gave up on (ctx ended) no longer counts in Use from then: nobody
+// waits for it, though the browser may still answer (a call through the
+// session's rpcc.Conn, which tells the mux nothing of its context, stays
+// counted until the browser answers).
 func (m *Mux) Call(ctx context.Context, sessionID, method string, params []byte) (json.RawMessage, error) {
 	return m.call(ctx, nil, sessionID, method, params, false)
 }
@@ -302,6 +304,7 @@ func (m *Mux) call(ctx context.Context, s *session, sessionID, method string, pa
 // sent is a direct call written to the browser, its reply to come on ch.
 type sent struct {
 	s   *session
+	gid uint64
 	ch  chan *message
 	led bool // its caller took the read role (see write) and must await it first
 }
@@ -322,7 +325,7 @@ func (m *Mux) start(s *session, sessionID, method string, params []byte, quiet b
 		m.replies.Put(ch)
 		return sent{}, err
 	}
-	return sent{s: s, ch: ch, led: led}, nil
+	return sent{s: s, gid: gid, ch: ch, led: led}, nil
 }
 
 // await waits for c's reply, reading for it when c.led.
@@ -333,6 +336,9 @@ func (m *Mux) await(ctx context.Context, c sent) (json.RawMessage, error) {
 		var ok bool
 		if msg, err, ok = m.lead(ctx, c.s, c.ch); ok {
 			if err != nil {
+				if ctx.Err() != nil {
+					m.abandon(c.gid)
+				}
 				return nil, err // ch is not reused: the reply may still come
 			}
 			return m.result(c.ch, msg)
@@ -341,6 +347,7 @@ func (m *Mux) await(ctx context.Context, c sent) (json.RawMessage, error) {
 	select {
 	case msg = <-c.ch:
 	case <-ctx.Done():
+		m.abandon(c.gid)
 		return nil, ctx.Err()
 	case <-c.s.done:
 		select {
@@ -350,6 +357,22 @@ func (m *Mux) await(ctx context.Context, c sent) (json.RawMessage, error) {
 		}
 	}
 	return m.result(c.ch, msg)
+}
+
+// abandon stops counting call gid in Use, if it is still pending: its
+// caller gave up, so the session is not in use for it any more (it may be
+// idle from now). The browser's reply, if it comes, is dropped as before.
+func (m *Mux) abandon(gid uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.pending[gid]
+	if !ok || r.abandoned || !r.s.counted || r.quiet {
+		return
+	}
+	r.abandoned = true
+	m.pending[gid] = r
+	m.inflight.Add(-1)
+	m.lastUse.Store(time.Now().UnixNano())
 }
 
 // Request is one call of Direct.Go.

@@ -233,6 +233,9 @@ type route struct {
 	batch   *batch        // a request of Direct.Go: its reply settles batch's request idx
 	idx     int
 	quiet   bool // not counted in Use although its session is (Direct.Quiet)
+	// abandoned: its direct caller gave up (ctx ended) before the reply;
+	// no longer counted in Use, though the browser may still answer.
+	abandoned bool
 }
 
 // New starts a mux on t and returns it with the browser's own session dialed

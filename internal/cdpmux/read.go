@@ -135,7 +135,7 @@ func (m *Mux) dispatchReply(msg *message) bool {
 	m.mu.Lock()
 	r, ok := m.pending[msg.ID]
 	delete(m.pending, msg.ID)
-	if ok && r.s.counted && !r.quiet {
+	if ok && r.s.counted && !r.quiet && !r.abandoned {
 		m.inflight.Add(-1)
 		m.lastUse.Store(time.Now().UnixNano())
 	}
@@ -201,7 +201,7 @@ func (m *Mux) unregisterLocked(sessionID string) []*session {
 	for id, r := range m.pending {
 		if r.s == s {
 			delete(m.pending, id)
-			if s.counted && !r.quiet {
+			if s.counted && !r.quiet && !r.abandoned {
 				m.inflight.Add(-1)
 			}
 			if r.batch != nil {
