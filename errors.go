@@ -6,6 +6,7 @@ package browserpool
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -109,7 +110,7 @@ func (e *Error) Error() string {
 	b.WriteString(e.Op)
 	for _, kv := range [...][2]string{{"session", e.Session}, {"name", e.Name}, {"tab", e.Tab}, {"workflow", e.Workflow}, {"task", e.Task}} {
 		if kv[1] != "" {
-			fmt.Fprintf(&b, " %s=%s", kv[0], echo(kv[1]))
+			fmt.Fprintf(&b, " %s=%s", kv[0], echoField(kv[1]))
 		}
 	}
 	b.WriteString(": ")
@@ -251,6 +252,16 @@ func echo(s string) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+}
+
+// echoField is echo for an id after "session=" and the like: quoted and
+// escaped when it holds control characters (a newline would forge a log
+// line), spaces, quotes or invalid UTF-8.
+func echoField(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r == ' ' || r == '"' || r == utf8.RuneError }) {
+		return echo(strconv.Quote(s))
+	}
+	return echo(s)
 }
 
 // isValidID reports whether id matches [A-Za-z0-9_-]{1,64}: the one rule

@@ -60,3 +60,25 @@ func TestEveryErrorClassHasAHint(t *testing.T) {
 		}
 	}
 }
+
+// A caller's id echoed in an error is escaped when it could forge a log
+// line or hide what it holds.
+func TestAnEchoedIDWithControlCharactersIsQuoted(t *testing.T) {
+	for in, want := range map[string]string{
+		"s-0123abcd":     "s-0123abcd",
+		"a\nb":           `"a\nb"`,
+		"a\x00b":         `"a\x00b"`,
+		"a b":            `"a b"`,
+		"bad\xffutf8":    `"bad\xffutf8"`,
+		"attach-[::1]:9": "attach-[::1]:9",
+	} {
+		if got := echoField(in); got != want {
+			t.Errorf("echoField(%q) = %s, want %s", in, got, want)
+		}
+	}
+	err := newError("Pool.Session", ErrSessionNotFound, "")
+	err.Session = "x\nbrowserpool: forged line"
+	if msg := err.Error(); strings.Contains(msg, "\n") {
+		t.Errorf("an error line holds a newline from a caller's id: %q", msg)
+	}
+}

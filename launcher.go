@@ -182,7 +182,10 @@ type LocalLauncher struct {
 	// (false) keeps the port on 127.0.0.1, reported in SessionInfo.Port,
 	// because other clients (Playwright's connectOverCDP, the MCP server's
 	// attach, a person's DevTools) connect to a pool session through it;
-	// with NoDevToolsPort, SessionInfo.Port is 0.
+	// with NoDevToolsPort, SessionInfo.Port is 0. The port asks for no
+	// credential: any process of any user on this machine that finds it
+	// controls the browser (its cookies, its pages, where its downloads go).
+	// On a machine other people use, set NoDevToolsPort.
 	NoDevToolsPort bool
 	// Env are extra environment variables, each KEY=VALUE, added to this
 	// process's environment for the browser (see Config.BrowserEnv for the

@@ -489,3 +489,39 @@ func TestNewPoolAfterAHostSIGKILLLeavesNothingTheMomentItReturns(t *testing.T) {
 	t.Logf("%d host SIGKILL trials (%d before ready, %d after, %d mid-call; half without the pipe): %d processes and %d session dirs left when NewPool returned; %d kills and %d dirs removed by the sweeps",
 		len(trials), 2*reps, 2*reps, 2*reps, leftProcs.Load(), leftDirs.Load(), swept.Load(), removed.Load())
 }
+
+// A navigation to a server that never answers, given up on, is stopped:
+// the tab takes its next commands at once (Chromium holds them while a
+// navigation waits), and the error says so.
+func TestANavigationGivenUpOnIsStoppedAndTheTabStaysUsable(t *testing.T) {
+	t.Parallel()
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ok" {
+			w.Write([]byte("<title>ok</title>"))
+			return
+		}
+		<-hang
+	}))
+	t.Cleanup(func() { close(hang); srv.Close() })
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err := tab.Navigate(short, srv.URL+"/never")
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not answer") || !strings.Contains(err.Error(), "navigation was stopped") {
+		t.Fatalf("Navigate to a server that never answers: %v, want the caller's deadline, saying the navigation was stopped", err)
+	}
+	// Bounded by a deadline of its own, far below what a held command
+	// would wait (for ever).
+	next, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var title string
+	if err := tab.Evaluate(next, "document.title", &title); err != nil {
+		t.Fatalf("Evaluate after the stopped navigation: %v", err)
+	}
+	if _, err := tab.Navigate(next, srv.URL+"/ok"); err != nil {
+		t.Fatalf("Navigate after the stopped navigation: %v", err)
+	}
+}

@@ -106,6 +106,14 @@ func (t *Tab) endedDuring(op string) error {
 	}
 }
 
+// stopLoading stops the tab's pending navigation (Page.stopLoading, not
+// counted as use), for at most two seconds past ctx's end.
+func (t *Tab) stopLoading(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = t.direct.Quiet().Invoke(sctx, "Page.stopLoading", nil, nil)
+}
+
 // LastNavigation returns the result of the tab's last navigation that
 // finished loading (by Tab.Navigate, or by Session.OpenTab when it was given
 // a URL), and false if none has.
@@ -137,6 +145,24 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	start := time.Now()
 	var reply page.NavigateReply
 	if err := t.direct.Invoke(ctx, "Page.navigate", page.NewNavigateArgs(rawURL), &reply); err != nil {
+		if ctx.Err() == nil || t.direct.Err() != nil {
+			return res, fail(err)
+		}
+		// The server never answered: Chromium holds every later command
+		// of the tab while the navigation waits, so stop it.
+		if caller.Err() != nil {
+			t.stopLoading(ctx)
+			e := t.callerEnded(op, caller, echo(res.URL)+" did not answer").(*Error)
+			e.Hint = "the navigation was stopped and the tab stays on its page; retry with a longer deadline if the site is slow, or check that it is up"
+			return res, e
+		}
+		if context.Cause(ctx) == context.DeadlineExceeded {
+			t.stopLoading(ctx)
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not answer within %v", echo(res.URL), t.deps.navigationTimeout))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "the navigation was stopped and the tab stays on its page; check that the site is up, or raise Config.NavigationTimeout"
+			return res, e
+		}
 		return res, fail(err)
 	}
 	if e := t.blockedNavigation(ctx, op, start, rawURL, reply.ErrorText != nil && *reply.ErrorText != ""); e != nil {

@@ -91,6 +91,18 @@ func Main(m *testing.M, opts MainOptions) {
 		}
 	}
 	if left := SingletonDirs(tmp); len(left) > 0 {
+		for i, d := range left {
+			var names []string
+			if des, err := os.ReadDir(d); err == nil {
+				for _, de := range des {
+					target, _ := os.Readlink(filepath.Join(d, de.Name()))
+					names = append(names, de.Name()+cmpOr(" -> "+target, target))
+				}
+			}
+			if fi, err := os.Stat(d); err == nil {
+				left[i] += fmt.Sprintf(" (made %s, holding %v)", fi.ModTime().Format("15:04:05.000"), names)
+			}
+		}
 		fmt.Fprintf(os.Stderr, "leak check: browsers left %d singleton dirs in TMPDIR (a killed browser's, which whoever ended it must remove): %s\n", len(left), strings.Join(left, " "))
 		if code == 0 {
 			code = 1
@@ -139,4 +151,12 @@ func RequireBrowser(tb testing.TB) {
 		tb.Fatal("no Chromium found and " + RequireEnv + "=1: install the Debian package chromium (make test does)")
 	}
 	tb.Skip("no Chromium found; set " + RequireEnv + "=1 to make this a failure")
+}
+
+// cmpOr returns a when b is not empty, else "".
+func cmpOr(a, b string) string {
+	if b == "" {
+		return ""
+	}
+	return a
 }
