@@ -340,11 +340,10 @@ func (v *AttachedView) NewTab(ctx context.Context, label, url string) (AttachedT
 // selects it for this workflow (labelled when label is not empty). The
 // caller holds the port lock.
 func (v *AttachedView) create(ctx context.Context, op, label string) (*Tab, error) {
-	var created target.CreateTargetReply
-	if err := v.s.browserCall(ctx, "Target.createTarget", target.NewCreateTargetArgs("about:blank"), &created); err != nil {
+	id, err := v.s.createTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	if err != nil {
 		return nil, v.tag(v.s.wrap(op, "", err))
 	}
-	id := string(created.TargetID)
 	t, err := v.s.attach(ctx, id, true)
 	if err != nil {
 		v.s.closeTarget(id) // ours, just made: no user tab is closed

@@ -254,3 +254,30 @@ func TestEveryTabASessionOpensIsVisibleUnlessTheTabsShareOneWindow(t *testing.T)
 		})
 	}
 }
+
+// An OpenTab whose caller gives up while the browser creates the tab
+// leaves no tab behind: the browser creates it anyway, and it is closed
+// when its answer comes.
+func TestAnOpenTabGivenUpOnLeavesNoTabBehind(t *testing.T) {
+	t.Parallel()
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	mustTab(t, ctx, s) // the start-up tab
+	kept := 1
+	for i := range 20 {
+		short, cancel := context.WithTimeout(ctx, time.Duration(100+i*700)*time.Microsecond)
+		if _, err := s.OpenTab(short, "about:blank"); err == nil {
+			kept++ // it came back before the deadline: the caller has it
+		} else if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("OpenTab with a short deadline: %v", err)
+		}
+		cancel()
+	}
+	var n int
+	waitFor(t, fmt.Sprintf("the browser to hold the %d tabs callers got", kept), func() bool {
+		tabs, err := s.Tabs(ctx)
+		n = len(tabs)
+		return err == nil && n == kept
+	})
+}

@@ -7,11 +7,15 @@ package browserpool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/target"
+
+	"github.com/browserpool/browserpool/internal/cdpmux"
 )
 
 // TabInfo describes one tab.
@@ -172,11 +176,9 @@ func (s *Session) OpenTab(ctx context.Context, url string) (*Tab, error) {
 			// browser is a person's: its tabs open where it puts them.)
 			args.SetNewWindow(true)
 		}
-		var created target.CreateTargetReply
-		if err := s.browserCall(ctx, "Target.createTarget", args, &created); err != nil {
+		if id, err = s.createTarget(ctx, args); err != nil {
 			return nil, s.wrap(op, "", err)
 		}
-		id = string(created.TargetID)
 	}
 	t, err := s.attach(ctx, id, !reused)
 	if err != nil {
@@ -213,6 +215,55 @@ func (s *Session) startTab(ctx context.Context) (id string, ok bool, err error) 
 		return "", false, nil
 	}
 	return string(infos[0].TargetID), true, nil
+}
+
+// createTarget creates a target (Target.createTarget) and returns its id.
+// If ctx ends before the browser answers, the call returns ctx's error at
+// once, and the target the browser creates anyway is closed when its
+// answer comes (closeTarget): nobody would ever see or close it.
+func (s *Session) createTarget(ctx context.Context, args *target.CreateTargetArgs) (string, error) {
+	params, err := json.Marshal(args)
+	if err != nil {
+		return "", err
+	}
+	type result struct {
+		id  string
+		err error
+	}
+	var (
+		mu     sync.Mutex
+		got    *result // guarded by mu; the answer, once it came
+		gaveUp bool    // guarded by mu; the caller left first
+	)
+	ready := make(chan struct{})
+	s.direct.Go([]cdpmux.Request{{Method: "Target.createTarget", Params: params}}, func(replies []json.RawMessage, errs []error) {
+		r := result{err: errs[0]}
+		if r.err == nil {
+			var reply target.CreateTargetReply
+			if r.err = json.Unmarshal(replies[0], &reply); r.err == nil {
+				r.id = string(reply.TargetID)
+			}
+		}
+		mu.Lock()
+		left := gaveUp
+		got = &r
+		mu.Unlock()
+		if left && r.id != "" {
+			s.closeTarget(r.id)
+		}
+		close(ready)
+	})
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		mu.Lock()
+		gaveUp = got == nil
+		mu.Unlock()
+		if gaveUp {
+			return "", ctx.Err()
+		}
+	}
+	return got.id, got.err
 }
 
 // closeTarget closes a target we failed to attach, in the background on

@@ -325,11 +325,10 @@ func (s *Session) SetStorageState(ctx context.Context, state StorageState) error
 // with an empty HTML page, navigates it to each origin in turn and calls f
 // there. The target is closed before it returns.
 func (s *Session) withOriginPages(ctx context.Context, origins []string, f func(*cdp.Client, string) error) error {
-	var created target.CreateTargetReply
-	if err := s.browserCall(ctx, "Target.createTarget", target.NewCreateTargetArgs("about:blank").SetBackground(true), &created); err != nil {
+	id, err := s.createTarget(ctx, target.NewCreateTargetArgs("about:blank").SetBackground(true))
+	if err != nil {
 		return err
 	}
-	id := string(created.TargetID)
 	defer s.closeTarget(id)
 	conn, sid, err := s.mux.Attach(ctx, id)
 	if err != nil {
