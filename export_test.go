@@ -36,3 +36,10 @@ func SetFilesRemote(s *Session) { s.filesRemote = true }
 
 // FilesRemote reports whether s moves files over CDP.
 func FilesRemote(s *Session) bool { return s.remote() }
+
+// ClosingTabs is how many closed tabs s still leaves out of Tabs.
+func ClosingTabs(s *Session) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.closing)
+}

@@ -110,9 +110,10 @@ type Session struct {
 	// browser's start-up tab is no longer "untouched" (see OpenTab);
 	// guarded by mu.
 	tabsTouched bool
-	// closing holds tabs closed by CloseTab that the browser may still
-	// list for a moment; guarded by mu. Entries leave once it stops.
-	closing map[string]bool
+	// closing holds tabs closed by CloseTab, and when, that the browser may
+	// still list for a moment; guarded by mu. Entries leave once it stops
+	// listing them, or closingMemory after the close.
+	closing map[string]time.Time
 	// crashed holds tabs whose renderer crashed: the browser keeps listing
 	// them, but they answer no call until closed; guarded by mu. Entries
 	// leave when CloseTab closes them or the browser stops listing them
@@ -135,7 +136,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		done:    make(chan struct{}),
 		state:   StateLive,
 		tabs:    make(map[string]*Tab),
-		closing: make(map[string]bool),
+		closing: make(map[string]time.Time),
 		crashed: make(map[string]bool),
 	}
 	s.lastUsed.Store(s.created.UnixNano())

@@ -281,3 +281,38 @@ func TestAnOpenTabGivenUpOnLeavesNoTabBehind(t *testing.T) {
 		return err == nil && n == kept
 	})
 }
+
+// What the session remembers of closed tabs (so that Tabs leaves out one
+// the browser still lists for a moment) does not grow for ever in a
+// session whose tabs are never listed.
+func TestClosedTabsAreForgottenEvenIfTabsIsNeverCalled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newFakePool(t, cdptest.NewLauncher(t), browserpool.Config{})
+		ctx := t.Context()
+		s, err := p.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 200 {
+			tab, err := s.OpenTab(ctx, "about:blank")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.CloseTab(ctx, tab.ID()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(time.Minute)
+		tab, err := s.OpenTab(ctx, "about:blank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CloseTab(ctx, tab.ID()); err != nil {
+			t.Fatal(err)
+		}
+		if n := browserpool.ClosingTabs(s); n != 1 {
+			t.Errorf("the session remembers %d closed tabs a minute after 200 closes and one more, want 1", n)
+		}
+		p.Close()
+	})
+}

@@ -82,7 +82,7 @@ func (s *Session) pageTargets(ctx context.Context) ([]target.Info, error) {
 	out := reply.TargetInfos[:0]
 	for _, t := range reply.TargetInfos {
 		listed[string(t.TargetID)] = true
-		if t.Type == "page" && !s.closing[string(t.TargetID)] {
+		if _, closed := s.closing[string(t.TargetID)]; t.Type == "page" && !closed {
 			out = append(out, t)
 		}
 	}
@@ -527,6 +527,10 @@ func (s *Session) ActivateTab(ctx context.Context, id string) (*Tab, error) {
 	return t, nil
 }
 
+// closingMemory is how long Tabs leaves out a tab CloseTab closed that the
+// browser still lists: it stops listing it within a moment.
+const closingMemory = 10 * time.Second
+
 // CloseTab closes the tab's target. The tab must belong to this session.
 // If it was the active tab, the previously active one becomes active.
 func (s *Session) CloseTab(ctx context.Context, id string) error {
@@ -554,8 +558,14 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	}
 	// Target.closeTarget answers before the target is gone: until the
 	// browser stops listing it, Tabs leaves it out (see closing).
+	now := time.Now()
 	s.mu.Lock()
-	s.closing[id] = true
+	for old, at := range s.closing {
+		if now.Sub(at) > closingMemory {
+			delete(s.closing, old) // gone long since: nobody listed tabs meanwhile
+		}
+	}
+	s.closing[id] = now
 	delete(s.crashed, id)
 	s.mu.Unlock()
 	if t != nil {
