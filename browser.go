@@ -145,8 +145,9 @@ type Config struct {
 	// Pool.Sessions, not seen by empty-id resolution, not counted against
 	// a workflow's limit or a computer's cap, never reclaimed idle). One
 	// that dies is replaced; one older than WarmMaxAge is closed (reason
-	// warm_expired) and replaced; Pool.Close closes them all. Zero means
-	// none; negative is invalid.
+	// warm_expired), its replacement started shortly before (twice the
+	// last launch's time), so a claim then does not wait for a launch;
+	// Pool.Close closes them all. Zero means none; negative is invalid.
 	Warm int
 	// WarmMaxAge is how long a warm browser waits to be claimed before it
 	// is replaced by a fresh one. Zero means DefaultWarmMaxAge; negative

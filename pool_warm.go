@@ -40,6 +40,9 @@ type warmSet struct {
 	ready    []*Session      // guarded by Pool.mu; ready to claim, oldest first
 	starting map[string]bool // guarded by Pool.mu; ids of warm launches under way
 	kick     chan struct{}   // buffered (1): wakes the warmer; sent to without blocking
+	// lastLaunch is how long the last warm launch took; guarded by
+	// Pool.mu. A replacement starts twice that before a browser expires.
+	lastLaunch time.Duration
 }
 
 // startWarmer makes the warm set and starts the warmer when Config.Warm
@@ -137,8 +140,15 @@ func (p *Pool) warmer() {
 			return
 		}
 		expired := p.takeExpiredLocked(now)
-		need := p.cfg.Warm - len(p.warm.ready) - len(p.warm.starting)
+		lead := p.renewLeadLocked()
+		// A browser about to expire is replaced before it goes, so a
+		// claim meanwhile never waits for a cold launch.
+		fresh, renewAt := p.freshLocked(now, lead)
+		need := p.cfg.Warm - fresh - len(p.warm.starting)
 		next := p.nextExpiryLocked()
+		if !renewAt.IsZero() && (next.IsZero() || renewAt.Before(next)) {
+			next = renewAt
+		}
 		p.mu.Unlock()
 
 		for _, s := range expired {
@@ -191,6 +201,36 @@ func (p *Pool) takeExpiredLocked(now time.Time) []*Session {
 	return out
 }
 
+// renewLeadLocked is how long before a warm browser expires its
+// replacement starts: twice the last warm launch, at least a second, at
+// most half of WarmMaxAge. p.mu must be held.
+func (p *Pool) renewLeadLocked() time.Duration {
+	if p.cfg.WarmMaxAge < 0 {
+		return 0
+	}
+	return min(max(2*p.warm.lastLaunch, time.Second), p.cfg.WarmMaxAge/2)
+}
+
+// freshLocked counts the warm browsers ready at now that do not expire
+// within lead, and returns when the first of them enters that window (zero
+// when none will). p.mu must be held.
+func (p *Pool) freshLocked(now time.Time, lead time.Duration) (n int, renewAt time.Time) {
+	if p.cfg.WarmMaxAge < 0 {
+		return len(p.warm.ready), time.Time{}
+	}
+	for _, s := range p.warm.ready {
+		at := s.created.Add(p.cfg.WarmMaxAge - lead)
+		if !now.Before(at) {
+			continue
+		}
+		n++
+		if renewAt.IsZero() || at.Before(renewAt) {
+			renewAt = at
+		}
+	}
+	return n, renewAt
+}
+
 // nextExpiryLocked returns when the oldest warm browser expires, or zero
 // when none will. p.mu must be held.
 func (p *Pool) nextExpiryLocked() time.Time {
@@ -232,6 +272,7 @@ func (p *Pool) launchWarm() error {
 		p.stats.LaunchFailures++
 	} else if !closed {
 		p.warm.ready = append(p.warm.ready, s)
+		p.warm.lastLaunch = time.Since(start)
 	}
 	p.mu.Unlock()
 

@@ -346,3 +346,37 @@ func TestAWarmRealBrowserIsClaimedUsedAndClosedWithThePool(t *testing.T) {
 		t.Errorf("session dirs left after Pool.Close: %v", entries)
 	}
 }
+
+// A warm browser about to expire is replaced before it goes: a claim at
+// the moment it expires takes the replacement, without a launch.
+func TestAWarmBrowserIsReplacedBeforeItExpiresSoAClaimNeverWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		l.SetLaunchDelay(3 * time.Second) // a slow machine's cold start
+		var ev sessionEvents
+		p := newFakePool(t, l, browserpool.Config{Warm: 1, WarmMaxAge: time.Minute, IdleTimeout: -1, Hooks: ev.hooks()})
+		waitWarm(t, p, 1)
+		first := ev.createdIDs()
+		time.Sleep(time.Minute + time.Second) // the first warm browser has expired
+		synctest.Wait()
+		if diff := cmp.Diff(map[string]browserpool.CloseReason{first[0]: browserpool.ReasonWarmExpired}, ev.closedReasons()); diff != "" {
+			t.Fatalf("closes after WarmMaxAge (-want +got):\n%s", diff)
+		}
+		if st := p.Stats(); st.SessionsWarm != 1 {
+			t.Fatalf("SessionsWarm = %d just after the first expired, want its replacement ready", st.SessionsWarm)
+		}
+		start := time.Now()
+		s, err := p.Open(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Open just after a warm browser expired waited %v (a cold launch), want a warm claim at once", waited)
+		}
+		if st := p.Stats(); st.WarmClaims != 1 {
+			t.Errorf("WarmClaims = %d, want 1", st.WarmClaims)
+		}
+		s.Close(t.Context())
+		p.Close()
+	})
+}
