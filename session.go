@@ -154,7 +154,9 @@ func (s *Session) Channel() string { return ChannelCDP }
 // count as use of the session for idle reclaim (in flight and last use),
 // like the package's own calls. The client's connection (and the one
 // goroutine it runs) is made at the first call of Browser; browser-level
-// events before that are not kept, so subscribe after it.
+// events before that are not kept, so subscribe after it. As with
+// Tab.Client, a stream keeps its events until read, without bound: close
+// one you stop reading.
 func (s *Session) Browser() *cdp.Client {
 	s.browserOnce.Do(func() { s.browser = cdp.NewClient(s.mux.Browser()) })
 	return s.browser

@@ -100,6 +100,10 @@ func (t *Tab) Session() *Session { return t.s }
 // domain's calls that return nodes (GetFullAXTree and its siblings) decode
 // their replies, megabytes on a large page, in one pass rather than
 // through encoding/json, into the same types and with the same errors.
+// An event stream opened through it (Runtime.ConsoleAPICalled, ...) keeps
+// every event until read, without bound, as any rpcc stream does: close a
+// stream you stop reading. A call whose context ends stays counted as in
+// flight until the browser answers it.
 func (t *Tab) Client() *cdp.Client { return t.cdpClient() }
 
 // cdpClient returns the tab's generated CDP client, built on first use: a
