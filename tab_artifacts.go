@@ -57,11 +57,8 @@ func (s *Session) writeArtifact(op, tab, name, prefix, ext string, overwrite boo
 // .<name>.<random>.tmp, which the caller renames to path once written.
 func (s *Session) createArtifact(op, tab, name, prefix, ext string, overwrite bool) (*os.File, string, error) {
 	root := s.output
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		e := newError(op, ErrPathEscapes, "cannot create the output dir")
-		e.Class, e.Session, e.Err = ErrInvalidConfig, s.id, err
-		e.Hint = "check that Config.OutputDir is writable"
-		return nil, "", e
+	if err := s.outputDir(op, root, true); err != nil {
+		return nil, "", err
 	}
 	if name == "" {
 		for range 10 {
@@ -120,6 +117,47 @@ func (s *Session) createArtifact(op, tab, name, prefix, ext string, overwrite bo
 		return nil, "", s.artifactErr(op, name, err)
 	}
 	return f, path, nil
+}
+
+// outputDir checks that dir, the session's output dir or a dir the
+// session owns inside it (downloads), is a real directory of this user's,
+// not a link, making it first with create, and accepting a missing one
+// without: a link planted there (by whoever else may write in
+// Config.OutputDir) would carry every artifact of the session, downloads
+// included, out of the output dir.
+func (s *Session) outputDir(op, dir string, create bool) error {
+	if create {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			e := newError(op, ErrInvalidConfig, "cannot create the output dir "+dir)
+			e.Session, e.Err = s.id, err
+			e.Hint = "check that Config.OutputDir is writable"
+			return e
+		}
+	}
+	fi, err := os.Lstat(dir)
+	if !create && errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		e := newError(op, ErrInvalidConfig, "cannot read the output dir "+dir)
+		e.Session, e.Err = s.id, err
+		e.Hint = "check that Config.OutputDir is readable and writable"
+		return e
+	}
+	if fi.Mode().Type() == fs.ModeSymlink {
+		target, _ := os.Readlink(dir)
+		e := newError(op, ErrPathEscapes, fmt.Sprintf("%s is a link (to %s), not a directory: refusing to write the session's files through it", dir, target))
+		e.Session = s.id
+		e.Hint = "remove the link, and make sure only you can write in Config.OutputDir"
+		return e
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		e := newError(op, ErrPathEscapes, fmt.Sprintf("%s belongs to another user (uid %d): refusing to write the session's files in it", dir, st.Uid))
+		e.Session = s.id
+		e.Hint = "remove it, and make sure only you can write in Config.OutputDir"
+		return e
+	}
+	return nil
 }
 
 // existsErr is the error for an artifact name already taken in the

@@ -61,8 +61,9 @@ type sessDownloads struct {
 
 // ensureDownloads routes the session's downloads into DownloadDir, once.
 // It does not create the directory: the browser makes it when the first
-// download begins. A remote browser (a fleet lease) is told to deny
-// downloads, with their events on: WaitDownload takes their bytes over CDP.
+// download begins (WaitDownload checks it is no link first). A remote
+// browser (a fleet lease) is told to deny downloads, with their events on:
+// WaitDownload takes their bytes over CDP.
 func (s *Session) ensureDownloads(ctx context.Context) error {
 	d := &s.downloads
 	d.mu.Lock()
@@ -126,6 +127,15 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	defer cancel()
 	if err := t.s.ensureDownloads(ctx); err != nil { // if it failed at launch
 		return Download{}, err
+	}
+	if !t.s.remote() {
+		// The browser writes there by path: never through a link.
+		for _, dir := range []string{t.s.output, t.s.DownloadDir()} {
+			if err := t.s.outputDir(op, dir, false); err != nil {
+				err.(*Error).Tab = t.id
+				return Download{}, err
+			}
+		}
 	}
 	timeout := func(what string) error {
 		if caller.Err() == nil && ctx.Err() != nil {
