@@ -25,7 +25,9 @@ type MainOptions struct {
 	// fails the run if a browser left its singleton dir there
 	// (org.chromium.Chromium.*, com.google.Chrome.*): Chromium makes one in
 	// $TMPDIR when its session dir is too deep to hold it, and only its
-	// clean exit or the pool's cleanup removes it.
+	// clean exit or the pool's cleanup removes it. An empty one (a browser
+	// killed between making it and linking it from its profile, which
+	// nothing can prove a browser's) is only noted.
 	Root *string
 	// Prefix names the temporary root ("browserpool-<pkg>-test-"). Zero
 	// means "browserpool-test-".
@@ -90,19 +92,27 @@ func Main(m *testing.M, opts MainOptions) {
 			code = 1
 		}
 	}
-	if left := SingletonDirs(tmp); len(left) > 0 {
-		for i, d := range left {
-			var names []string
-			if des, err := os.ReadDir(d); err == nil {
-				for _, de := range des {
-					target, _ := os.Readlink(filepath.Join(d, de.Name()))
-					names = append(names, de.Name()+cmpOr(" -> "+target, target))
-				}
-			}
-			if fi, err := os.Stat(d); err == nil {
-				left[i] += fmt.Sprintf(" (made %s, holding %v)", fi.ModTime().Format("15:04:05.000"), names)
+	var left, empty []string
+	for _, d := range SingletonDirs(tmp) {
+		var names []string
+		if des, err := os.ReadDir(d); err == nil {
+			for _, de := range des {
+				target, _ := os.Readlink(filepath.Join(d, de.Name()))
+				names = append(names, de.Name()+cmpOr(" -> "+target, target))
 			}
 		}
+		if len(names) == 0 {
+			// Killed between making it and linking it from its profile:
+			// nothing names it, nobody can prove it a browser's.
+			empty = append(empty, d)
+			continue
+		}
+		left = append(left, fmt.Sprintf("%s (holding %v)", d, names))
+	}
+	if len(empty) > 0 {
+		fmt.Fprintf(os.Stderr, "leak check: note: %d empty singleton dirs in TMPDIR, of browsers killed as they started (no profile names them): %s\n", len(empty), strings.Join(empty, " "))
+	}
+	if len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "leak check: browsers left %d singleton dirs in TMPDIR (a killed browser's, which whoever ended it must remove): %s\n", len(left), strings.Join(left, " "))
 		if code == 0 {
 			code = 1
