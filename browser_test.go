@@ -514,6 +514,11 @@ func TestScreenshotNamesAreConfinedToTheOutputDir(t *testing.T) {
 	if _, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "link/x.png"}); !errors.Is(err, browserpool.ErrPathEscapes) {
 		t.Errorf("Screenshot through a symlink out of the dir: error = %v, want ErrPathEscapes", err)
 	}
+	for _, name := range []string{".", "./", "sub/.."} {
+		if _, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: name}); err == nil || !strings.Contains(err.Error(), "the output dir itself") {
+			t.Errorf("Screenshot(%q) error = %v, want one saying it names the output dir itself", name, err)
+		}
+	}
 	a, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -224,6 +224,9 @@ func confine(root, name string) (string, error) {
 		return "", errors.New("absolute paths and '..' are not allowed")
 	}
 	path := filepath.Join(root, name)
+	if path == filepath.Clean(root) {
+		return "", errors.New("the name is the output dir itself: name a file in it")
+	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return "", err
