@@ -169,10 +169,8 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	defer progress.Close()
 	stop := t.direct.Listen() // the download's events
 	defer stop()
-	if trigger != nil {
-		if err := trigger(ctx); err != nil {
-			return Download{}, err
-		}
+	if err := runTrigger(ctx, trigger); err != nil {
+		return Download{}, err
 	}
 	// The download this tab started.
 	var guid string
@@ -344,3 +342,19 @@ func safeFileName(s string) string {
 	}
 	return s
 }
+
+// runTrigger runs a WaitDownload's trigger. A navigation the browser
+// aborted (net::ERR_ABORTED) is what a navigation to a URL that answers
+// with a file does: the download is under way, so it is no error here.
+func runTrigger(ctx context.Context, trigger func(context.Context) error) error {
+	if trigger == nil {
+		return nil
+	}
+	err := trigger(ctx)
+	var e *Error
+	if errors.As(err, &e) && e.Class == ErrNavigation && strings.Contains(e.Detail, "net::ERR_ABORTED") {
+		return nil
+	}
+	return err
+}
+

@@ -78,6 +78,20 @@ func TestDownloadsOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("a navigation to a file, as the trigger, downloads it (its aborted load is no error)", func(t *testing.T) {
+		var href string
+		if err := tab.Evaluate(ctxT(t), `document.querySelector('a').href.replace('report.csv', 'navigated.csv')`, &href); err != nil {
+			t.Fatal(err)
+		}
+		dl, err := tab.WaitDownload(ctxT(t), func(ctx context.Context) error { _, err := tab.Navigate(ctx, href); return err })
+		if err != nil {
+			t.Fatalf("WaitDownload with Navigate as the trigger: %v", err)
+		}
+		if dl.Path != filepath.Join(dir, "navigated.csv") {
+			t.Errorf("Download = %+v, want %s/navigated.csv", dl, dir)
+		}
+	})
+
 	t.Run("a download cut short is ErrDownloadFailed", func(t *testing.T) {
 		_, err := download(t, "Broken")
 		if !errors.Is(err, browserpool.ErrDownloadFailed) {

@@ -186,7 +186,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 		// The trigger runs beside the loop: it may wait for a response
 		// only the loop lets through.
 		started = true
-		go func() { trigC <- trigger(tctx) }()
+		go func() { trigC <- runTrigger(tctx, trigger) }()
 	} else {
 		trigC = nil
 	}
