@@ -357,4 +357,3 @@ func runTrigger(ctx context.Context, trigger func(context.Context) error) error 
 	}
 	return err
 }
-
