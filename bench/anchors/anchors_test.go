@@ -45,9 +45,10 @@
 //   - browserpool: a Pool (its LocalLauncher), one Session, Tab calls;
 //     screenshot and AX tree through Tab.Client() (mafredri/cdp), as
 //     bench_floor_test.go does. Its zero Config routes the browser through
-//     the pool's network-policy proxy (--proxy-server on 127.0.0.1, its
-//     only flags beyond the floor's): the navigate row's page load goes
-//     through it, and that is part of what browserpool costs.
+//     the pool's network-policy proxy (--proxy-server on 127.0.0.1, and
+//     WebRTC kept to it: its only flags beyond the floor's): the navigate
+//     row's page load goes through it, and that is part of what
+//     browserpool costs.
 //   - chromedp v0.23.0: its ExecAllocator over the pipe (its default), the
 //     launcher's flags given as Flag options (see chromedpOptions), its
 //     generic API (chromedp.Run / chromedp.Do with its actions) on the

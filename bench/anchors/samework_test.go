@@ -72,7 +72,8 @@ func TestEachSideDrivesTheSameBrowserWork(t *testing.T) {
 				// proxy (netpolicy.go), on by default: that is part of
 				// what browserpool costs, not a difference of launch.
 				got.Flags = slices.DeleteFunc(got.Flags, func(f string) bool {
-					return strings.HasPrefix(f, "--proxy-server=") || f == "--proxy-bypass-list=<-loopback>"
+					return strings.HasPrefix(f, "--proxy-server=") || f == "--proxy-bypass-list=<-loopback>" ||
+						f == "--webrtc-ip-handling-policy=disable_non_proxied_udp"
 				})
 			case "rod":
 				want.Flags = slices.DeleteFunc(slices.Clone(floorFlags), func(f string) bool { return f == "--remote-debugging-pipe" })
