@@ -525,3 +525,54 @@ func TestANavigationGivenUpOnIsStoppedAndTheTabStaysUsable(t *testing.T) {
 		t.Fatalf("Navigate after the stopped navigation: %v", err)
 	}
 }
+
+// A page script that never returns, left running by an action that ran out
+// of time (an evaluated loop, a click whose handler loops), is stopped:
+// the tab takes its next commands instead of holding them for ever.
+func TestAScriptThatNeverReturnsIsStoppedAfterTheActionRunsOutOfTime(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>loops</title><button onclick="for (;;) {}">Spin</button>`))
+	}))
+	t.Cleanup(srv.Close)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	answers := func(after string) {
+		t.Helper()
+		// Bounded by a deadline of its own, far above the second the
+		// page gets to answer before its script is stopped.
+		next, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		var title string
+		if err := tab.Evaluate(next, "document.title", &title); err != nil || title != "loops" {
+			t.Fatalf("Evaluate after %s: %q, %v; want the page to answer", after, title, err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	err := tab.Evaluate(short, "for (;;) {}", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "it is stopped in a moment") {
+		t.Fatalf("Evaluate of a loop: %v, want the caller's deadline, saying a busy script is stopped", err)
+	}
+	answers("an evaluated loop")
+	s, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spin := ""
+	for _, r := range s.Refs {
+		if r.Name == "Spin" {
+			spin = r.Ref
+		}
+	}
+	short, cancel = context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if err := tab.Click(short, spin); err == nil {
+		t.Fatal("Click on a button whose handler loops returned no error")
+	}
+	answers("a click whose handler loops")
+}

@@ -266,6 +266,24 @@ func (s *Session) createTarget(ctx context.Context, args *target.CreateTargetArg
 	return got.id, got.err
 }
 
+// background runs f on a goroutine of its own with the pool's context,
+// joined by Pool.Close, unless the pool has closed (false).
+func (s *Session) background(f func(ctx context.Context)) bool {
+	p := s.p
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return false
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		f(p.ctx)
+	}()
+	return true
+}
+
 // closeTarget closes a target we failed to attach, in the background on
 // the pool's context, bounded (2 s), ignoring errors: the caller, whose
 // deadline may be what failed the attach, does not wait for it. It is not

@@ -62,6 +62,7 @@ type Tab struct {
 
 	docs            docWatch     // the main frame's latest documents (tab_navigate.go); locks itself
 	statusFallbacks atomic.Int64 // navigations whose status was read after their load event (tests)
+	unsticking      atomic.Bool  // an unstick check of the page runs (see unstick)
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session
@@ -387,7 +388,52 @@ func (t *Tab) run(ctx context.Context, op, action, args string, check func() err
 			return t.s.wrap(op, t.id, err)
 		}
 	}
-	return fn(ctx, x, &args)
+	caller := ctx
+	err = fn(ctx, x, &args)
+	if err != nil && caller.Err() != nil && t.direct.Err() == nil {
+		if _, open := x.dialog.current(); !open && t.unstick() {
+			var e *Error
+			if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) {
+				e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; retry, with a longer deadline if the page is only slow"
+			}
+		}
+	}
+	return err
+}
+
+// unstickProbe bounds the evaluate that tells a busy page from an idle one
+// after an action ran out of time.
+const unstickProbe = time.Second
+
+// unstick starts, in the background, a check that the page still answers
+// after an action on it ran out of time, once at a time per tab: a script
+// that never returns (a loop, an alert storm the pool keeps dismissing)
+// holds the page's main thread, and every later call of the tab would wait
+// for ever. If a trivial evaluate gets no answer within unstickProbe, it
+// stops the script running (Runtime.terminateExecution). Neither call
+// counts as use. It reports whether the check started.
+func (t *Tab) unstick() bool {
+	if !t.unsticking.CompareAndSwap(false, true) {
+		return false
+	}
+	started := t.s.background(func(base context.Context) {
+		defer t.unsticking.Store(false)
+		q := t.direct.Quiet()
+		ctx, cancel := context.WithTimeout(base, unstickProbe)
+		_, err := q.Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`))
+		busy := err != nil && ctx.Err() != nil && base.Err() == nil
+		cancel()
+		if !busy {
+			return
+		}
+		ctx, cancel = context.WithTimeout(base, 2*time.Second)
+		defer cancel()
+		q.Call(ctx, "Runtime.terminateExecution", nil)
+	})
+	if !started {
+		t.unsticking.Store(false)
+	}
+	return started
 }
 
 // toFront brings t to the front before an action that needs its page drawn
