@@ -96,7 +96,9 @@ const clickAttempts = 3
 // Click returns nil only once the page has confirmed the click: a click
 // event reached the element (or, through its label, its control), or the
 // element got the press and the page then removed or hid it or left the
-// document (a menu that acts on the press, a link followed). A page can
+// document (a menu that acts on the press, a link followed); or, in a
+// document that runs no scripts (a frame sandboxed without allow-scripts),
+// where nothing can confirm it, once the click was sent, once. A page can
 // move an element between the press and the release (the press moves the
 // focus, and a blur handler changes the layout above it): the release then
 // lands elsewhere and the browser sends the click to neither. Click then
@@ -120,6 +122,9 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 			case clickLanded:
 				if attempt > 1 {
 					*args += fmt.Sprintf(" (landed on attempt %d: the earlier click missed it)", attempt)
+				}
+				if rep.unwatched {
+					*args += " (unconfirmed: its document runs no scripts, as in a sandboxed frame)"
 				}
 				return nil
 			case clickDisabled:
@@ -265,8 +270,10 @@ type clickReport struct {
 	// refused: the element was disabled before the press, so nothing was
 	// sent. gone: the element's document went away (a navigation, its frame
 	// removed) before the report after the release could be read; Pressed
-	// is then what was read after the press, if that could be.
-	refused, gone bool
+	// is then what was read after the press, if that could be. unwatched:
+	// its document calls no listener (it runs no scripts), so the click
+	// was sent once and nothing could confirm it.
+	refused, gone, unwatched bool
 }
 
 // clickOutcome is Click's verdict on one click.
@@ -283,7 +290,7 @@ func (r clickReport) outcome() clickOutcome {
 	switch {
 	case r.refused:
 		return clickDisabled
-	case r.Clicked:
+	case r.Clicked, r.unwatched:
 		return clickLanded
 	case r.Pressed && (r.gone || !r.Connected || !r.Shown || r.Disabled):
 		// The page reacted to the press: it removed, hid or disabled the
@@ -332,9 +339,17 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 		return rep, err
 	}
 	if armed.ObjectID == "" {
-		if axtext.RawString(armed.Value) == "disabled" {
+		switch axtext.RawString(armed.Value) {
+		case "disabled":
 			rep.refused = true
 			return rep, nil
+		case "unwatched":
+			// Clicking again could only repeat what the page did.
+			rep.unwatched = true
+			if err := x.press(ctx, px, py); err != nil {
+				return rep, err
+			}
+			return rep, x.release(ctx, px, py)
 		}
 		return rep, fmt.Errorf("arming the click watch returned %s %s", armed.Type, armed.Value)
 	}

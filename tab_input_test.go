@@ -2,10 +2,14 @@ package browserpool_test
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -607,5 +611,46 @@ func TestATabWhosePageOpenedAWindowStillTakesClicksAndScreenshots(t *testing.T) 
 	}
 	if _, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{NoFile: true}); err != nil {
 		t.Fatalf("a screenshot of the opener: %v", err)
+	}
+}
+
+// In a frame sandboxed without allow-scripts nothing can confirm a click:
+// it is sent once (a link followed once), and Click says it went out.
+func TestAClickInAFrameThatRunsNoScriptsIsSentOnce(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/order":
+			hits.Add(1)
+			w.Write([]byte("<p>order</p>"))
+		default:
+			fmt.Fprintf(w, `<title>mail</title><iframe sandbox="allow-popups" srcdoc="<a href='%s/order' target=_blank>View order</a>" width=400 height=200></iframe>`, srv.URL)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	var link string
+	waitFor(t, "the sandboxed frame's link in a snapshot", func() bool {
+		s, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
+		link = s.Find("link", "View order")
+		return err == nil && link != ""
+	})
+	if err := tab.Click(ctx, link); err != nil {
+		t.Fatalf("Click in a frame that runs no scripts: %v", err)
+	}
+	waitFor(t, "the link to be followed", func() bool { return hits.Load() >= 1 })
+	if tr := tab.Trace(); !strings.Contains(tr[len(tr)-1].Args, "unconfirmed") {
+		t.Errorf("the click's trace entry %q does not say it was unconfirmed", tr[len(tr)-1].Args)
+	}
+	// Each click opens the order in a new tab.
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the link was followed %d times, want 1", n)
 	}
 }

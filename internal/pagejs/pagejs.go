@@ -49,6 +49,15 @@ const Cover = `function(h) {
 const ClickArm = `function() {
 	const el = this, win = el.ownerDocument.defaultView;
 	if (el.matches(':disabled')) return 'disabled';
+	// A document that runs no scripts (a sandboxed frame without
+	// allow-scripts), or a page whose addEventListener does nothing, calls
+	// no listener: the click cannot be watched.
+	let live = false;
+	const probe = () => { live = true; };
+	el.addEventListener('browserpool-probe', probe);
+	el.dispatchEvent(new Event('browserpool-probe'));
+	el.removeEventListener('browserpool-probe', probe);
+	if (!live) return 'unwatched';
 	const w = {el, log: [], hit: new WeakSet()};
 	const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
 	const onWin = e => {
