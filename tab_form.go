@@ -28,8 +28,12 @@ import (
 // (an empty value deletes it), which fires one input event as a paste
 // does, then fires change, so listeners of either see the new value at
 // once (the browser fires its own change too when the field loses focus,
-// as after a person's edit). Text filled
-// into password and one-time-code fields never reaches the trace.
+// as after a person's edit). A field that formats what is typed (a phone
+// mask, uppercase) keeps the page's form of it, which the trace shows; a
+// text field whose page cancels the typing (it accepts only some
+// characters) keeps its value, and Fill is an ErrInvalidArgument saying
+// so. Text filled into password and one-time-code fields never reaches
+// the trace.
 func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
 	return t.inputOnRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
@@ -71,12 +75,23 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		} else if err := x.insertText(ctx, tg.f, value); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
-		var ok bool
-		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.FillDone, []any{value}, &ok); err != nil {
+		var done struct {
+			OK    bool   `json:"ok"`
+			Why   string `json:"why"`
+			Value string `json:"value"`
+		}
+		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.FillDone, []any{value}, &done); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
-		if !ok {
-			e := newError(op, ErrInvalidArgument, ref+" did not take the whole value (a maxlength, pattern or input type may limit it)")
+		if done.OK && done.Value != value && !info.Secret {
+			*args += " (the page made it " + axtext.Quote(done.Value) + ")"
+		}
+		if !done.OK {
+			detail := ref + " did not take the whole value (a maxlength, pattern or input type may limit it)"
+			if done.Why == "refused" {
+				detail = ref + " refused the typed text: the page cancelled the insertion (a field that accepts only some characters) and kept its value"
+			}
+			e := newError(op, ErrInvalidArgument, detail)
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "take a new snapshot to see the field's value, and fill a value the field accepts"
 			return e

@@ -654,3 +654,61 @@ func TestAClickInAFrameThatRunsNoScriptsIsSentOnce(t *testing.T) {
 		t.Errorf("the link was followed %d times, want 1", n)
 	}
 }
+
+// Fields that format what is typed (a phone mask, uppercase) keep the
+// page's form of the value, and Fill succeeds saying what the page made of
+// it; a field that cancels what is typed (digits only) is not forced: Fill
+// says the page refused it.
+func TestFillKeepsThePagesFormOfTheValueAndNeverForcesARefusedOne(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>masks</title>
+<label>Phone <input id=phone></label>
+<label>Code <input id=upper></label>
+<label>Digits <input id=digits></label>
+<script>
+phone.addEventListener('input', () => {
+	const d = phone.value.replace(/\D/g, '').slice(0, 10);
+	phone.value = d.length < 4 ? d : d.length < 7 ? '(' + d.slice(0, 3) + ') ' + d.slice(3) : '(' + d.slice(0, 3) + ') ' + d.slice(3, 6) + '-' + d.slice(6);
+});
+upper.addEventListener('input', () => { upper.value = upper.value.toUpperCase(); });
+digits.addEventListener('beforeinput', e => { if (e.data && /\D/.test(e.data)) e.preventDefault(); });
+</script>`))
+	}))
+	t.Cleanup(srv.Close)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	for _, c := range []struct{ field, value, want string }{
+		{"Phone", "5551234567", "(555) 123-4567"},
+		{"Code", "hello", "HELLO"},
+		{"Digits", "1234", "1234"},
+	} {
+		if err := tab.Fill(ctx, ref(t, s, "textbox", c.field), c.value); err != nil {
+			t.Errorf("Fill(%s, %q): %v, want the page's form of it kept", c.field, c.value, err)
+		}
+		if got := eval[string](t, tab, map[string]string{"Phone": "phone", "Code": "upper", "Digits": "digits"}[c.field]+".value"); got != c.want {
+			t.Errorf("%s holds %q after Fill(%q), want %q", c.field, got, c.value, c.want)
+		}
+	}
+	phoneEntry := ""
+	for _, en := range tab.Trace() {
+		if en.Action == "fill" && strings.Contains(en.Args, `"Phone"`) {
+			phoneEntry = en.Args
+		}
+	}
+	if !strings.Contains(phoneEntry, `(the page made it "(555) 123-4567")`) {
+		t.Errorf("the phone's trace entry %q does not say what the page made of the value", phoneEntry)
+	}
+	err := tab.Fill(ctx, ref(t, s, "textbox", "Digits"), "12ab34")
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "refused the typed text") {
+		t.Errorf("Fill of letters into a digits-only field: %v, want ErrInvalidArgument saying the page refused it", err)
+	}
+	if got := eval[string](t, tab, "digits.value"); got != "1234" {
+		t.Errorf("the digits-only field holds %q after a refused fill, want its value kept (1234)", got)
+	}
+}

@@ -396,7 +396,7 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		json.Unmarshal(arg(0), &v)
 		this.el.Value = v
 		b.changedLocked(t, this.el)
-		return byValue(true)
+		return byValue(map[string]any{"ok": true, "why": "", "value": v})
 	case "Shown":
 		if this.el == nil {
 			break

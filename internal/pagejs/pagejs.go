@@ -118,6 +118,7 @@ const Fill = `function() {
 	if (kind !== 'text' && kind !== 'editable') return {kind, secret};
 	if (el.disabled) return {kind: 'disabled', secret};
 	if (el.readOnly) return {kind: 'readonly', secret};
+	el.__browserpoolBefore = 'value' in el ? el.value : null;
 	el.focus();
 	if (kind === 'text') {
 		try { el.select(); } catch (e) {}
@@ -132,22 +133,40 @@ const Fill = `function() {
 	return {kind, secret};
 }`
 
-// FillDone makes sure the value is v (through the prototype's setter,
-// which frameworks' value trackers do not see, if typing did not get it
-// there, unless the field's maxlength refuses v as typing does, and then
-// fires the input event typing would have) and fires change, which the
-// browser fires itself only when the field loses focus or takes Enter. It
-// reports whether the field holds v.
+// FillDone finishes a fill of v after typing, and fires change, which the
+// browser fires itself only when the field loses focus or takes Enter. If
+// typing left the value as it was before (a date or number field, a
+// framework that swallowed the insertion), it sets v through the
+// prototype's setter, which frameworks' value trackers do not see, and
+// fires the input event typing would have, unless the field's maxlength
+// refuses v as typing does; a text field that typing left unchanged had
+// the insertion cancelled by the page (why "refused"), and is left so. If
+// typing changed the value to something else than v, the page formatted
+// or filtered what was typed (a phone mask, an uppercasing or digits-only
+// field): that is the page's answer, kept. It reports {ok, why, value}:
+// whether the field holds v or the page's form of it, why not ("refused",
+// or "cut" by maxlength or the input type), and what it holds.
 const FillDone = `function(v) {
 	const el = this;
+	const before = el.__browserpoolBefore;
+	delete el.__browserpoolBefore;
 	const limit = typeof el.maxLength === 'number' ? el.maxLength : -1;
-	if ('value' in el && el.value !== v && (limit < 0 || v.length <= limit)) {
-		const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-		Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
-		el.dispatchEvent(new Event('input', {bubbles: true}));
+	const fits = limit < 0 || v.length <= limit;
+	const texty = el.tagName === 'TEXTAREA' || ['', 'text', 'search', 'tel', 'url', 'email', 'password'].includes((el.type || '').toLowerCase());
+	let why = '';
+	if ('value' in el && el.value !== v && el.value === before && fits) {
+		if (texty && v !== '') {
+			why = 'refused'; // a text field takes typing unless the page cancels it
+		} else {
+			const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+			Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+			el.dispatchEvent(new Event('input', {bubbles: true}));
+		}
 	}
 	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return 'value' in el ? el.value === v : true;
+	if (!('value' in el)) return {ok: true, value: ''};
+	if (why === '' && el.value !== v && !(fits && el.value !== before)) why = 'cut';
+	return {ok: why === '', why, value: el.value};
 }`
 
 // Shown reports whether the element is in a document a frame still shows:
