@@ -712,3 +712,40 @@ digits.addEventListener('beforeinput', e => { if (e.data && /\D/.test(e.data)) e
 		t.Errorf("the digits-only field holds %q after a refused fill, want its value kept (1234)", got)
 	}
 }
+
+// Navigating away from a page that asks to confirm leaving (beforeunload),
+// with the default dismissal, leaves the tab on it: Navigate says so and
+// how to accept such dialogs, not that the URL may be a download.
+func TestNavigateAwayFromABeforeunloadPageSaysThePageStayed(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/next" {
+			w.Write([]byte("<title>next</title>"))
+			return
+		}
+		w.Write([]byte(`<title>draft</title><button onclick="document.title='touched'">Touch</button>
+<script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; });</script>`))
+	}))
+	t.Cleanup(srv.Close)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	// Chromium asks only on a page the user has interacted with.
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	if err := tab.Click(ctx, ref(t, s, "button", "Touch")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tab.Navigate(ctx, srv.URL+"/next")
+	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "beforeunload") || !strings.Contains(err.Error(), "SetDialogHandler") || strings.Contains(err.Error(), "WaitDownload") {
+		t.Fatalf("Navigate away from a beforeunload page: %v, want ErrNavigation saying the page stayed and how to accept the dialog", err)
+	}
+	tab.SetDialogHandler(func(d browserpool.Dialog) browserpool.DialogReply {
+		return browserpool.DialogReply{Accept: d.Type == "beforeunload"}
+	})
+	if _, err := tab.Navigate(ctx, srv.URL+"/next"); err != nil {
+		t.Errorf("Navigate with beforeunload dialogs accepted: %v", err)
+	}
+}

@@ -106,6 +106,22 @@ func (t *Tab) endedDuring(op string) error {
 	}
 }
 
+// stayedFor returns the beforeunload dialog opened since start that was
+// not accepted: the page stayed, and the navigation was aborted.
+func (t *Tab) stayedFor(start time.Time) (Dialog, bool) {
+	ds := t.Dialogs()
+	for i := len(ds) - 1; i >= 0; i-- {
+		d := ds[i]
+		if d.Opened.Before(start) {
+			break
+		}
+		if d.Type == "beforeunload" && !d.Closed.IsZero() && !d.Accepted {
+			return d, true
+		}
+	}
+	return Dialog{}, false
+}
+
 // stopLoading stops the tab's pending navigation (Page.stopLoading, not
 // counted as use), for at most two seconds past ctx's end.
 func (t *Tab) stopLoading(ctx context.Context) {
@@ -174,6 +190,11 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		if *reply.ErrorText == "net::ERR_ABORTED" {
 			if err := t.endedDuring(op); err != nil {
 				return res, err // the load died with the tab or its session
+			}
+			if d, ok := t.stayedFor(start); ok {
+				e.Detail = fmt.Sprintf("%s: the page asked to confirm leaving it (a beforeunload dialog, %s), so the tab stayed on it", echo(res.URL), d.By)
+				e.Hint = "set a dialog handler that accepts beforeunload dialogs (Tab.SetDialogHandler returning Accept: true for Type \"beforeunload\"), then navigate again"
+				return res, e
 			}
 			// Chromium aborts the navigation of a URL that answers
 			// with a file to save (Content-Disposition: attachment).
