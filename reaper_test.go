@@ -507,7 +507,10 @@ func TestANavigationGivenUpOnIsStoppedAndTheTabStaysUsable(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if _, err := tab.Navigate(ctx, srv.URL+"/ok"); err != nil { // the tab ready: the deadline is the server's alone
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	_, err := tab.Navigate(short, srv.URL+"/never")
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not answer") || !strings.Contains(err.Error(), "navigation was stopped") {

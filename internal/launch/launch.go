@@ -163,7 +163,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		// A browser killed on this profile earlier left its singleton dir
 		// outside its session dir (its session dir was too deep for one of
 		// its own); nobody else names it any more.
-		RemoveSingletonDir(opts.Profile, dir, 0)
+		RemoveSingletonDir(opts.Profile, dir, -1)
 	}
 	created, err := prepare(dir, opts.Profile)
 	if err != nil {

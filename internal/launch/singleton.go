@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -29,14 +30,28 @@ const (
 // cleanly removes it itself; a killed one does not.
 //
 // The profile's SingletonLock must name the browser whose dir it is: pid
-// on this host, or, when pid is 0, a process of this host that no longer
-// exists (a sweep, which knows no pid). The dir is removed only if it is a
+// on this host; when pid is 0, a process of this host that no longer
+// exists, or is gone within a second (a sweep, which knows no pid: it
+// waits that long for a browser killed a moment ago); when pid is
+// negative, one that no longer exists. The dir is removed only if it is a
 // real directory with the browser's prefix whose SingletonCookie link
 // names the profile's cookie, so a stale or foreign link, or a profile
 // another live browser took over since, removes nothing.
 func RemoveSingletonDir(userDataDir, sessionDir string, pid int) {
 	lockPID, ok := singletonLockPID(userDataDir)
-	if !ok || (pid > 0 && lockPID != pid) || (pid == 0 && proc.Alive(lockPID)) {
+	if !ok || (pid > 0 && lockPID != pid) {
+		return
+	}
+	switch {
+	case pid == 0:
+		// A browser killed a moment ago (its host died, the sweep killed
+		// it) may not have finished dying: give it a moment.
+		for deadline := time.Now().Add(time.Second); proc.Alive(lockPID); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return
+			}
+		}
+	case pid < 0 && proc.Alive(lockPID):
 		return
 	}
 	link, err := os.Readlink(filepath.Join(userDataDir, singletonSocket))

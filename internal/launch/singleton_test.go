@@ -93,6 +93,8 @@ func TestRemoveSingletonDirRemovesOnlyWhatTheProfileProvesTheBrowsers(t *testing
 	}{
 		{name: "the named browser's, after its kill", lockPID: dead, pid: dead, wantRemove: true},
 		{name: "a dead browser's, found by a sweep", lockPID: dead, pid: 0, wantRemove: true},
+		{name: "a dead browser's, found by a start on its profile", lockPID: dead, pid: -1, wantRemove: true},
+		{name: "a live process's, found by a start on its profile", lockPID: live, pid: -1},
 		{name: "another browser's than the one stopped", lockPID: dead, pid: dead + 1},
 		{name: "a live process's, found by a sweep", lockPID: live, pid: 0},
 		{name: "another cookie's", lockPID: dead, pid: dead, mutate: func(t *testing.T, _, dir string) {

@@ -107,7 +107,11 @@ func Main(m *testing.M, opts MainOptions) {
 			empty = append(empty, d)
 			continue
 		}
-		left = append(left, fmt.Sprintf("%s (holding %v)", d, names))
+		made := ""
+		if fi, err := os.Stat(d); err == nil {
+			made = ", made " + fi.ModTime().Format("15:04:05.000")
+		}
+		left = append(left, fmt.Sprintf("%s (holding %v%s)", d, names, made))
 	}
 	if len(empty) > 0 {
 		fmt.Fprintf(os.Stderr, "leak check: note: %d empty singleton dirs in TMPDIR, of browsers killed as they started (no profile names them): %s\n", len(empty), strings.Join(empty, " "))
