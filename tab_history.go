@@ -56,11 +56,15 @@ func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 		ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 		defer cancel()
 		before := x.currentLoader(ctx)
+		start := time.Now()
 		if err := t.direct.Invoke(ctx, "Page.reload", page.NewReloadArgs(), nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		for {
 			_, changed := t.lifecycle.has("")
+			if e := t.stayedErr(op, start, "the page"); e != nil {
+				return e
+			}
 			if cur := x.currentLoader(ctx); cur != "" && cur != before {
 				res.LoaderID = cur
 				if err := x.waitLoad(ctx, cur); err != nil {
@@ -122,6 +126,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		res.URL = redactURL(entry.URL)
 		*args = res.URL
 		before := x.currentLoader(ctx)
+		start := time.Now()
 		if err := t.direct.Invoke(ctx, "Page.navigateToHistoryEntry", page.NewNavigateToHistoryEntryArgs(entry.ID), nil); err != nil && !notAttached(err) {
 			return x.fail(op, ctx, "", err)
 		} // not attached: the page was swapped as the navigation started (from an error page); the wait below sees where it went
@@ -131,7 +136,11 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		defer tick.Stop()
 		for {
 			_, changed := t.lifecycle.has("")
-			if done, err := t.historyArrived(ctx, entry.ID); err != nil {
+			done, err := t.historyArrived(ctx, entry.ID)
+			if e := t.stayedErr(op, start, res.URL); e != nil {
+				return e // Chromium reports the entry it was asked for meanwhile
+			}
+			if err != nil {
 				return t.historyErr(op, caller, ctx, x, "", err)
 			} else if done {
 				if cur := x.currentLoader(ctx); cur != before {
@@ -149,6 +158,20 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		}
 	})
 	return res, err
+}
+
+// stayedErr is the error of a navigation (to what) the page refused to
+// leave for since start: its beforeunload dialog was not accepted. Nil if
+// no such dialog opened.
+func (t *Tab) stayedErr(op string, start time.Time, what string) error {
+	d, ok := t.stayedFor(start)
+	if !ok {
+		return nil
+	}
+	e := newError(op, ErrNavigation, fmt.Sprintf("%s: the page asked to confirm leaving it (a beforeunload dialog, %s), so the tab stayed on it", what, d.By))
+	e.Session, e.Tab = t.s.id, t.id
+	e.Hint = "set a dialog handler that accepts beforeunload dialogs (Tab.SetDialogHandler returning Accept: true for Type \"beforeunload\"), then try again"
+	return e
 }
 
 // historyArrived reports whether the tab is at history entry id and its

@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -730,6 +731,9 @@ func TestNavigateAwayFromABeforeunloadPageSaysThePageStayed(t *testing.T) {
 	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
 	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	if _, err := tab.Navigate(ctx, srv.URL+"/next"); err != nil { // somewhere to go back to
+		t.Fatal(err)
+	}
 	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
 		t.Fatal(err)
 	}
@@ -741,6 +745,15 @@ func TestNavigateAwayFromABeforeunloadPageSaysThePageStayed(t *testing.T) {
 	_, err := tab.Navigate(ctx, srv.URL+"/next")
 	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "beforeunload") || !strings.Contains(err.Error(), "SetDialogHandler") || strings.Contains(err.Error(), "WaitDownload") {
 		t.Fatalf("Navigate away from a beforeunload page: %v, want ErrNavigation saying the page stayed and how to accept the dialog", err)
+	}
+	for name, move := range map[string]func(context.Context) (browserpool.NavigateResult, error){"Back": tab.Back, "Reload": tab.Reload} {
+		_, err := move(ctx)
+		if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "beforeunload") {
+			t.Errorf("%s from a beforeunload page: %v, want ErrNavigation saying the page stayed", name, err)
+		}
+		if got := eval[string](t, tab, "location.pathname"); got != "/" {
+			t.Errorf("after %s the tab is at %q, want it still on the page (/)", name, got)
+		}
 	}
 	tab.SetDialogHandler(func(d browserpool.Dialog) browserpool.DialogReply {
 		return browserpool.DialogReply{Accept: d.Type == "beforeunload"}

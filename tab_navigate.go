@@ -191,9 +191,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 			if err := t.endedDuring(op); err != nil {
 				return res, err // the load died with the tab or its session
 			}
-			if d, ok := t.stayedFor(start); ok {
-				e.Detail = fmt.Sprintf("%s: the page asked to confirm leaving it (a beforeunload dialog, %s), so the tab stayed on it", echo(res.URL), d.By)
-				e.Hint = "set a dialog handler that accepts beforeunload dialogs (Tab.SetDialogHandler returning Accept: true for Type \"beforeunload\"), then navigate again"
+			if e := t.stayedErr(op, start, echo(res.URL)); e != nil {
 				return res, e
 			}
 			// Chromium aborts the navigation of a URL that answers
