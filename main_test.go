@@ -2,6 +2,8 @@ package browserpool_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -104,4 +106,17 @@ func mustTab(t testing.TB, ctx context.Context, s *browserpool.Session) *browser
 		t.Fatal(err)
 	}
 	return tab
+}
+
+// servedTab serves h on 127.0.0.1 (closed at cleanup) and returns a tab of
+// a new real pool at the server's root page, and the server.
+func servedTab(t *testing.T, ctx context.Context, h http.HandlerFunc) (*browserpool.Tab, *httptest.Server) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{})))
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	return tab, srv
 }

@@ -534,16 +534,10 @@ func TestANavigationGivenUpOnIsStoppedAndTheTabStaysUsable(t *testing.T) {
 // the tab takes its next commands instead of holding them for ever.
 func TestAScriptThatNeverReturnsIsStoppedAfterTheActionRunsOutOfTime(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<title>loops</title><button onclick="for (;;) {}">Spin</button>`))
-	}))
-	t.Cleanup(srv.Close)
-	p := newRealPool(t, browserpool.Config{})
 	ctx := ctxT(t)
-	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
-	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
-		t.Fatal(err)
-	}
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>loops</title><button onclick="for (;;) {}">Spin</button>`))
+	})
 	answers := func(after string) {
 		t.Helper()
 		// Bounded by a deadline of its own, far above the second the

@@ -620,23 +620,16 @@ func TestATabWhosePageOpenedAWindowStillTakesClicksAndScreenshots(t *testing.T) 
 func TestAClickInAFrameThatRunsNoScriptsIsSentOnce(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int32
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/order":
 			hits.Add(1)
 			w.Write([]byte("<p>order</p>"))
 		default:
-			fmt.Fprintf(w, `<title>mail</title><iframe sandbox="allow-popups" srcdoc="<a href='%s/order' target=_blank>View order</a>" width=400 height=200></iframe>`, srv.URL)
+			fmt.Fprintf(w, `<title>mail</title><iframe sandbox="allow-popups" srcdoc="<a href='http://%s/order' target=_blank>View order</a>" width=400 height=200></iframe>`, r.Host)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	p := newRealPool(t, browserpool.Config{})
-	ctx := ctxT(t)
-	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
-	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
-		t.Fatal(err)
-	}
+	})
 	var link string
 	waitFor(t, "the sandboxed frame's link in a snapshot", func() bool {
 		s, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
@@ -662,7 +655,8 @@ func TestAClickInAFrameThatRunsNoScriptsIsSentOnce(t *testing.T) {
 // says the page refused it.
 func TestFillKeepsThePagesFormOfTheValueAndNeverForcesARefusedOne(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<title>masks</title>
 <label>Phone <input id=phone></label>
 <label>Code <input id=upper></label>
@@ -675,14 +669,7 @@ phone.addEventListener('input', () => {
 upper.addEventListener('input', () => { upper.value = upper.value.toUpperCase(); });
 digits.addEventListener('beforeinput', e => { if (e.data && /\D/.test(e.data)) e.preventDefault(); });
 </script>`))
-	}))
-	t.Cleanup(srv.Close)
-	p := newRealPool(t, browserpool.Config{})
-	ctx := ctxT(t)
-	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
-	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
-		t.Fatal(err)
-	}
+	})
 	s := snap(t, tab, browserpool.SnapshotOptions{})
 	for _, c := range []struct{ field, value, want string }{
 		{"Phone", "5551234567", "(555) 123-4567"},
