@@ -573,3 +573,17 @@ func TestAScriptThatNeverReturnsIsStoppedAfterTheActionRunsOutOfTime(t *testing.
 	}
 	answers("a click whose handler loops")
 }
+
+// An evaluation the page drops by navigating away says so and what to do,
+// not that the browser refused the call's arguments.
+func TestAnEvaluationCutShortByANavigationSaysThePageNavigated(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<title>" + r.URL.Path + "</title>"))
+	})
+	err := tab.Evaluate(ctx, "new Promise(() => { setTimeout(() => { location.href = '"+srv.URL+"/next'; }, 50); })", nil)
+	if !errors.Is(err, browserpool.ErrProtocol) || !strings.Contains(err.Error(), "the page navigated") || strings.Contains(err.Error(), "check its arguments") {
+		t.Errorf("Evaluate cut short by a navigation: %v, want one saying the page navigated and to take a snapshot", err)
+	}
+}

@@ -515,6 +515,16 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 		e.Session, e.Tab = t.s.id, t.id
 		return e
 	}
+	if re != nil && ref == "" {
+		msg := re.Message + " " + re.Data
+		if strings.Contains(msg, "Inspected target navigated or closed") || strings.Contains(msg, "Execution context was destroyed") {
+			// Chromium drops a script's evaluation when its page goes.
+			e := newError(op, ErrProtocol, "the page navigated (or its frame went away) while the call ran; its result is lost")
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "take a snapshot to see the page now, and run the call again if it is still needed"
+			return e
+		}
+	}
 	return t.s.wrap(op, t.id, err)
 }
 
