@@ -323,12 +323,19 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 		if errors.As(context.Cause(ctx), &dc) {
 			return
 		}
-		if watch != "" && err != nil {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			x.callFn(cctx, op, f, watch, pagejs.ClickDisarm, nil, true)
-			cancel()
+		cleanup := func(ctx context.Context) {
+			if watch != "" && err != nil {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+				x.callFn(cctx, op, f, watch, pagejs.ClickDisarm, nil, true)
+				cancel()
+			}
+			releaseGroup(ctx, f, group)
 		}
-		releaseGroup(ctx, f, group)
+		// A caller whose context ended is not held up by a page too busy
+		// to answer the cleanup: it runs after the return.
+		if ctx.Err() == nil || !x.t.s.background(cleanup) {
+			cleanup(ctx)
+		}
 	}()
 	el, err := resolveNode(ctx, f, tg.node, group)
 	if err != nil {
