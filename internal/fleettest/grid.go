@@ -75,8 +75,10 @@ session-request-timeout-period = 1
 		if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
 			return nil, nil, err
 		}
+		// -XX:-UsePerfData: the JVM's perf data goes to /tmp/hsperfdata_<user>
+		// whatever java.io.tmpdir says; the server leaves nothing there.
 		s, err := start(dir, filepath.Join(dir, "server.log"), env(dir), in.Java,
-			"-Djava.io.tmpdir="+dir, "-jar", in.GridJar, "standalone", "--config", cfg)
+			"-XX:-UsePerfData", "-Djava.io.tmpdir="+dir, "-jar", in.GridJar, "standalone", "--config", cfg)
 		g := &Grid{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
 		return s, func() bool {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)

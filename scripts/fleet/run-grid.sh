@@ -32,7 +32,7 @@ stereotype = '{"browserName":"chrome","platformName":"linux","goog:chromeOptions
 session-request-timeout = 300
 session-request-timeout-period = 1
 TOML
-TMPDIR="$WORK" "$JAVA" -Djava.io.tmpdir="$WORK" -jar "$GRID_JAR" standalone --config "$WORK/grid.toml" &
+TMPDIR="$WORK" "$JAVA" -XX:-UsePerfData -Djava.io.tmpdir="$WORK" -jar "$GRID_JAR" standalone --config "$WORK/grid.toml" &
 pid=$!
 # On exit: stop the server, then remove its dir (its browsers may still be
 # writing there for a moment after it exits, so retry).
