@@ -5,6 +5,7 @@
 package browserpool
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -187,6 +188,7 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 	var res struct {
 		OK      bool   `json:"ok"`
 		Visible bool   `json:"visible"`
+		Inert   bool   `json:"inert"`
 		Cover   string `json:"cover"`
 	}
 	if err := x.callOn(ctx, op, f, want, pagejs.Cover, []any{nodeArg(got)}, &res); err != nil {
@@ -197,6 +199,12 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 	}
 	if !res.Visible {
 		return x.notVisible(op, ref, "it is hidden (visibility: hidden or content-visibility)")
+	}
+	if res.Inert {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%s (%s %s) takes no pointer input (pointer-events: none): a click at (%.0f, %.0f) reaches %s under it", ref, tg.role, axtext.Quote(tg.name), px, py, cmp.Or(res.Cover, "the element under it")))
+		e.Session, e.Tab = x.t.s.id, x.t.id
+		e.Hint = "the page does not let it be clicked now (often while it is disabled or loading): take a new snapshot, or click what the page offers instead"
+		return e
 	}
 	cover := res.Cover
 	if cover == "" {

@@ -749,3 +749,17 @@ func TestNavigateAwayFromABeforeunloadPageSaysThePageStayed(t *testing.T) {
 		t.Errorf("Navigate with beforeunload dialogs accepted: %v", err)
 	}
 }
+
+// A click on an element that lets the pointer through (pointer-events:
+// none) says so, not that whatever is under it covers it.
+func TestAClickOnAnElementWithoutPointerEventsSaysSo(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>inert</title><button style="pointer-events: none">Pay</button>`))
+	})
+	err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Pay"))
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || errors.Is(err, browserpool.ErrCovered) || !strings.Contains(err.Error(), "pointer-events: none") {
+		t.Errorf("Click on a pointer-events:none button: %v, want ErrInvalidArgument saying it takes no pointer input", err)
+	}
+}

@@ -31,12 +31,14 @@ const Describe = `(n => {
 })`
 
 // Cover decides whether the node hit at the click point (h) is the
-// element (this) for a click's purpose, and else describes it.
+// element (this) for a click's purpose, and else describes it and says
+// whether the element lets the pointer through (pointer-events: none).
 const Cover = `function(h) {
 	for (let n = h; n; n = n.parentNode || n.host) if (n === this) return {ok: true};
 	for (let p = h; p; p = p.parentElement) if (p.tagName === 'LABEL' && p.control === this) return {ok: true};
 	const visible = this.checkVisibility ? this.checkVisibility({visibilityProperty: true}) : true;
-	return {ok: false, visible, cover: (` + Describe + `)(h)};
+	const inert = getComputedStyle(this).pointerEvents === 'none';
+	return {ok: false, visible, inert, cover: (` + Describe + `)(h)};
 }`
 
 // ClickArm arms a click watch on an element (this) for the length of one
