@@ -1,0 +1,156 @@
+// Room: a tab's page lifecycle events (Page.lifecycleEvent), which
+// navigations and waits read. lifecycleWatch.mu guards the events and
+// their waiters; the commit counter is an atomic.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/browserpool/browserpool/internal/cdpmux"
+)
+
+// lifecycleWatch records the tab's Page.lifecycleEvent events. The mux
+// hands it each event on its reader (Mux.Tap; see Tab.onEvent), so no
+// goroutine of ours reads them; waiters sleep on changed.
+type lifecycleWatch struct {
+	done   <-chan struct{}                 // the tab's connection context
+	ready  func(ctx context.Context) error // Tab.pageEvents: waiters wait for it first
+	listen func() (stop func())            // cdpmux.Direct.Listen: waiters have the mux read while they wait
+	main   string                          // the main frame's id (the tab's target id)
+
+	// commits counts the main frame's new documents (its init and commit
+	// events; written under mu, read without it).
+	commits atomic.Uint64
+
+	mu      sync.Mutex
+	seen    map[string]bool   // guarded by mu; "loaderID/name" received
+	loader  string            // guarded by mu; the main frame's newest document, by its events
+	pending []*lifecycleEvent // guarded by mu; not yet taken by the agent actions (bounded)
+	changed chan struct{}     // guarded by mu; closed and replaced on every event
+}
+
+// lifecyclePending bounds the events kept for the agent actions between
+// two of their looks; older ones are dropped (only the newest main-frame
+// navigation matters to them).
+const lifecyclePending = 64
+
+func newLifecycleWatch(d *cdpmux.Direct, ready func(context.Context) error, main string) *lifecycleWatch {
+	return &lifecycleWatch{done: d.Done(), ready: ready, listen: d.Listen, main: main, seen: make(map[string]bool), changed: make(chan struct{})}
+}
+
+// mainDoc returns how many new documents the main frame has had and the
+// newest one's loader id, as its events said.
+func (w *lifecycleWatch) mainDoc() (uint64, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits.Load(), w.loader
+}
+
+// lifecycleEvent is the part of a Page.lifecycleEvent the tab reads
+// (page.LifecycleEventReply's timestamp would cost a decoder of its own).
+type lifecycleEvent struct {
+	FrameID  string `json:"frameId"`
+	LoaderID string `json:"loaderId"`
+	Name     string `json:"name"`
+}
+
+// note records one event (on the mux's reader).
+func (w *lifecycleWatch) note(params json.RawMessage) {
+	ev := new(lifecycleEvent)
+	if json.Unmarshal(params, ev) != nil {
+		return
+	}
+	w.mu.Lock()
+	if len(w.seen) > 256 {
+		clear(w.seen)
+	}
+	w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
+	if ev.FrameID == w.main && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" && ev.LoaderID != w.loader {
+		w.loader = ev.LoaderID
+		w.commits.Add(1)
+	}
+	if len(w.pending) >= lifecyclePending {
+		w.pending = slices.Delete(w.pending, 0, 1)
+	}
+	w.pending = append(w.pending, ev)
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// take returns the events recorded since the last take.
+func (w *lifecycleWatch) take() []*lifecycleEvent {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	evs := w.pending
+	w.pending = nil
+	return evs
+}
+
+// peek returns the events not yet taken, without taking them.
+func (w *lifecycleWatch) peek() []*lifecycleEvent {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pending
+}
+
+// loaders returns the loader ids of every event name seen.
+func (w *lifecycleWatch) loaders(name string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for k := range w.seen {
+		if l, ok := strings.CutSuffix(k, "/"+name); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// has reports whether key ("loaderID/name") was seen, and the channel that
+// closes at the next event.
+func (w *lifecycleWatch) has(key string) (bool, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen[key], w.changed
+}
+
+// next waits for the next event, ctx's end or the connection's end.
+func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) error {
+	if w.ready != nil {
+		if err := w.ready(ctx); err != nil {
+			return err
+		}
+	}
+	stop := w.listen()
+	defer stop()
+	select {
+	case <-changed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.done:
+		return &cdpmux.EndError{Reason: cdpmux.ErrDetached}
+	}
+}
+
+// wait returns when the lifecycle event name has fired for loaderID, or
+// when ctx ends or the tab's connection closes.
+func (w *lifecycleWatch) wait(ctx context.Context, loaderID, name string) error {
+	key := loaderID + "/" + name
+	for {
+		ok, changed := w.has(key)
+		if ok {
+			return nil
+		}
+		if err := w.next(ctx, changed); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,62 @@
+// Room: a tab whose page stopped answering after an action ran out of
+// time (a script that never returns). Tab.unsticking is its only state, an
+// atomic; no locks.
+
+package browserpool
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// givenUp follows an action of the tab that failed because its caller's
+// context ended: unless a dialog holds the page or the tab is gone, it
+// starts an unstick check, and then says so in err's hint.
+func (t *Tab) givenUp(x *tabExt, err error) {
+	if t.direct.Err() != nil {
+		return
+	}
+	if _, open := x.dialog.current(); open || !t.unstick() {
+		return
+	}
+	var e *Error
+	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) {
+		e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; retry, with a longer deadline if the page is only slow"
+	}
+}
+
+// unstickProbe bounds the evaluate that tells a busy page from an idle one
+// after an action ran out of time.
+const unstickProbe = time.Second
+
+// unstick starts, in the background, a check that the page still answers
+// after an action on it ran out of time, once at a time per tab: a script
+// that never returns (a loop, an alert storm the pool keeps dismissing)
+// holds the page's main thread, and every later call of the tab would wait
+// for ever. If a trivial evaluate gets no answer within unstickProbe, it
+// stops the script running (Runtime.terminateExecution). Neither call
+// counts as use. It reports whether the check started.
+func (t *Tab) unstick() bool {
+	if !t.unsticking.CompareAndSwap(false, true) {
+		return false
+	}
+	started := t.s.background(func(base context.Context) {
+		defer t.unsticking.Store(false)
+		q := t.direct.Quiet()
+		ctx, cancel := context.WithTimeout(base, unstickProbe)
+		_, err := q.Call(ctx, "Runtime.evaluate", []byte(`{"expression":"1"}`))
+		busy := err != nil && ctx.Err() != nil && base.Err() == nil
+		cancel()
+		if !busy {
+			return
+		}
+		ctx, cancel = context.WithTimeout(base, 2*time.Second)
+		defer cancel()
+		q.Call(ctx, "Runtime.terminateExecution", nil)
+	})
+	if !started {
+		t.unsticking.Store(false)
+	}
+	return started
+}
