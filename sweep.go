@@ -5,7 +5,6 @@
 package browserpool
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browserpool/browserpool/internal/launch"
 	"github.com/browserpool/browserpool/internal/manifest"
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -363,154 +361,6 @@ func (sw *sweeper) refuseRecords(inUse map[string]bool) {
 func (sw *sweeper) namesSession(pid int, id string) bool {
 	cl, err := proc.Cmdline(pid)
 	return err == nil && sessionNamed(cl, sw.prefix) == id
-}
-
-// sweepDirs removes every session dir no live owner keeps and no surviving
-// process uses, refusing (and counting) any path that is not a session dir.
-func (sw *sweeper) sweepDirs(inUse map[string]bool) {
-	var cands []string
-	for _, e := range sw.dropped {
-		cands = append(cands, e.Dir)
-	}
-	des, err := os.ReadDir(sw.sessions)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		sw.p.log.Warn("browserpool: sweep cannot list the sessions dir", "err", err)
-	}
-	for _, de := range des {
-		cands = append(cands, filepath.Join(sw.sessions, de.Name()))
-	}
-	// Read the entries again after the listing: a pool sharing the root
-	// reserves its entry before it makes the dir, so a dir listed above
-	// whose launch is under way is named here.
-	if es, err := sw.p.manifest.Entries(); err == nil {
-		for _, e := range es {
-			if _, dropped := sw.dropped[e.Session]; !dropped {
-				sw.kept[e.Session] = true
-				inUse[e.Dir] = true
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, dir := range cands {
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
-		name, err := sw.checkDir(dir)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			sw.ev.Skipped++
-			sw.p.log.Warn("browserpool: sweep refused to remove a path: not a session dir of this root", "path", dir, "why", err)
-			continue
-		}
-		if sw.kept[name] || inUse[dir] {
-			continue
-		}
-		// A browser killed without its Stop (its host died) left its
-		// singleton dir in the host's TMPDIR when its session dir was too
-		// deep to hold one; its profile still names it.
-		launch.RemoveSingletonDir(filepath.Join(dir, launch.UserDataDirName), dir, 0)
-		if err := removeSessionDir(sw.sessions, name); err != nil {
-			sw.p.log.Warn("browserpool: sweep could not remove a session dir", "dir", dir, "err", err)
-			continue
-		}
-		sw.ev.DirsRemoved++
-	}
-}
-
-// checkDir returns the session id of dir when dir is a real directory
-// directly under <Root>/sessions named by a valid session id, with
-// <Root>/sessions inside the root. The error wraps os.ErrNotExist when dir
-// is a session dir that does not exist.
-func (sw *sweeper) checkDir(dir string) (string, error) {
-	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
-		return "", errors.New("not a clean absolute path")
-	}
-	if filepath.Dir(dir) != sw.sessions {
-		return "", errors.New("not directly under <Root>/sessions")
-	}
-	name := filepath.Base(dir)
-	if !manifest.ValidID(name) {
-		return "", errors.New("its name is not a valid session id")
-	}
-	if err := sessionsInsideRoot(sw.p.cfg.Root); err != nil {
-		return "", err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("not a directory (%v)", fi.Mode().Type())
-	}
-	return name, nil
-}
-
-// sessionsInsideRoot checks that <root>/sessions, symlinks resolved, is the
-// directory sessions of root.
-func sessionsInsideRoot(root string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return err
-	}
-	realSessions, err := filepath.EvalSymlinks(filepath.Join(root, "sessions"))
-	if err != nil {
-		return err
-	}
-	if realSessions != filepath.Join(realRoot, "sessions") {
-		return fmt.Errorf("<Root>/sessions resolves to %s, outside the root", realSessions)
-	}
-	return nil
-}
-
-// removeDir removes a session dir (<Root>/sessions/<id>), retrying
-// briefly: a browser's last child may still be writing when the group dies.
-// It refuses any other path, and never follows a symlink out of
-// <Root>/sessions: the pool only ever removes its own session dirs.
-func removeDir(dir string) error {
-	sessions, name := filepath.Dir(dir), filepath.Base(dir)
-	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || filepath.Base(sessions) != "sessions" || !manifest.ValidID(name) {
-		return fmt.Errorf("browserpool: refusing to remove %s: not a session dir (<Root>/sessions/<id>)", dir)
-	}
-	if err := sessionsInsideRoot(filepath.Dir(sessions)); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("browserpool: refusing to remove %s: %w", dir, err)
-	}
-	return removeSessionDir(sessions, name)
-}
-
-// removeSessionDir removes sessions/name through an os.Root of sessions, so
-// no symlink leads the removal outside it. A symlink named name is refused.
-func removeSessionDir(sessions, name string) error {
-	r, err := os.OpenRoot(sessions)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	defer r.Close()
-	fi, err := r.Lstat(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("browserpool: refusing to remove %s: not a directory (%v)", filepath.Join(sessions, name), fi.Mode().Type())
-	}
-	for i := range 5 {
-		if err = r.RemoveAll(name); err == nil {
-			return nil
-		}
-		time.Sleep(time.Duration(10<<i) * time.Millisecond)
-	}
-	return err
 }
 
 // waitGone waits, at most d, until every pid is gone and no live process
