@@ -300,16 +300,7 @@ func TestABlockOfLoopbackRefusesTheUnspecifiedAddressesToo(t *testing.T) {
 	zero := fmt.Sprintf("http://0.0.0.0:%d/zero", port)
 
 	open := func(policy browserpool.NetworkPolicy) *browserpool.Tab {
-		p := newRealPool(t, browserpool.Config{Network: policy})
-		s, err := p.Open(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, err := s.OpenTab(ctx, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tab
+		return mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{Network: policy})))
 	}
 	if _, err := open(browserpool.NetworkPolicy{}).Navigate(ctx, zero); err != nil {
 		t.Fatalf("Navigate(%s) under the default policy: %v; want it to reach the site", zero, err)
@@ -358,15 +349,7 @@ func TestWebRTCSendsNoUDPAroundThePolicyProxy(t *testing.T) {
 			got.Add(1)
 		}
 	}()
-	p := newRealPool(t, browserpool.Config{})
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.OpenTab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{})))
 	// Gathering ends long after the first STUN request would have left.
 	js := fmt.Sprintf(`new Promise(async done => {
 		const pc = new RTCPeerConnection({iceServers: [{urls: "stun:127.0.0.1:%d"}]});

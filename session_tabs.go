@@ -289,20 +289,12 @@ func (s *Session) background(f func(ctx context.Context)) bool {
 // deadline may be what failed the attach, does not wait for it. It is not
 // a use of the session.
 func (s *Session) closeTarget(id string) {
-	p := s.p
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return // the session's browser is going away with the pool
-	}
-	p.wg.Add(1)
-	p.mu.Unlock()
-	go func() {
-		defer p.wg.Done()
-		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
+	// Nothing once the pool closed: the browser goes away with it.
+	s.background(func(base context.Context) {
+		ctx, cancel := context.WithTimeout(base, 2*time.Second)
 		defer cancel()
 		s.quiet.Invoke(ctx, "Target.closeTarget", target.NewCloseTargetArgs(target.ID(id)), nil)
-	}()
+	})
 }
 
 // Tab returns the tab with the given id, attaching to it on first use; an

@@ -97,8 +97,11 @@ func Main(m *testing.M, opts MainOptions) {
 		var names []string
 		if des, err := os.ReadDir(d); err == nil {
 			for _, de := range des {
-				target, _ := os.Readlink(filepath.Join(d, de.Name()))
-				names = append(names, de.Name()+cmpOr(" -> "+target, target))
+				name := de.Name()
+				if target, err := os.Readlink(filepath.Join(d, name)); err == nil {
+					name += " -> " + target
+				}
+				names = append(names, name)
 			}
 		}
 		if len(names) == 0 {
@@ -165,12 +168,4 @@ func RequireBrowser(tb testing.TB) {
 		tb.Fatal("no Chromium found and " + RequireEnv + "=1: install the Debian package chromium (make test does)")
 	}
 	tb.Skip("no Chromium found; set " + RequireEnv + "=1 to make this a failure")
-}
-
-// cmpOr returns a when b is not empty, else "".
-func cmpOr(a, b string) string {
-	if b == "" {
-		return ""
-	}
-	return a
 }
