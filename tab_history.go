@@ -168,7 +168,15 @@ func (t *Tab) stayedErr(op string, start time.Time, what string) error {
 	if !ok {
 		return nil
 	}
-	e := newError(op, ErrNavigation, fmt.Sprintf("%s: the page asked to confirm leaving it (a beforeunload dialog, %s), so the tab stayed on it", what, d.By))
+	how := map[DialogBy]string{
+		DialogByHandler: "the tab's dialog handler answered Cancel",
+		DialogByCaller:  "Tab.AnswerDialog answered Cancel",
+		DialogTimedOut:  "nobody answered it in time, so it was dismissed",
+	}[d.By]
+	if how == "" {
+		how = "with no dialog handler set it was dismissed"
+	}
+	e := newError(op, ErrNavigation, fmt.Sprintf("%s: the page asked to confirm leaving it (a beforeunload dialog) and %s, so the tab stayed on it", what, how))
 	e.Session, e.Tab = t.s.id, t.id
 	e.Hint = "set a dialog handler that accepts beforeunload dialogs (Tab.SetDialogHandler returning Accept: true for Type \"beforeunload\"), then try again"
 	return e

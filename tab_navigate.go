@@ -123,11 +123,14 @@ func (t *Tab) stayedFor(start time.Time) (Dialog, bool) {
 }
 
 // stopLoading stops the tab's pending navigation (Page.stopLoading, not
-// counted as use), for at most two seconds past ctx's end.
-func (t *Tab) stopLoading(ctx context.Context) {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	_ = t.direct.Quiet().Invoke(sctx, "Page.stopLoading", nil, nil)
+// counted as use) in the background, bounded by two seconds: its caller,
+// whose context has ended, does not wait for it.
+func (t *Tab) stopLoading() {
+	t.s.background(func(base context.Context) {
+		ctx, cancel := context.WithTimeout(base, 2*time.Second)
+		defer cancel()
+		_ = t.direct.Quiet().Invoke(ctx, "Page.stopLoading", nil, nil)
+	})
 }
 
 // LastNavigation returns the result of the tab's last navigation that
@@ -167,13 +170,13 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		// The server never answered: Chromium holds every later command
 		// of the tab while the navigation waits, so stop it.
 		if caller.Err() != nil {
-			t.stopLoading(ctx)
+			t.stopLoading()
 			e := t.callerEnded(op, caller, echo(res.URL)+" did not answer").(*Error)
 			e.Hint = "the navigation was stopped and the tab stays on its page; retry with a longer deadline if the site is slow, or check that it is up"
 			return res, e
 		}
 		if context.Cause(ctx) == context.DeadlineExceeded {
-			t.stopLoading(ctx)
+			t.stopLoading()
 			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not answer within %v", echo(res.URL), t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the navigation was stopped and the tab stays on its page; check that the site is up, or raise Config.NavigationTimeout"
