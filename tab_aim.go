@@ -7,6 +7,7 @@ package browserpool
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -216,4 +217,42 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 	e := newError(op, ErrCovered, fmt.Sprintf("%s (%s %s) is covered at (%.0f, %.0f) by %s", ref, tg.role, axtext.Quote(tg.name), px, py, cover))
 	e.Session, e.Tab = x.t.s.id, x.t.id
 	return e
+}
+
+// aimLabel is the way to a form control the page keeps from the pointer
+// with its own drawing: a checkbox or radio made sr-only, zero-size,
+// clipped or pointer-events:none, or drawn over, under a styled label.
+// When aiming at the control failed (aimErr: not visible, covered, or
+// taking no pointer input) and the control has a label on screen, it
+// returns the centre of that label's visible box, checked to be the
+// label's own: a click there reaches the control as a person's does. It
+// reports false, and the caller keeps aimErr, otherwise.
+func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aimErr error) (px, py float64, ok bool) {
+	if !errors.Is(aimErr, ErrNotVisible) && !errors.Is(aimErr, ErrCovered) && !errors.Is(aimErr, ErrInvalidArgument) {
+		return 0, 0, false
+	}
+	group := x.newGroup()
+	defer releaseGroup(ctx, tg.f, group)
+	el, err := resolveNode(ctx, tg.f, tg.node, group)
+	if err != nil {
+		return 0, 0, false
+	}
+	label, err := x.callFn(ctx, op, tg.f, el, pagejs.LabelOf, nil, false)
+	if err != nil || label.ObjectID == "" {
+		return 0, 0, false
+	}
+	var desc struct {
+		Node struct {
+			Backend dom.BackendNodeID `json:"backendNodeId"`
+		} `json:"node"`
+	}
+	if err := tg.f.d.Invoke(ctx, "DOM.describeNode", struct {
+		ObjectID string `json:"objectId"`
+	}{label.ObjectID}, &desc); err != nil || desc.Node.Backend == 0 {
+		return 0, 0, false
+	}
+	lt := tg
+	lt.node, lt.role = desc.Node.Backend, "label"
+	px, py, err = x.point(ctx, op, ref, lt, true)
+	return px, py, err == nil
 }

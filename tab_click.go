@@ -91,7 +91,11 @@ const clickAttempts = 3
 // mouse there and presses and releases the left button. A covered element
 // is an ErrCovered error naming what covers it; one without a visible box
 // is ErrNotVisible; a disabled one is ErrInvalidArgument; an old ref is
-// ErrStaleRef.
+// ErrStaleRef. A form control the page keeps from the pointer with its own
+// drawing (a checkbox or radio made sr-only, zero-size, clipped or
+// pointer-events:none, or drawn over, under a styled label) is clicked
+// through the first of its labels on screen, as a person clicks it; the
+// trace says so.
 //
 // Click returns nil only once the page has confirmed the click: a click
 // event reached the element (or, through its label, its control), or the
@@ -109,10 +113,18 @@ const clickAttempts = 3
 func (t *Tab) Click(ctx context.Context, ref string) error {
 	const op = "Tab.Click"
 	return t.inputOnRef(ctx, op, "click", ref, "", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
+		viaLabel := false
 		for attempt := 1; ; attempt++ {
 			px, py, err := x.point(ctx, op, ref, tg, true)
 			if err != nil {
-				return err
+				var ok bool
+				if px, py, ok = x.aimLabel(ctx, op, ref, tg, err); !ok {
+					return err
+				}
+				if !viaLabel {
+					viaLabel = true
+					*args += " (through its label: the page draws the control there)"
+				}
 			}
 			rep, err := x.clickTarget(ctx, tg, px, py)
 			if err != nil {

@@ -41,6 +41,15 @@ const Cover = `function(h) {
 	return {ok: false, visible, inert, cover: (` + Describe + `)(h)};
 }`
 
+// LabelOf returns the first label of a form control (this) that has a box
+// on screen, for a click the page's own drawing keeps off the control (an
+// sr-only, zero-size, clipped or pointer-events:none checkbox under a
+// styled label), or null.
+const LabelOf = `function() {
+	for (const l of this.labels || []) if (l.getClientRects().length > 0 && (!l.checkVisibility || l.checkVisibility({visibilityProperty: true}))) return l;
+	return null;
+}`
+
 // ClickArm arms a click watch on an element (this) for the length of one
 // click: listeners in the capture phase on its window, which see the
 // presses, releases and clicks of its document before any element's

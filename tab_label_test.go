@@ -1,0 +1,108 @@
+package browserpool_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+)
+
+// hiddenControlPages are the ways pages hide a checkbox or radio behind a
+// label of their own drawing, each as sites write them.
+var hiddenControlPages = map[string]string{
+	// Tailwind's toggle: the input is sr-only inside a positioned label.
+	"tailwind toggle": `<label style="position:relative;display:inline-flex;align-items:center;cursor:pointer">
+		<input type="checkbox" id="c" style="position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border-width:0">
+		<span style="width:44px;height:24px;background:#ccc;border-radius:12px;display:inline-block"></span>
+		<span style="margin-left:8px">Dark mode</span></label>`,
+	// An sr-only input before its label (for=), in a padded card.
+	"sr-only before its label": `<div style="padding:40px;position:relative"><p>Settings</p>
+		<input type="checkbox" id="c" style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0);top:0;left:0">
+		<label for="c" style="display:inline-block;padding:8px;border:1px solid #999">Dark mode</label></div>`,
+	// Bootstrap 5's btn-check: clipped, and without pointer events.
+	"bootstrap btn-check": `<input type="checkbox" id="c" autocomplete="off" style="position:absolute;clip:rect(0,0,0,0);pointer-events:none">
+		<label for="c" style="display:inline-block;padding:6px 12px;border:1px solid #0d6efd">Dark mode</label>`,
+	// The classic custom checkbox: the input has no size at all.
+	"zero-size input in its label": `<label style="display:block;position:relative;padding-left:35px;cursor:pointer">Dark mode
+		<input type="checkbox" id="c" style="position:absolute;opacity:0;cursor:pointer;height:0;width:0">
+		<span style="position:absolute;top:0;left:0;height:25px;width:25px;background:#eee"></span></label>`,
+	// A control the page draws over with its own box, the input under it.
+	"input under a drawn box": `<label style="position:relative;display:inline-block;padding:4px">
+		<input type="checkbox" id="c" style="margin:0">
+		<span style="position:absolute;inset:0;background:#fff;border:1px solid #333"></span>
+		<span style="position:relative">Dark mode</span></label>`,
+}
+
+func TestAClickOnACheckboxThePageHidesBehindItsLabelTogglesIt(t *testing.T) {
+	for name, page := range hiddenControlPages {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := ctxT(t)
+			tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(`<title>label</title>` + page + `<p id="log"></p><script>c.addEventListener('change', () => log.textContent += 'change ')</script>`))
+			})
+			box := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "checkbox", "Dark mode")
+			if err := tab.Click(ctx, box); err != nil {
+				t.Fatalf("Click(%s): %v", box, err)
+			}
+			if got := eval[bool](t, tab, "c.checked"); !got {
+				t.Errorf("after one click the checkbox is not checked")
+			}
+			if err := tab.Click(ctx, box); err != nil {
+				t.Fatalf("second Click(%s): %v", box, err)
+			}
+			if got := eval[string](t, tab, "c.checked + ' ' + log.textContent"); got != "false change change " {
+				t.Errorf("after two clicks: %q, want it unchecked after two change events", got)
+			}
+			if name == "input under a drawn box" || name == "bootstrap btn-check" {
+				return // the control's centre is on its label: no detour
+			}
+			var clicks []string
+			for _, e := range tab.Trace() {
+				if e.Action == "click" {
+					clicks = append(clicks, e.Args)
+				}
+			}
+			via := box + ` checkbox "Dark mode" (through its label: the page draws the control there)`
+			want := []string{via, via}
+			if diff := cmp.Diff(want, clicks); diff != "" {
+				t.Errorf("the clicks' trace (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAHiddenCheckboxWhoseLabelCannotBeClickedEitherKeepsItsOwnError(t *testing.T) {
+	for name, c := range map[string]struct {
+		page string
+		want error
+		says string
+	}{
+		"disabled": {`<label style="position:relative"><input type="checkbox" id="c" disabled style="position:absolute;opacity:0;width:0;height:0"><span>Dark mode</span></label>`,
+			browserpool.ErrInvalidArgument, "disabled"},
+		"label under a dialog's backdrop": {`<label style="position:relative"><input type="checkbox" id="c" style="position:absolute;opacity:0;width:0;height:0"><span>Dark mode</span></label>
+			<div id="backdrop" style="position:fixed;inset:0;background:rgba(0,0,0,.5)">Subscribe?</div>`,
+			browserpool.ErrNotVisible, "no size"},
+		"no label at all": {`<input type="checkbox" id="c" aria-label="Dark mode" style="position:absolute;opacity:0;width:0;height:0">`,
+			browserpool.ErrNotVisible, "no size"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := ctxT(t)
+			tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(`<title>label</title>` + c.page))
+			})
+			err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "checkbox", "Dark mode"))
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("Click: %v, want %v saying %q", err, c.want, c.says)
+			}
+			if eval[bool](t, tab, "c.checked") {
+				t.Errorf("the checkbox got checked")
+			}
+		})
+	}
+}
