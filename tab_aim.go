@@ -225,21 +225,22 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 // When aiming at the control failed (aimErr: not visible, covered, or
 // taking no pointer input) and the control has a label on screen, it
 // returns the centre of that label's visible box, checked to be the
-// label's own: a click there reaches the control as a person's does. It
-// reports false, and the caller keeps aimErr, otherwise.
-func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aimErr error) (px, py float64, ok bool) {
+// label's own: a click there reaches the control as a person's does. If
+// something covers that label too, the error names it (what to deal with
+// first); otherwise, without such a label, the error is aimErr.
+func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aimErr error) (px, py float64, err error) {
 	if !errors.Is(aimErr, ErrNotVisible) && !errors.Is(aimErr, ErrCovered) && !errors.Is(aimErr, ErrInvalidArgument) {
-		return 0, 0, false
+		return 0, 0, aimErr
 	}
 	group := x.newGroup()
 	defer releaseGroup(ctx, tg.f, group)
 	el, err := resolveNode(ctx, tg.f, tg.node, group)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, aimErr
 	}
 	label, err := x.callFn(ctx, op, tg.f, el, pagejs.LabelOf, nil, false)
 	if err != nil || label.ObjectID == "" {
-		return 0, 0, false
+		return 0, 0, aimErr
 	}
 	var desc struct {
 		Node struct {
@@ -249,10 +250,16 @@ func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aim
 	if err := tg.f.d.Invoke(ctx, "DOM.describeNode", struct {
 		ObjectID string `json:"objectId"`
 	}{label.ObjectID}, &desc); err != nil || desc.Node.Backend == 0 {
-		return 0, 0, false
+		return 0, 0, aimErr
 	}
 	lt := tg
 	lt.node, lt.role = desc.Node.Backend, "label"
 	px, py, err = x.point(ctx, op, ref, lt, true)
-	return px, py, err == nil
+	if errors.Is(err, ErrCovered) {
+		return 0, 0, err
+	}
+	if err != nil {
+		return 0, 0, aimErr
+	}
+	return px, py, nil
 }

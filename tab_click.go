@@ -95,7 +95,8 @@ const clickAttempts = 3
 // drawing (a checkbox or radio made sr-only, zero-size, clipped or
 // pointer-events:none, or drawn over, under a styled label) is clicked
 // through the first of its labels on screen, as a person clicks it; the
-// trace says so.
+// trace says so. If something covers that label too, the ErrCovered
+// error names it.
 //
 // Click returns nil only once the page has confirmed the click: a click
 // event reached the element (or, through its label, its control), or the
@@ -117,8 +118,7 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 		for attempt := 1; ; attempt++ {
 			px, py, err := x.point(ctx, op, ref, tg, true)
 			if err != nil {
-				var ok bool
-				if px, py, ok = x.aimLabel(ctx, op, ref, tg, err); !ok {
+				if px, py, err = x.aimLabel(ctx, op, ref, tg, err); err != nil {
 					return err
 				}
 				if !viaLabel {
