@@ -71,6 +71,15 @@ type SnapshotOptions struct {
 // and values are cut to 100 characters; a link shows its URL (path only
 // when on the page's origin) with token-like query values redacted.
 //
+// Interactive elements are those whose role says so (buttons, links,
+// fields, options, …), focusable elements, and elements the page made
+// clickable without saying so: with a click handler or drawn with a pointer
+// cursor (a clickable <div> card, an "×" <span>), unless something inside
+// them is interactive itself. Such an element prints with the role
+// ClickableRole, or, when its role says something (a list item, an
+// image), that role and the state "clickable"; without a name of its own,
+// its name is its text.
+//
 // Refs: the same element keeps its ref across snapshots of the same
 // document, and a ref is never reused for another element of the tab. A
 // ref can be used until the next snapshot that does not show it, or until
@@ -86,6 +95,12 @@ type Snapshot struct {
 	Omitted   int           // meaningful nodes left out by MaxChars
 	Frames    int           // documents included: the page and its iframes
 }
+
+// ClickableRole is the role a snapshot prints for an element the page
+// made clickable (a click handler, a pointer cursor) whose own role says
+// nothing, such as a <div> or a <span>: Snapshot.Find(ClickableRole,
+// "Archive") finds one.
+const ClickableRole = axtext.ClickableRole
 
 // SnapshotRef is one element a snapshot gave a ref.
 type SnapshotRef struct {
@@ -403,9 +418,10 @@ func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error)
 // same-process frames through the parent's session, out-of-process ones
 // through their own.
 type snapWalker struct {
-	x    *tabExt
-	ctx  context.Context
-	docs int // documents fetched
+	x      *tabExt
+	ctx    context.Context
+	docs   int                                       // documents fetched
+	clicks map[*frameSess]map[dom.BackendNodeID]bool // clickables by session, read once
 }
 
 // fetch reads the accessibility tree of a document: frameID "" is the
@@ -425,6 +441,7 @@ func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axt
 	}
 	w.docs++
 	doc := axtext.NewDoc[refTarget](f.targetID, nodes)
+	doc.Clickable = w.clickables(f)
 	doc.Ref = func(n *axtext.Node, role, name string) refTarget {
 		return refTarget{f: f, node: n.Backend, chain: chain, role: role, name: name}
 	}

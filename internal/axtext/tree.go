@@ -82,6 +82,13 @@ type Doc[T any] struct {
 	// deep, or instead a note for its line ("(not loaded)"). Nil leaves
 	// every iframe unexpanded ("(not loaded)").
 	Frame func(n *Node, frameDepth int) (*Doc[T], string)
+	// Clickable holds the DOM nodes the page makes clickable without a
+	// role that says so (a click handler, a pointer cursor): such a node
+	// gets a ref, unless something under it is interactive or clickable
+	// itself. Nil: none.
+	Clickable map[dom.BackendNodeID]bool
+
+	holds map[*Node]bool // memo of holdsTarget
 }
 
 // NewDoc indexes the nodes of one document's tree.
@@ -173,7 +180,8 @@ func (w *Walker[T]) walkChildren(doc *Doc[T], n *Node, depth int, ctxName string
 
 func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameDepth int) {
 	role := String(n.Role)
-	if n.Ignored || role == "" {
+	clickable := doc.Clickable != nil && doc.clickable(n)
+	if (n.Ignored || role == "") && !clickable {
 		w.walkChildren(doc, n, depth, ctxName, frameDepth)
 		return
 	}
@@ -191,14 +199,15 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		w.iframe(doc, n, depth, name, frameDepth)
 		return
 	}
-	l := Line[T]{Depth: depth, Role: role, Name: Cut(name, NameLimit)}
-	focusable := false
-	for _, p := range n.Props {
-		if p.Name == "focusable" && RawString(p.Value.Value) == "true" {
-			focusable = true
-		}
+	if clickable && (n.Ignored || role == "" || plainRoles[role]) {
+		role = ClickableRole
 	}
-	l.Interactive = interactiveRoles[role] || focusable && role != "RootWebArea"
+	interactive := clickable || interactive(n)
+	if interactive && name == "" && !valueRoles[role] && !doc.holdsChildTarget(n) {
+		name = doc.text(n) // a ref'd line says what it is: an option drawn as a <div>, a card
+	}
+	l := Line[T]{Depth: depth, Role: role, Name: Cut(name, NameLimit)}
+	l.Interactive = interactive
 	if !l.Interactive && !structuralRoles[role] && (name == "" || transparentRoles[role]) {
 		w.walkChildren(doc, n, depth, ctxName, frameDepth)
 		return
@@ -207,6 +216,9 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		l.Value = Cut(Squash(String(n.Value)), NameLimit)
 	}
 	l.States = States(role, n.Props)
+	if clickable && role != ClickableRole {
+		l.States = append(l.States, "clickable")
+	}
 	if role == "link" {
 		for _, p := range n.Props {
 			if p.Name == "url" {
@@ -222,7 +234,7 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	} else {
 		l.Interactive = false
 	}
-	if role == "combobox" {
+	if role == "combobox" && doc.nativeSelect(n) {
 		// A select's options are summarized on its line (use Tab.Select).
 		var opts []string
 		collectOptions(doc, n, &opts)
@@ -233,8 +245,8 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		}
 	}
 	w.Lines = append(w.Lines, l)
-	if valueRoles[role] {
-		return // a field's content is its value
+	if valueRoles[role] && !(role == "combobox" && doc.holdsChildTarget(n)) {
+		return // a field's content is its value; an ARIA 1.1 combobox holds its field and list
 	}
 	w.walkChildren(doc, n, depth+1, name, frameDepth)
 }

@@ -1,0 +1,88 @@
+package browserpool_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+)
+
+// clickablePage is a page whose clickable things have no role that says
+// so, as apps write them.
+const clickablePage = `<title>clickables</title>
+<p id="log"></p>
+<div onclick="log.textContent += 'buy '">Buy now</div>
+<span style="cursor:pointer" id="menu">Open menu</span>
+<div id="listen">Archive</div>
+<div style="cursor:pointer" id="card"><h3>Blue mug</h3><p>Holds 300 ml</p></div>
+<div style="cursor:pointer" id="dismiss">×</div>
+<div id="root"><button>Save</button><div style="cursor:pointer" id="row"><span>Invoice 42</span></div></div>
+<a href="#top"><span>Top of page</span></a>
+<script>
+const note = what => () => log.textContent += what + ' ';
+menu.addEventListener('click', note('menu'));
+listen.addEventListener('click', note('archive'));
+card.addEventListener('click', note('card'));
+dismiss.addEventListener('click', note('close'));
+row.addEventListener('click', note('row'));
+root.addEventListener('click', () => {});          // an app root that listens for every click
+document.body.addEventListener('click', () => {}); // and a page that does too
+</script>`
+
+func TestASnapshotGivesRefsToWhatThePageMadeClickableWithoutARole(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(clickablePage))
+	})
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	var got []string
+	for _, r := range s.Refs {
+		got = append(got, r.Role+" "+r.Name)
+	}
+	want := []string{
+		"clickable Buy now", "clickable Open menu", "clickable Archive", "clickable Blue mug Holds 300 ml", "clickable ×",
+		"button Save", "clickable Invoice 42", "link Top of page",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("refs (-want +got):\n%s\n%s", diff, s.Text)
+	}
+	if !strings.Contains(s.Text, `- clickable "Blue mug Holds 300 ml" @e4`+"\n"+`  - heading "Blue mug" [level=3]`) {
+		t.Errorf("the card's line, with its heading under it, is not in the snapshot:\n%s", s.Text)
+	}
+	for _, name := range []string{"Buy now", "Open menu", "Archive", "Blue mug Holds 300 ml", "×", "Invoice 42"} {
+		if err := tab.Click(ctx, ref(t, s, browserpool.ClickableRole, name)); err != nil {
+			t.Errorf("Click on %q: %v", name, err)
+		}
+	}
+	if got := eval[string](t, tab, "log.textContent"); got != "buy menu archive card close row " {
+		t.Errorf("the page saw the clicks %q, want each once, in order", got)
+	}
+}
+
+func TestASnapshotWalksAnARIAComboboxAndNamesRefsByTheirText(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>combo</title>
+<div role="combobox" aria-expanded="true" aria-owns="cities"><input aria-label="City" value="Pa"></div>
+<ul role="listbox" id="cities"><li role="option">Paris</li><li role="option">Parma</li></ul>
+<div class="menu"><div tabindex="-1">Strawberry</div><div tabindex="-1">Vanilla</div></div>
+<select aria-label="Size"><option>Small</option><option>Large</option></select>`))
+	})
+	s := snap(t, tab, browserpool.SnapshotOptions{Interactive: true})
+	var got []string
+	for _, r := range s.Refs {
+		got = append(got, r.Role+" "+r.Name)
+	}
+	want := []string{"combobox ", "textbox City", "listbox ", "option Paris", "option Parma", "generic Strawberry", "generic Vanilla", "combobox Size"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("refs (-want +got):\n%s\n%s", diff, s.Text)
+	}
+	if !strings.Contains(s.Text, `combobox "Size" @e8 value="Small" options=["Small", "Large"]`) {
+		t.Errorf("the native select's options are not summarized on its line:\n%s", s.Text)
+	}
+}
