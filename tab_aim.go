@@ -70,8 +70,28 @@ func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q qu
 
 // point scrolls the target into view and returns the centre of its
 // visible box in the viewport's CSS pixels. With hit set it also checks
-// that the element (or a descendant) is what is at that point.
+// that the element (or a descendant) is what is at that point; if
+// something covers it there, it scrolls the element to the middle of its
+// viewport and aims once more, which takes it out from under a sticky
+// header or a fixed bar (the browser's "into view" leaves an element under
+// them).
 func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bool) (float64, float64, error) {
+	px, py, err := x.aim(ctx, op, ref, tg, hit)
+	if !hit || !errors.Is(err, ErrCovered) {
+		return px, py, err
+	}
+	if x.callOn(ctx, op, tg.f, tg.node, pagejs.ScrollCenter, nil, nil) != nil {
+		return px, py, err
+	}
+	cx, cy, cerr := x.aim(ctx, op, ref, tg, hit)
+	if cerr == nil || errors.Is(cerr, ErrCovered) {
+		return cx, cy, cerr // what covers it where it is now
+	}
+	return px, py, err
+}
+
+// aim is one aim of point.
+func (x *tabExt) aim(ctx context.Context, op, ref string, tg refTarget, hit bool) (float64, float64, error) {
 	q, offsets, ox, oy, err := x.inView(ctx, op, ref, tg)
 	if err != nil {
 		return 0, 0, err

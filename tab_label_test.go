@@ -111,3 +111,23 @@ func TestAHiddenCheckboxWhoseLabelCannotBeClickedEitherSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+func TestAClickOnAnElementUnderAStickyHeaderScrollsItOutFromUnderIt(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>sticky</title><style>body{margin:0}</style>
+<header style="position:sticky;top:0;height:80px;background:#eee">Home Products</header>
+<div style="height:1000px"></div><button onclick="this.textContent='Saved'">Save</button><div style="height:2000px"></div>`))
+	})
+	save := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Save")
+	// The button's top 20 px below the viewport's: under the header, and
+	// in view as far as the browser's scrolling into view is concerned.
+	eval[float64](t, tab, "window.scrollTo(0, document.querySelector('button').offsetTop - 20), scrollY")
+	if err := tab.Click(ctx, save); err != nil {
+		t.Fatalf("Click on a button under a sticky header: %v", err)
+	}
+	if got := eval[string](t, tab, "document.querySelector('button').textContent"); got != "Saved" {
+		t.Errorf("the button says %q after the click, want Saved", got)
+	}
+}

@@ -19,7 +19,7 @@ var Names = map[string]string{
 	ReadyState: "ReadyState", ClickDisarm: "ClickDisarm", Describe: "Describe", Cover: "Cover",
 	ClickArm: "ClickArm", ClickReport: "ClickReport", Fill: "Fill", FillDone: "FillDone",
 	Select: "Select", SecretFocus: "SecretFocus", Poll: "Poll", Visible: "Visible", PageInfo: "PageInfo", Shown: "Shown",
-	LabelOf: "LabelOf",
+	LabelOf: "LabelOf", ScrollCenter: "ScrollCenter",
 }
 
 // PollCall is the expression that runs Poll with check (a function

@@ -50,6 +50,10 @@ const LabelOf = `function() {
 	return null;
 }`
 
+// ScrollCenter scrolls an element (this) to the middle of its viewport,
+// at once: out from under a sticky header or a fixed bar.
+const ScrollCenter = "function() { this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); }"
+
 // ClickArm arms a click watch on an element (this) for the length of one
 // click: listeners in the capture phase on its window, which see the
 // presses, releases and clicks of its document before any element's

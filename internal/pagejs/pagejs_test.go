@@ -13,7 +13,7 @@ var sources = map[string]string{
 	"ReadyState": ReadyState, "ClickDisarm": ClickDisarm, "Describe": Describe, "Cover": Cover,
 	"ClickArm": ClickArm, "ClickReport": ClickReport, "Fill": Fill, "FillDone": FillDone,
 	"Select": Select, "SecretFocus": SecretFocus, "Poll": Poll, "Visible": Visible, "PageInfo": PageInfo, "Shown": Shown,
-	"LabelOf": LabelOf,
+	"LabelOf": LabelOf, "ScrollCenter": ScrollCenter,
 }
 
 // balanced reports whether the brackets of src pair up, skipping string
