@@ -143,11 +143,20 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 			if err != nil {
 				return t.historyErr(op, caller, ctx, x, "", err)
 			} else if done {
-				if cur := x.currentLoader(ctx); cur != before {
+				// Chromium reports the entry it was asked for as current
+				// before a page's beforeunload dialog has even opened: the
+				// old document, complete, is not the arrival. A new
+				// document is; so is the old one at the entry's URL (an
+				// entry of the same document: a fragment, a pushState).
+				cur := x.currentLoader(ctx)
+				if cur != before {
 					res.LoaderID = cur
 					res.Status, res.FinalURL = t.loaded(ctx, cur)
+					return nil
 				}
-				return nil
+				if t.currentURL(ctx) == res.URL {
+					return nil
+				}
 			}
 			select {
 			case <-changed:
