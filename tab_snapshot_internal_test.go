@@ -15,7 +15,9 @@ import (
 // BenchmarkSnapshot1000Items compares Tab.Snapshot with its floor, the raw
 // Accessibility.getFullAXTree round trip (reply kept as bytes), on a page
 // of 1,000 list items (links, buttons and text: about 2,700 elements and
-// 5,700 accessibility nodes), interleaved on one tab.
+// 5,700 accessibility nodes), interleaved on one tab; and shows the part
+// of it the raw DOMSnapshot.captureSnapshot round trip takes (the
+// clickable elements).
 func BenchmarkSnapshot1000Items(b *testing.B) {
 	if _, err := exec.LookPath("chromium"); err != nil && os.Getenv("BROWSERPOOL_REQUIRE_BROWSER") != "1" {
 		b.Skip("no Chromium found")
@@ -53,6 +55,18 @@ func BenchmarkSnapshot1000Items(b *testing.B) {
 		for b.Loop() {
 			var raw json.RawMessage
 			if err := tab.direct.Invoke(ctx, "Accessibility.getFullAXTree", struct{}{}, &raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// What finding the clickable elements costs a snapshot (one call per
+	// snapshot and process).
+	b.Run("part=raw-captureSnapshot", func(b *testing.B) {
+		for b.Loop() {
+			var raw json.RawMessage
+			if err := tab.direct.Invoke(ctx, "DOMSnapshot.captureSnapshot", struct {
+				Styles []string `json:"computedStyles"`
+			}{[]string{"cursor"}}, &raw); err != nil {
 				b.Fatal(err)
 			}
 		}
