@@ -28,7 +28,9 @@ import (
 // (an empty value deletes it), which fires one input event as a paste
 // does, then fires change, so listeners of either see the new value at
 // once (the browser fires its own change too when the field loses focus,
-// as after a person's edit). A field that formats what is typed (a phone
+// as after a person's edit). A slider or a colour well (input type range
+// or color) takes value as it is, with the same events. A field that
+// formats what is typed (a phone
 // mask, uppercase) keeps the page's form of it, which the trace shows; a
 // text field whose page cancels the typing (it accepts only some
 // characters) keeps its value, and Fill is an ErrInvalidArgument saying
@@ -42,6 +44,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		}
 		var info struct {
 			Kind   string `json:"kind"`
+			Type   string `json:"type"`
 			Secret bool   `json:"secret"`
 		}
 		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Fill, nil, &info); err != nil {
@@ -53,7 +56,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			*args = ref + " " + tg.role + " " + axtext.Quote(tg.name) + " " + axtext.Quote(value)
 		}
 		switch info.Kind {
-		case "text", "editable":
+		case "text", "editable", "value":
 		case "select":
 			return x.badTarget(op, ref, tg, "a select box", "use Tab.Select to choose its option")
 		case "checkbox", "radio":
@@ -65,7 +68,9 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		default:
 			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
 		}
-		if value == "" {
+		if info.Kind == "value" {
+			// A slider or a colour well takes no typing: FillDone sets it.
+		} else if value == "" {
 			events, _ := kb.Events("Delete")
 			for _, ev := range events {
 				if err := x.key(ctx, ev); err != nil {
@@ -88,16 +93,34 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		}
 		if !done.OK {
 			detail := ref + " did not take the whole value (a maxlength, pattern or input type may limit it)"
-			if done.Why == "refused" {
+			hint := "take a new snapshot to see the field's value, and fill a value the field accepts"
+			if f, ok := valueFormats[info.Type]; ok {
+				detail = fmt.Sprintf("%s (a %s field) did not take %s: it takes %s, whatever the page displays", ref, info.Type, axtext.Quote(value), f)
+				hint = "fill the value in that form"
+			} else if done.Why == "refused" {
 				detail = ref + " refused the typed text: the page cancelled the insertion (a field that accepts only some characters) and kept its value"
 			}
 			e := newError(op, ErrInvalidArgument, detail)
 			e.Session, e.Tab = t.s.id, t.id
-			e.Hint = "take a new snapshot to see the field's value, and fill a value the field accepts"
+			e.Hint = hint
 			return e
 		}
 		return nil
 	})
+}
+
+// valueFormats are the forms of value the input types with a fixed one
+// take (HTML's value sanitization empties anything else), for Fill's
+// error.
+var valueFormats = map[string]string{
+	"date":           "YYYY-MM-DD (2024-02-29)",
+	"time":           "HH:MM or HH:MM:SS, 24-hour (14:05)",
+	"datetime-local": "YYYY-MM-DDTHH:MM (2024-02-29T14:05)",
+	"month":          "YYYY-MM (2024-02)",
+	"week":           "YYYY-Www (2024-W09)",
+	"color":          "a lowercase hex colour #rrggbb (#1e90ff)",
+	"number":         "a number (1.5, -3) within its min, max and step",
+	"range":          "a number within its min and max",
 }
 
 func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) error {

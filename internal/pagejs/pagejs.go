@@ -120,32 +120,34 @@ const ClickReport = `function(stop) {
 }`
 
 // Fill focuses an editable element and selects its content, and says
-// what kind of element it is and whether its content is a secret.
+// what kind of element it is (kind "value": a slider or a colour well,
+// which takes a value but no typing), its input type, and whether its
+// content is a secret.
 const Fill = `function() {
 	const el = this, tag = el.tagName, type = (el.type || '').toLowerCase();
 	const ac = (el.getAttribute && el.getAttribute('autocomplete')) || '';
 	const secret = type === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
 	let kind = 'other';
 	if (tag === 'TEXTAREA') kind = 'text';
-	else if (tag === 'INPUT') kind = ['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'range', 'color', 'hidden'].includes(type) ? type : 'text';
+	else if (tag === 'INPUT') kind = ['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'hidden'].includes(type) ? type : type === 'range' || type === 'color' ? 'value' : 'text';
 	else if (el.isContentEditable) kind = 'editable';
 	else if (tag === 'SELECT') kind = 'select';
-	if (kind !== 'text' && kind !== 'editable') return {kind, secret};
-	if (el.disabled) return {kind: 'disabled', secret};
-	if (el.readOnly) return {kind: 'readonly', secret};
+	if (kind !== 'text' && kind !== 'editable' && kind !== 'value') return {kind, secret, type};
+	if (el.disabled) return {kind: 'disabled', secret, type};
+	if (el.readOnly) return {kind: 'readonly', secret, type};
 	el.__browserpoolBefore = 'value' in el ? el.value : null;
 	el.focus();
 	if (kind === 'text') {
 		try { el.select(); } catch (e) {}
 		try { el.setSelectionRange(0, el.value.length); } catch (e) {}
-	} else {
+	} else if (kind === 'editable') {
 		const r = document.createRange();
 		r.selectNodeContents(el);
 		const s = getSelection();
 		s.removeAllRanges();
 		s.addRange(r);
 	}
-	return {kind, secret};
+	return {kind, secret, type};
 }`
 
 // FillDone finishes a fill of v after typing, and fires change, which the
@@ -160,7 +162,8 @@ const Fill = `function() {
 // or filtered what was typed (a phone mask, an uppercasing or digits-only
 // field): that is the page's answer, kept. It reports {ok, why, value}:
 // whether the field holds v or the page's form of it, why not ("refused",
-// or "cut" by maxlength or the input type), and what it holds.
+// "cut" by maxlength or the input type, or "format": a value its input
+// type refuses whole, left as it was, with no event), and what it holds.
 const FillDone = `function(v) {
 	const el = this;
 	const before = el.__browserpoolBefore;
@@ -174,7 +177,12 @@ const FillDone = `function(v) {
 			why = 'refused'; // a text field takes typing unless the page cancels it
 		} else {
 			const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-			Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+			const set = Object.getOwnPropertyDescriptor(proto, 'value').set;
+			set.call(el, v);
+			if (v !== '' && (el.value === '' || (el.type === 'color' && el.value !== v.toLowerCase()))) {
+				set.call(el, before); // the input type refused v (a date not in ISO form): keep what it held
+				return {ok: false, why: 'format', value: el.value};
+			}
 			el.dispatchEvent(new Event('input', {bubbles: true}));
 		}
 	}
