@@ -7,6 +7,7 @@ package browserpool
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/mafredri/cdp/protocol/dom"
 )
@@ -20,9 +21,13 @@ type domSnapshot struct {
 			Type      []int               `json:"nodeType"`
 			Name      []int               `json:"nodeName"`
 			Backend   []dom.BackendNodeID `json:"backendNodeId"`
+			Attrs     [][]int             `json:"attributes"` // name, value, name, value…
 			Clickable struct {
 				Index []int `json:"index"`
 			} `json:"isClickable"`
+			Checked struct {
+				Index []int `json:"index"`
+			} `json:"inputChecked"`
 		} `json:"nodes"`
 		Layout struct {
 			Node   []int   `json:"nodeIndex"`
@@ -37,17 +42,17 @@ type domSnapshot struct {
 // (axtext.Doc.Clickable), read once per session and snapshot. A browser
 // that cannot say (an older Chromium, a fake without the call) gives none:
 // the snapshot goes on without them.
-func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]bool {
+func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]string {
 	if set, ok := w.clicks[f]; ok {
 		return set
 	}
 	if w.clicks == nil {
-		w.clicks = make(map[*frameSess]map[dom.BackendNodeID]bool)
+		w.clicks = make(map[*frameSess]map[dom.BackendNodeID]string)
 	}
 	args := struct {
 		Styles []string `json:"computedStyles"`
 	}{[]string{"cursor"}}
-	var set map[dom.BackendNodeID]bool
+	var set map[dom.BackendNodeID]string
 	if raw, err := f.d.InvokeRaw(w.ctx, "DOMSnapshot.captureSnapshot", &args); err == nil {
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
@@ -59,24 +64,31 @@ func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]bool {
 }
 
 // clickables reads the reply: in each document, the elements with a click
-// listener and the elements drawn with a pointer cursor whose nearest
-// drawn ancestor is not (the cursor is inherited: the outermost is the
-// one the page made clickable), all of them drawn, the document's root
-// and body aside (a page listening for clicks everywhere).
-func (s *domSnapshot) clickables() map[dom.BackendNodeID]bool {
-	pointer, plain := -1, map[int]bool{}
-	for i, str := range s.Strings {
-		switch str {
-		case "pointer":
-			pointer = i
-		case "HTML", "BODY":
-			plain[i] = true
+// listener, the elements drawn with a pointer cursor whose nearest drawn
+// ancestor is not (the cursor is inherited: the outermost is the one the
+// page made clickable), all of them drawn, the document's root and body
+// aside (a page listening for clicks everywhere); and the labels drawn for
+// a form control that is not (a checkbox or file input the page hides and
+// draws its label instead), each with a note naming the control, such as
+// "(the label of a hidden checkbox, checked)".
+func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
+	str := map[string]int{}
+	for i, v := range s.Strings {
+		if _, ok := str[v]; !ok {
+			str[v] = i
 		}
 	}
-	set := map[dom.BackendNodeID]bool{}
+	index := func(v string) int {
+		if i, ok := str[v]; ok {
+			return i
+		}
+		return -1
+	}
+	pointer, html, body := index("pointer"), index("HTML"), index("BODY")
+	set := map[dom.BackendNodeID]string{}
 	for _, d := range s.Documents {
 		n := d.Nodes
-		if len(n.Parent) != len(n.Backend) || len(n.Type) != len(n.Backend) || len(n.Name) != len(n.Backend) || len(d.Layout.Node) != len(d.Layout.Styles) {
+		if len(n.Parent) != len(n.Backend) || len(n.Type) != len(n.Backend) || len(n.Name) != len(n.Backend) || len(d.Layout.Node) != len(d.Layout.Styles) || n.Attrs != nil && len(n.Attrs) != len(n.Backend) {
 			continue // not the reply's documented shape
 		}
 		const undrawn = -2
@@ -92,29 +104,108 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]bool {
 				}
 			}
 		}
-		add := func(i int) {
-			if i >= 0 && i < len(cursor) && cursor[i] != undrawn && n.Type[i] == 1 && !plain[n.Name[i]] {
-				set[n.Backend[i]] = true
+		add := func(i int, note string) {
+			if i >= 0 && i < len(cursor) && cursor[i] != undrawn && n.Type[i] == 1 && n.Name[i] != html && n.Name[i] != body {
+				set[n.Backend[i]] = note
 			}
 		}
 		for _, i := range n.Clickable.Index {
-			add(i)
+			add(i, "")
 		}
-		if pointer < 0 {
+		if pointer >= 0 {
+			for i, c := range cursor {
+				if c != pointer {
+					continue
+				}
+				p := n.Parent[i]
+				for p >= 0 && p < len(cursor) && cursor[p] == undrawn {
+					p = n.Parent[p]
+				}
+				if p < 0 || p >= len(cursor) || cursor[p] != pointer {
+					add(i, "")
+				}
+			}
+		}
+		s.hiddenControlLabels(n.Parent, n.Name, n.Attrs, n.Checked.Index, cursor, str, func(label int, note string) { add(label, note) })
+	}
+	return set
+}
+
+// hiddenControlLabels calls add for each label of a document's form
+// controls that are not drawn (cursor undrawn): the label naming it (for=)
+// or around it. The note names the control's type, and whether it is
+// checked.
+func (s *domSnapshot) hiddenControlLabels(parent, name []int, attrs [][]int, checked []int, cursor []int, str map[string]int, add func(label int, note string)) {
+	const undrawn = -2
+	get := func(i int, key string) (string, bool) {
+		k, ok := str[key]
+		if !ok || i >= len(attrs) {
+			return "", false
+		}
+		a := attrs[i]
+		for j := 0; j+1 < len(a); j += 2 {
+			if a[j] == k && a[j+1] >= 0 && a[j+1] < len(s.Strings) {
+				return s.Strings[a[j+1]], true
+			}
+		}
+		return "", false
+	}
+	is := func(i int, v string) bool {
+		k, ok := str[v]
+		return ok && name[i] == k
+	}
+	isChecked := map[int]bool{}
+	for _, i := range checked {
+		isChecked[i] = true
+	}
+	// The hidden controls, by id, and the label each is inside.
+	hidden := map[string]int{}
+	inside := map[int]int{} // label → control
+	for i := range name {
+		if cursor[i] != undrawn || !(is(i, "INPUT") || is(i, "SELECT") || is(i, "TEXTAREA")) {
 			continue
 		}
-		for i, c := range cursor {
-			if c != pointer {
-				continue
-			}
-			p := n.Parent[i]
-			for p >= 0 && p < len(cursor) && cursor[p] == undrawn {
-				p = n.Parent[p]
-			}
-			if p < 0 || p >= len(cursor) || cursor[p] != pointer {
-				add(i)
+		if t, _ := get(i, "type"); strings.EqualFold(t, "hidden") {
+			continue
+		}
+		if id, ok := get(i, "id"); ok && id != "" {
+			hidden[id] = i
+		}
+		for p := parent[i]; p >= 0 && p < len(name); p = parent[p] {
+			if is(p, "LABEL") {
+				if _, named := get(p, "for"); !named {
+					inside[p] = i
+				}
+				break
 			}
 		}
 	}
-	return set
+	if len(hidden) == 0 && len(inside) == 0 {
+		return
+	}
+	note := func(c int) string {
+		kind := strings.ToLower(s.Strings[name[c]])
+		if t, ok := get(c, "type"); ok && is(c, "INPUT") && t != "" {
+			kind = strings.ToLower(t)
+		}
+		if kind == "file" {
+			kind = "file input"
+		}
+		if isChecked[c] {
+			return "(the label of a hidden " + kind + ", checked)"
+		}
+		return "(the label of a hidden " + kind + ")"
+	}
+	for i := range name {
+		if !is(i, "LABEL") || cursor[i] == undrawn {
+			continue
+		}
+		if id, ok := get(i, "for"); ok {
+			if c, ok := hidden[id]; ok {
+				add(i, note(c))
+			}
+		} else if c, ok := inside[i]; ok {
+			add(i, note(c))
+		}
+	}
 }

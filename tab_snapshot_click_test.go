@@ -2,6 +2,8 @@ package browserpool_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,5 +86,45 @@ func TestASnapshotWalksAnARIAComboboxAndNamesRefsByTheirText(t *testing.T) {
 	}
 	if !strings.Contains(s.Text, `combobox "Size" @e8 value="Small" options=["Small", "Large"]`) {
 		t.Errorf("the native select's options are not summarized on its line:\n%s", s.Text)
+	}
+}
+
+func TestTheLabelOfAHiddenControlGetsARefThatTogglesOrUploadsThroughIt(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>hidden controls</title>
+<input type="checkbox" id="dark" style="display:none"><label for="dark">Dark mode</label>
+<label><input type="radio" name="plan" id="pro" hidden> Pro plan</label>
+<label for="file" style="border:1px solid">Attach file</label><input type="file" id="file" hidden>
+<p id="log"></p><script>file.addEventListener('change', () => log.textContent = file.files[0].name)</script>`))
+	})
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	for _, line := range []string{
+		`- clickable "Dark mode" @e1 (the label of a hidden checkbox)`,
+		`- clickable "Pro plan" @e2 (the label of a hidden radio)`,
+		`- clickable "Attach file" @e3 (the label of a hidden file input)`,
+	} {
+		if !strings.Contains(s.Text, line) {
+			t.Errorf("no line %s in the snapshot:\n%s", line, s.Text)
+		}
+	}
+	for _, name := range []string{"Dark mode", "Pro plan"} {
+		if err := tab.Click(ctx, ref(t, s, browserpool.ClickableRole, name)); err != nil {
+			t.Errorf("Click on the label %q: %v", name, err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "cv.txt")
+	if err := os.WriteFile(path, []byte("cv"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Upload(ctx, ref(t, s, browserpool.ClickableRole, "Attach file"), path); err != nil {
+		t.Errorf("Upload through the label of a hidden file input: %v", err)
+	}
+	if got := eval[string](t, tab, "[dark.checked, pro.checked, log.textContent].join(' ')"); got != "true true cv.txt" {
+		t.Errorf("checkbox, radio and file: %q, want both checked and cv.txt chosen", got)
+	}
+	if s := snap(t, tab, browserpool.SnapshotOptions{}); !strings.Contains(s.Text, `- clickable "Dark mode" @e1 (the label of a hidden checkbox, checked)`) {
+		t.Errorf("the next snapshot does not say the hidden checkbox is checked:\n%s", s.Text)
 	}
 }

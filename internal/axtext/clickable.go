@@ -23,7 +23,8 @@ var plainRoles = set("generic", "none", "presentation", "div", "Section", "Secti
 // holding a link, or an app's root that listens for every click, leaves
 // the ref to what is inside).
 func (d *Doc[T]) clickable(n *Node) bool {
-	return n.Backend != 0 && d.Clickable[n.Backend] && !interactive(n) && !d.holdsChildTarget(n)
+	_, ok := d.Clickable[n.Backend]
+	return n.Backend != 0 && ok && !interactive(n) && !d.holdsChildTarget(n)
 }
 
 // holdsChildTarget reports whether something under n is interactive or
@@ -56,7 +57,8 @@ func (d *Doc[T]) holdsTarget(n *Node) bool {
 	if v, ok := d.holds[n]; ok {
 		return v
 	}
-	v := interactive(n) || n.Backend != 0 && d.Clickable[n.Backend]
+	_, listed := d.Clickable[n.Backend]
+	v := interactive(n) || n.Backend != 0 && listed
 	for _, id := range n.ChildIDs {
 		if v {
 			break

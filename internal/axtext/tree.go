@@ -83,10 +83,11 @@ type Doc[T any] struct {
 	// every iframe unexpanded ("(not loaded)").
 	Frame func(n *Node, frameDepth int) (*Doc[T], string)
 	// Clickable holds the DOM nodes the page makes clickable without a
-	// role that says so (a click handler, a pointer cursor): such a node
-	// gets a ref, unless something under it is interactive or clickable
-	// itself. Nil: none.
-	Clickable map[dom.BackendNodeID]bool
+	// role that says so (a click handler, a pointer cursor, the label of a
+	// hidden checkbox), each with a note for its line ("" for none): such a
+	// node gets a ref, unless something under it is interactive or
+	// clickable itself. Nil: none.
+	Clickable map[dom.BackendNodeID]string
 
 	holds map[*Node]bool // memo of holdsTarget
 }
@@ -218,6 +219,9 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	l.States = States(role, n.Props)
 	if clickable && role != ClickableRole {
 		l.States = append(l.States, "clickable")
+	}
+	if clickable {
+		l.Extra = doc.Clickable[n.Backend]
 	}
 	if role == "link" {
 		for _, p := range n.Props {
