@@ -118,6 +118,13 @@ func (x *tabExt) aim(ctx context.Context, op, ref string, tg refTarget, hit bool
 	}
 	if best < 1 {
 		if len(q.Quads) == 0 {
+			if x.discarded(ctx, ref) {
+				// Removed since the snapshot (a list that re-renders its
+				// rows as it scrolls), not hidden.
+				e := newError(op, ErrStaleRef, ref+" is gone from the page (removed, or its frame navigated)")
+				e.Session, e.Tab = x.t.s.id, x.t.id
+				return 0, 0, e
+			}
 			return 0, 0, x.notVisible(op, ref, "it has no box (display: none, or not rendered)")
 		}
 		return 0, 0, x.notVisible(op, ref, "it has no size, or lies outside the page even after scrolling")
