@@ -50,3 +50,38 @@ func TestFillSetsASliderAndAColourWellAndSaysWhichFormADateTakes(t *testing.T) {
 		t.Errorf("the date field holds %q, want 2024-02-29", got)
 	}
 }
+
+func TestTypePressesEachKeySoKeyListeningWidgetsReact(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>type</title><label>City <input id="city"></label><ul id="hints"></ul><p id="log"></p>
+<textarea aria-label="Note" id="note"></textarea>
+<script>
+const cities = ['Paris', 'Parma', 'Lyon'];
+city.addEventListener('keyup', () => hints.innerHTML = cities.filter(c => city.value && c.startsWith(city.value)).map(c => '<li>' + c + '</li>').join(''));
+for (const type of ['keydown', 'keypress', 'input', 'keyup']) city.addEventListener(type, e => log.textContent += type + (e.key ? ':' + e.key : '') + ' ');
+</script>`))
+	})
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	if err := tab.Click(ctx, ref(t, s, "textbox", "City")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, "Pa"); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[string](t, tab, "hints.textContent + ' | ' + log.textContent")
+	want := "ParisParma | keydown:P keypress:P input keyup:P keydown:a keypress:a input keyup:a "
+	if got != want {
+		t.Errorf("after typing Pa: %q, want %q", got, want)
+	}
+	if err := tab.Click(ctx, ref(t, s, "textbox", "Note")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, "héllo\r\n日本\tx"); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, tab, "note.value + '|' + (document.activeElement === note)"); got != "héllo\n日本|false" {
+		t.Errorf("the text area holds %q, want the text up to the tab, the newline as Enter, and the tab moving the focus away", got)
+	}
+}

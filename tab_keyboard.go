@@ -6,6 +6,7 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/mafredri/cdp/protocol/input"
 	"github.com/mafredri/cdp/protocol/runtime"
@@ -55,9 +56,15 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 	return x.t.direct.Invoke(ctx, "Input.dispatchKeyEvent", ev, nil)
 }
 
-// Type types text into the focused element, as one insertion (no key
-// events). Text typed into a password or one-time-code field, or into an
-// iframe, never reaches the trace.
+// Type types text into the focused element key by key, as a person does:
+// each character is a key press (keydown, its input, keyup) of the US
+// keyboard, with the Shift modifier for capitals and symbols; a newline
+// is Enter and a tab is Tab; a character the layout lacks (é, 日) is typed
+// as itself, without a key code. Widgets that listen for keys (an
+// autocomplete's suggestions, search as you type) react as they do to a
+// person. To replace a field's content at once, use Fill. Text typed into
+// a password or one-time-code field, or into an iframe, never reaches the
+// trace.
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
@@ -66,8 +73,20 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 		} else {
 			*args = axtext.Quote(text)
 		}
-		if err := x.insertText(ctx, x.refs.top, text); err != nil {
-			return x.fail(op, ctx, "", err)
+		for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
+			key := string(r)
+			switch r {
+			case '\n', '\r':
+				key = "Enter"
+			case '\t':
+				key = "Tab"
+			}
+			events, _ := kb.Events(key) // one character always names a key
+			for _, ev := range events {
+				if err := x.key(ctx, ev); err != nil {
+					return x.fail(op, ctx, "", err)
+				}
+			}
 		}
 		return nil
 	})

@@ -195,6 +195,10 @@ func TestTheOtherPageToolsAgainstRealChromium(t *testing.T) {
 	if got := out(); got != `"entered Bob"` {
 		t.Errorf("after browser_press_key and browser_type without a ref: %s", got)
 	}
+	ok(t, cs, "browser_type", map[string]any{"ref": find(t, `textbox "Name" (@e\d+)`, snap), "text": "by", "slowly": true, "submit": true})
+	if got := out(); got != `"entered Bobby"` {
+		t.Errorf("after browser_type slowly, after what the field held: %s", got)
+	}
 
 	sel := ok(t, cs, "browser_select_option", map[string]any{"ref": find(t, `listbox "Colors" (@e\d+)`, snap), "values": []string{"Red", "b"}})
 	if !strings.Contains(sel, `["r" "b"]`) {

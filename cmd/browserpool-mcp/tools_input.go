@@ -31,6 +31,7 @@ type TypeArgs struct {
 	Ref     string `json:"ref,omitempty" jsonschema:"Ref of the text field from browser_snapshot: its content is replaced by text. Empty types into the focused element instead."`
 	Text    string `json:"text" jsonschema:"The text to type."`
 	Submit  bool   `json:"submit,omitempty" jsonschema:"Press Enter after typing."`
+	Slowly  bool   `json:"slowly,omitempty" jsonschema:"Type one key at a time (keydown, input and keyup for each character) after what the field holds, instead of replacing its content at once: for fields that react to keys, such as autocompletes and search as you type."`
 }
 
 // FormField is one field of browser_fill_form.
@@ -103,7 +104,7 @@ func (s *Server) addInputTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_type",
-		Description: "Type text into a field: with a ref, the field's content is replaced the way React and Vue notice; without one, the text goes to the focused element. Text typed into password fields never reaches the trace.",
+		Description: "Type text into a field: with a ref, the field's content is replaced the way React and Vue notice (with slowly, the text is typed key by key after what it holds); without one, the text goes key by key to the focused element. Text typed into password fields never reaches the trace.",
 		Annotations: annotations("Type text", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in TypeArgs) (*mcp.CallToolResult, error) {
 		done := fmt.Sprintf("Typed %d characters", len([]rune(in.Text)))
@@ -112,9 +113,14 @@ func (s *Server) addInputTools() {
 		}
 		return s.act(ctx, c, in.Target, ptr(done), func(t *browserpool.Tab) error {
 			var err error
-			if in.Ref != "" {
+			switch {
+			case in.Ref != "" && in.Slowly:
+				if err = t.Click(ctx, ref(in.Ref)); err == nil { // the field takes the keys
+					err = t.Type(ctx, in.Text)
+				}
+			case in.Ref != "":
 				err = t.Fill(ctx, ref(in.Ref), in.Text)
-			} else {
+			default:
 				err = t.Type(ctx, in.Text)
 			}
 			if err == nil && in.Submit {
