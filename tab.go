@@ -138,7 +138,7 @@ func (t *Tab) rpc() *rpcc.Conn { return t.direct.Conn() }
 
 // connect attaches a flattened session to the target and asks for what
 // the tab's own actions rely on (the Page domain, lifecycle events, the
-// status report of tab_navigate.go's statusScript) without
+// status report of pagejs.Status) without
 // waiting for the renderer to answer: the tab is usable once attached, and
 // whatever needs page events waits for pageReady (Tab.pageEvents). Nothing
 // is lost meanwhile: the events are tapped before the enables are sent,
@@ -184,7 +184,7 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	}
 	required := len(reqs) // the ones after may be refused:
 	reqs = append(reqs,
-		// the status report (statusScript); when refused, Navigate asks
+		// the status report (pagejs.Status); when refused, Navigate asks
 		// the page after the load event.
 		cdpmux.Request{Method: "Performance.enable"},
 		cdpmux.Request{Method: "Page.addScriptToEvaluateOnNewDocument", Params: statusScriptParams},
@@ -390,6 +390,9 @@ func (t *Tab) run(ctx context.Context, op, action, args string, check func() err
 	err = fn(ctx, x, &args)
 	if err != nil && ctx.Err() != nil {
 		t.givenUp(x, err)
+	}
+	if input {
+		x.dialog.settle(ctx)
 	}
 	return err
 }

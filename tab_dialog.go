@@ -144,7 +144,12 @@ type dialogState struct {
 	open    *openDialog              // guarded by mu; a deferred dialog, nil if none
 	seq     uint64                   // guarded by mu; numbers deferred dialogs
 	history []Dialog                 // guarded by mu; answered dialogs, oldest first
-	guards  map[*actionGuard]bool    // guarded by mu; actions with a context of their own, to stop when a dialog is deferred
+	// answering counts the dialogs being answered (answer, from the
+	// JavaScript dialog's opening to its place in history); answered is
+	// closed when it drops to zero (nil while zero), for settle.
+	answering int                   // guarded by mu
+	answered  chan struct{}         // guarded by mu
+	guards    map[*actionGuard]bool // guarded by mu; actions with a context of their own, to stop when a dialog is deferred
 	// epoch is what the other actions share (see guard): read without mu
 	// on the actions' path, replaced and ended only under it.
 	epoch atomic.Pointer[dialogEpoch]
@@ -482,6 +487,8 @@ func (x *tabExt) callHandler(h func(Dialog) DialogReply, d Dialog) (reply Dialog
 // answer closes the open dialog d and reports it.
 func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 	t := x.t
+	x.dialog.startAnswer()
+	defer x.dialog.endAnswer()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // and the session's end (cdpmux)
 	defer cancel()
 	args := page.NewHandleJavaScriptDialogArgs(accept)
@@ -505,4 +512,40 @@ func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 		verb = "accepted"
 	}
 	x.record("dialog", fmt.Sprintf("%s %q: %s (%s)", d.Type, d.Message, verb, d.By), d.Opened, &err)
+}
+
+// startAnswer and endAnswer bracket an answer (see answering).
+func (s *dialogState) startAnswer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answering == 0 {
+		s.answered = make(chan struct{})
+	}
+	s.answering++
+}
+
+func (s *dialogState) endAnswer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answering--; s.answering == 0 {
+		close(s.answered)
+		s.answered = nil
+	}
+}
+
+// settle waits, within ctx, for the dialogs being answered to be in
+// history: an input action whose click or key opened a dialog (which the
+// page's renderer waits on, so its answer has begun by the time the
+// action's own calls return) returns with the dialog in Tab.Dialogs.
+func (s *dialogState) settle(ctx context.Context) {
+	s.mu.Lock()
+	ch := s.answered
+	s.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
 }

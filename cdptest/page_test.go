@@ -3,6 +3,7 @@ package cdptest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,21 @@ func TestAWaitForASelectorTheFakeCannotMatchSaysSo(t *testing.T) {
 	err := tab.WaitVisible(testCtx(t), "div.results > a")
 	if err == nil || !strings.Contains(err.Error(), "only #id selectors") {
 		t.Errorf("WaitVisible(div.results > a) = %v, want an error saying the fake matches only #id selectors", err)
+	}
+}
+
+func TestAClickThatOpensADialogReturnsWithTheDialogAlreadyListed(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A", cdptest.Button("Hello").Alerts("Hi!")))
+	ctx := testCtx(t)
+	if err := tab.Click(ctx, mustSnap(t, tab).Find("button", "Hello")); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range tab.Dialogs() {
+		got = append(got, fmt.Sprintf("%s %s %s closed=%v", d.Type, d.Message, d.By, !d.Closed.IsZero()))
+	}
+	if diff := cmp.Diff([]string{"alert Hi! dismissed closed=true"}, got); diff != "" {
+		t.Errorf("dialogs as Click returns (-want +got):\n%s", diff)
 	}
 }
 
