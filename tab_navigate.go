@@ -20,6 +20,7 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 
+	"github.com/browserpool/browserpool/internal/pagejs"
 	"github.com/browserpool/browserpool/internal/redact"
 )
 
@@ -251,37 +252,16 @@ func (t *Tab) loaded(ctx context.Context, loaderID string) (int, string) {
 	return status, url
 }
 
-// statusScript runs in every new document of the tab's main frame before
-// the page's own scripts (Page.addScriptToEvaluateOnNewDocument) and
-// reports the document's HTTP status as the title of a console.timeStamp,
-// which the Performance domain sends as a Performance.metrics event. The
-// document's renderer sends it right after its Page.frameNavigated and
-// before any of its lifecycle events, so Navigate has the status when the
-// load event comes, at no round trip: a Runtime.evaluate sent at commit
-// is answered only after the renderer's loading work (2-5 ms after the
-// load event on a small page), one sent after the load event later still.
-// It needs neither the Runtime domain (which the package keeps off: see
-// Tab.Console) nor the Network domain. The page cannot see it: it has no
-// effect but the event.
-const statusScript = `if (window === window.top) { const n = performance.getEntriesByType("navigation")[0]; console.timeStamp("` + statusTitle + `" + ((n && n.responseStatus) || 0)); }`
-
 // statusScriptParams are Page.addScriptToEvaluateOnNewDocument's params
-// for statusScript (Tab.connect sends them).
-var statusScriptParams = append(appendJSString([]byte(`{"source":`), statusScript), '}')
-
-// statusTitle prefixes the status script's timestamp title.
-const statusTitle = "browserpool-document-status:"
-
-// loadedStatusJS reads the main resource's HTTP status (the Navigation
-// Timing entry's responseStatus, Chromium 109+) and the document's URL.
-const loadedStatusJS = `(() => { const n = performance.getEntriesByType("navigation")[0]; return {status: (n && n.responseStatus) || 0, url: location.href}; })()`
+// for pagejs.Status (Tab.connect sends them).
+var statusScriptParams = append(appendJSString([]byte(`{"source":`), pagejs.Status), '}')
 
 // loadedStatus returns the HTTP status and the redacted URL of the document
 // just loaded, or 0 and "" if the page does not say (one round trip; a
 // failure here does not fail the navigation).
 func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
 	var reply runtime.EvaluateReply
-	err := t.direct.Invoke(ctx, "Runtime.evaluate", runtime.NewEvaluateArgs(loadedStatusJS).SetReturnByValue(true), &reply)
+	err := t.direct.Invoke(ctx, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.LoadedStatus).SetReturnByValue(true), &reply)
 	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 {
 		return 0, ""
 	}
@@ -386,7 +366,7 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) {
 		// last (see statusScript). Only the first report after a commit
 		// counts: a page calling console.timeStamp with our title later
 		// cannot change it.
-		if !bytes.Contains(params, []byte(statusTitle)) {
+		if !bytes.Contains(params, []byte(pagejs.StatusTitle)) {
 			return // another timestamp, or none: skip the decode
 		}
 		var ev struct {
@@ -395,7 +375,7 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) {
 		if json.Unmarshal(params, &ev) != nil {
 			return
 		}
-		digits, ok := strings.CutPrefix(ev.Title, statusTitle)
+		digits, ok := strings.CutPrefix(ev.Title, pagejs.StatusTitle)
 		status, err := strconv.Atoi(digits)
 		if !ok || err != nil {
 			return

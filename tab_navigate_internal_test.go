@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
 // The status script's report belongs to the main-frame document that
@@ -23,20 +25,20 @@ func TestTheStatusReportBelongsToTheDocumentThatCommittedLastAndOnlyItsFirstCoun
 	}
 	status := func(loader string) int { return tab.docs.get(loader).status }
 
-	report(statusTitle + "200") // before any commit: nobody's
+	report(pagejs.StatusTitle + "200") // before any commit: nobody's
 	commit("L1")
 	report("somebody else's timestamp")
-	report(statusTitle + "x")
-	report(statusTitle + "404")
-	report(statusTitle + "999") // the page, later: ignored
+	report(pagejs.StatusTitle + "x")
+	report(pagejs.StatusTitle + "404")
+	report(pagejs.StatusTitle + "999") // the page, later: ignored
 	commit("L2")
-	report(statusTitle + "0")   // about:blank says nothing...
-	report(statusTitle + "500") // ...and still was the first report
+	report(pagejs.StatusTitle + "0")   // about:blank says nothing...
+	report(pagejs.StatusTitle + "500") // ...and still was the first report
 	tab.noteDoc("Network.responseReceived", json.RawMessage(`{"loaderId":"L3","frameId":"T","type":"Document","response":{"status":302}}`))
 	commit("L3")
-	report(statusTitle + "200")
+	report(pagejs.StatusTitle + "200")
 	commit("L4")
-	report(statusTitle + "201")
+	report(pagejs.StatusTitle + "201")
 
 	got := []int{status("L1"), status("L2"), status("L3"), status("L4")}
 	if diff := cmp.Diff([]int{404, 0, 302, 201}, got); diff != "" {

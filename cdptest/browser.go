@@ -31,6 +31,7 @@ import (
 // browser; see [NewBrowser] for the check that it did.
 type Browser struct {
 	tb       testing.TB // nil: no cleanup check
+	launched bool       // started by a Launcher: a pool drives it
 	conf     config
 	tr       *Transport
 	start    time.Time     // for event timestamps
@@ -73,17 +74,18 @@ type Browser struct {
 // target is one page. Its fields are guarded by Browser.mu.
 type target struct {
 	id       string
-	url      string
-	title    string
+	url      string // the document's URL (the error page's after a failed load)
 	loaderID string
-	history  []string // urls, oldest first; the last is current
-	context  int      // execution context id of the main world
+	history  []historyEntry // the session history, oldest first
+	current  int            // the index of the current entry in history
+	context  int            // execution context id of the main world
 	crashed  bool
 	sessions []*session // attached, oldest first
 
 	// The loaded page (page.go, pageinput.go).
 	page      *Page
 	vw, vh    float64            // Emulation.setDeviceMetricsOverride; every page loaded here gets it
+	dsf       float64            // its deviceScaleFactor: screenshots have dsf device pixels per CSS pixel (0: 1)
 	nodeIDs   int                // last backend node id given
 	objects   map[string]*object // JavaScript objects held by the client, by id
 	pressed   *Element           // where the mouse button went down
@@ -104,6 +106,9 @@ type session struct {
 	page      bool // Page.enable
 	lifecycle bool // Page.setLifecycleEventsEnabled
 	runtime   bool // Runtime.enable
+
+	performance   bool              // Performance.enable
+	newDocScripts map[string]string // Page.addScriptToEvaluateOnNewDocument: source by identifier
 }
 
 // Target describes one page target, as [Browser.Targets] reports it. It is
@@ -190,7 +195,7 @@ func NewBrowser(tb testing.TB, opts ...Option) *Browser {
 		o(&b.conf)
 	}
 	for _, p := range b.conf.site {
-		b.pages[normURL(p.URL)] = p
+		b.pages[pageKey(p.URL)] = p
 	}
 	b.tr = &Transport{b: b}
 	b.root = &session{}
@@ -241,7 +246,7 @@ func (b *Browser) Targets() []Target {
 	defer b.mu.Unlock()
 	var ts []Target
 	for _, t := range b.targets {
-		v := Target{ID: t.id, Type: "page", URL: t.url, Title: t.title, Crashed: t.crashed}
+		v := Target{ID: t.id, Type: "page", URL: t.url, Title: t.title(), Crashed: t.crashed}
 		for _, s := range t.sessions {
 			v.Sessions = append(v.Sessions, s.id)
 		}
@@ -324,21 +329,35 @@ func (b *Browser) DetachTarget(targetID string) {
 	}
 }
 
-// cleanup is registered with tb.Cleanup by NewBrowser.
+// cleanup is registered with tb.Cleanup by NewBrowser (by NewLauncher for
+// the browsers it launches). It is a helper, so the test's log points at
+// the test's own NewBrowser or NewLauncher call.
 func (b *Browser) cleanup() {
+	b.tb.Helper()
 	b.mu.Lock()
-	var leaks []string
-	if b.connErr == nil {
-		leaks = append(leaks, "the transport is still open (the client neither closed it nor called Browser.close)")
+	running := b.connErr == nil
+	var attached []string
+	if running {
 		for _, t := range b.targets {
 			for _, s := range t.sessions {
-				leaks = append(leaks, fmt.Sprintf("session %s is still attached to target %s (%s)", s.id, t.id, t.url))
+				attached = append(attached, fmt.Sprintf("session %s is still attached to target %s (%s)", s.id, t.id, t.url))
 			}
 		}
 	}
 	b.exitLocked(-1)
 	b.mu.Unlock()
-	if len(leaks) > 0 && !b.conf.noLeakCheck {
+	switch {
+	case !running || b.conf.noLeakCheck:
+	case b.launched:
+		// The pool is what the test drives: say what to close there.
+		msg := "cdptest: the test ended with a browser of its pool still running: close the Pool (Pool.Close) " +
+			"or the Session (Session.Close) before the test ends, e.g. with t.Cleanup(func() { pool.Close() }) right after NewPool"
+		if len(attached) > 0 {
+			msg += "; " + strings.Join(attached, "; ")
+		}
+		b.tb.Errorf("%s", msg)
+	default:
+		leaks := append([]string{"the transport is still open (the client neither closed it nor called Browser.close)"}, attached...)
 		b.tb.Errorf("cdptest: the browser was left running: %s", strings.Join(leaks, "; "))
 	}
 }
@@ -407,9 +426,10 @@ func (b *Browser) newTargetLocked(url string) *target {
 	if url == "" {
 		url = "about:blank"
 	}
-	t := &target{id: b.nextIDLocked("TARGET"), url: url, history: []string{url}, objects: make(map[string]*object)}
-	t.page = b.pageForLocked(t, url)
-	t.title = t.page.Title
+	url = normURL(url)
+	t := &target{id: b.nextIDLocked("TARGET"), history: []historyEntry{{id: b.nextLocked("entry"), url: url}},
+		objects: make(map[string]*object)}
+	t.adopt(b.pageForLocked(url))
 	t.loaderID = b.nextIDLocked("LOADER")
 	t.context = b.nextLocked("context")
 	b.targets = append(b.targets, t)
@@ -482,7 +502,7 @@ func (b *Browser) infoLocked(t *target) targetInfo {
 	return targetInfo{
 		TargetID:         t.id,
 		Type:             "page",
-		Title:            t.title,
+		Title:            t.title(),
 		URL:              t.url,
 		Attached:         len(t.sessions) > 0,
 		BrowserContextID: "CONTEXT_DEFAULT",

@@ -28,10 +28,17 @@
 // activateTarget and setDiscoverTargets, with Chrome's Target.* events;
 // Page.enable, navigate (with the load and lifecycle events of a session
 // that enabled Page; a URL on host fail.invalid fails with
-// net::ERR_NAME_NOT_RESOLVED), setLifecycleEventsEnabled, getFrameTree and
-// getNavigationHistory; Runtime.enable; Inspector.enable;
-// Emulation.setDeviceMetricsOverride (the fake page's viewport follows it);
-// and the page
+// net::ERR_NAME_NOT_RESOLVED and leaves the tab on Chromium's error page,
+// chrome-error://chromewebdata/, titled with the host; a URL that differs
+// from the current one only by its #fragment is a same-document navigation:
+// no loaderId, Page.navigatedWithinDocument, the page kept), reload,
+// navigateToHistoryEntry and getNavigationHistory (a history with a current
+// entry; a new navigation drops the entries forward of it, as in
+// Chromium), setLifecycleEventsEnabled, getFrameTree and
+// addScriptToEvaluateOnNewDocument (recorded, not run: see the status
+// below); Performance.enable; Runtime.enable; Inspector.enable;
+// Emulation.setDeviceMetricsOverride (the fake page's viewport and
+// screenshots follow it, deviceScaleFactor included); and the page
 // protocol of fake pages (below). A method it does not implement gets
 // Chrome's {"code":-32601,"message":"'X.y' wasn't found"}, with a data
 // field saying to answer it with [Browser.Handle]; a call on a session
@@ -42,9 +49,14 @@
 // forgets Page.enable waits for a load event here as it would in Chrome.
 //
 // No silent fallbacks: Runtime.evaluate answers the library's own page
-// expressions, a page's scripts ([Page.Script]), number and string
-// arithmetic, document.title and location.href; any other expression is
-// a -32000 error naming it and saying how to script it, never undefined.
+// expressions, a page's scripts ([Page.Script]), literals (numbers,
+// strings with all of JavaScript's escapes, true, false, null, undefined,
+// NaN, Infinity, arrays), number arithmetic (+ - * / % **), string
+// concatenation, .length, document.title and location.href; any other
+// expression, or a mix of types whose coercion the fake does not model, is
+// a -32000 error saying the expression is not scripted and how to script
+// it, never undefined and never a guess. The library shows it as an
+// ErrProtocol error whose text carries that message.
 // Runtime.callFunctionOn of a function that is not the library's page
 // JavaScript is the same kind of error.
 //
@@ -57,7 +69,19 @@
 // [Element.Navigates], [Element.Submits], [Element.Confirms],
 // [Element.Alerts], [Element.Prompts], [Element.Downloads],
 // [Element.OnChange]) and gives the pages to the browser with
-// [WithPages]. Loading a page's URL loads a fresh copy of it. Every Tab
+// [WithPages]. Loading a page's URL loads a fresh copy of it (Back,
+// Forward and Reload too). A URL matches the page given at it, ignoring
+// its #fragment; a URL with a query string that no page is given at
+// matches the page given at the URL without the query (so a page defined
+// at /form serves /form?q=1, unless a page is defined at /form?q=1). A
+// URL no page matches loads an empty page with no title, served with
+// status 404; a defined page is served with its [Page.Status] (200 by
+// default), which NavigateResult.Status reports: the fake sends the
+// report of the library's status script (Performance.metrics) for a
+// session that enabled Performance and added that script. As in
+// Chromium, a page without a title (about:blank included) has
+// document.title "" and is listed by Target.getTargets under its URL, and
+// "http://host:port" is "http://host:port/". Every Tab
 // action of browserpool then works on it as a caller sees it on Chromium:
 // the same snapshot text and refs (the fake answers
 // Accessibility.getFullAXTree from the page and the library formats it),
@@ -80,7 +104,8 @@
 //     (headless Chromium's own). Coordinates in
 //     errors and ClickAt's target follow this layout, not CSS. Nothing is
 //     ever covered, so ErrCovered never happens.
-//   - Screenshots have the requested size but show grey boxes, not a
+//   - Screenshots have Chromium's size (the clip or viewport times the
+//     scale and the device scale factor) but show grey boxes, not a
 //     rendering.
 //   - Tab.WaitVisible matches only #id selectors ([Element.WithID]);
 //     Tab.WaitCondition and Tab.Evaluate answer only scripted expressions
@@ -97,7 +122,14 @@
 //     happen only if it was accepted (an alert's always).
 //   - A page's Go funcs ([Element.Does], [Page.Script], dialog answers,
 //     [Element.OnChange]) run with the browser locked: they must change
-//     only the *Page they get, never call the Browser.
+//     only the *Page they get, never call the Browser. A panic in one is
+//     recovered: the test fails with the panic and its stack, and the CDP
+//     call that ran the func fails at once with a -32000 error naming the
+//     func and the panic ("cdptest: Element.Does of button "Go" panicked:
+//     …"), so the Tab action returns it instead of hanging. The click,
+//     change or answer goes no further (no dialog, download or navigation).
+//   - [Page.Script] called on a loaded page (from its Go func) changes that
+//     copy only; the next load starts from the page given to WithPages.
 //
 // # Which CDP methods each Tab method uses
 //
@@ -110,23 +142,33 @@
 //     existed before, Page.handleJavaScriptDialog to dismiss a dialog
 //     nobody saw). Pool.Open: Browser.setDownloadBehavior.
 //   - Navigate: Page.navigate, then the Page.lifecycleEvent "load" of its
-//     loader.
+//     loader; NavigateResult.Status from the Performance.metrics report of
+//     the status script (Performance.enable and
+//     Page.addScriptToEvaluateOnNewDocument, sent when a tab connects),
+//     else Runtime.evaluate after the load.
+//   - Back, Forward: Page.getNavigationHistory, Page.navigateToHistoryEntry,
+//     Runtime.evaluate (pagejs.ReadyState). Reload: Page.reload.
 //   - Snapshot: Page.getFrameTree, Accessibility.getFullAXTree (per
-//     document), DOM.describeNode (iframes), Target.getTargets and
+//     document), DOMSnapshot.captureSnapshot (per process: the elements a
+//     page made clickable without a role; the fake does not implement it,
+//     so on a fake page only elements with roles get refs),
+//     DOM.describeNode (iframes), Target.getTargets and
 //     Target.attachToTarget (out-of-process iframes).
 //   - Click: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
 //     Page.getLayoutMetrics, DOM.getNodeForLocation (DOM.getBoxModel on
 //     the way through out-of-process iframes), DOM.resolveNode,
 //     Runtime.callFunctionOn (pagejs.ClickArm, ClickReport, and Cover when
-//     another node is hit, ClickDisarm on failure), Input.dispatchMouseEvent
-//     (mouseMoved, mousePressed, mouseReleased), Runtime.releaseObjectGroup.
+//     another node is hit, then ScrollCenter and LabelOf to aim again,
+//     ClickDisarm on failure), Input.dispatchMouseEvent (mouseMoved,
+//     mousePressed, mouseReleased), Runtime.releaseObjectGroup.
 //   - Hover: as Click up to the hit test, then Input.dispatchMouseEvent
 //     (mouseMoved). ClickAt: Input.dispatchMouseEvent only.
 //   - Fill: DOM.scrollIntoViewIfNeeded, DOM.resolveNode,
 //     Runtime.callFunctionOn (pagejs.Fill, FillDone), Input.insertText (or
 //     Input.dispatchKeyEvent Delete for an empty value),
 //     Runtime.releaseObjectGroup.
-//   - Type: Runtime.evaluate (pagejs.SecretFocus), Input.insertText.
+//   - Type: Runtime.evaluate (pagejs.SecretFocus), Input.dispatchKeyEvent
+//     (a keyDown with the character's text and a keyUp per character).
 //     Press: Input.dispatchKeyEvent.
 //   - Select: DOM.resolveNode, Runtime.callFunctionOn (pagejs.Select),
 //     Runtime.releaseObjectGroup. Upload: DOM.describeNode,

@@ -4,15 +4,19 @@
 package cdptest
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
-// remoteObject is a Runtime.RemoteObject for a primitive.
+// remoteObject is a Runtime.RemoteObject of a value returned by value.
 type remoteObject struct {
 	Type                string `json:"type"`
 	Subtype             string `json:"subtype,omitempty"`
+	ClassName           string `json:"className,omitempty"`
 	Value               any    `json:"value,omitempty"`
 	UnserializableValue string `json:"unserializableValue,omitempty"`
 	Description         string `json:"description,omitempty"`
@@ -20,10 +24,13 @@ type remoteObject struct {
 
 var undefined = remoteObject{Type: "undefined"}
 
-// evaluate understands numbers and their arithmetic (+ - * / % and
-// parentheses), string literals and their concatenation, document.title,
-// document.URL, location.href and window.location.href. Anything else is
-// not understood: ok is false.
+// evaluate understands literals (numbers, strings with every escape of
+// JavaScript, true, false, null, undefined, NaN, Infinity and arrays of
+// them), number arithmetic (+ - * / % ** and parentheses), string
+// concatenation, .length, document.title, document.URL, location.href and
+// window.location.href. Anything else, and any mix of types whose
+// JavaScript coercion it does not model, is not understood: ok is false,
+// never a wrong value.
 func evaluate(expr, title, href string) (_ remoteObject, ok bool) {
 	p := &parser{src: trimExpr(expr), title: title, href: href}
 	if p.src == "" {
@@ -34,32 +41,94 @@ func evaluate(expr, title, href string) (_ remoteObject, ok bool) {
 	if !ok || p.pos != len(p.src) {
 		return remoteObject{}, false
 	}
-	if v.isStr {
-		return remoteObject{Type: "string", Value: v.str}, true
+	return v.remote(), true
+}
+
+// kind is a value's JavaScript type, as far as the evaluator knows them.
+type kind int
+
+const (
+	kNum kind = iota
+	kStr
+	kBool
+	kNull
+	kUndef
+	kArray
+)
+
+type value struct {
+	kind kind
+	num  float64
+	str  string
+	b    bool
+	arr  []value
+}
+
+func num(n float64) value  { return value{kind: kNum, num: n} }
+func str(s string) value   { return value{kind: kStr, str: s} }
+func boolean(b bool) value { return value{kind: kBool, b: b} }
+
+// String is JavaScript's String(v) for a primitive.
+func (v value) String() string {
+	switch v.kind {
+	case kStr:
+		return v.str
+	case kBool:
+		return strconv.FormatBool(v.b)
+	case kNull:
+		return "null"
+	case kUndef:
+		return "undefined"
+	}
+	return jsNumber(v.num)
+}
+
+// json is v as JSON.stringify gives it inside an array.
+func (v value) json() any {
+	switch v.kind {
+	case kStr:
+		return v.str
+	case kBool:
+		return v.b
+	case kNum:
+		if math.IsNaN(v.num) || math.IsInf(v.num, 0) {
+			return nil
+		}
+		return v.num
+	case kArray:
+		out := make([]any, len(v.arr))
+		for i, x := range v.arr {
+			out[i] = x.json()
+		}
+		return out
+	}
+	return nil // null, and undefined in an array
+}
+
+// remote is v's RemoteObject, returned by value as Chromium does.
+func (v value) remote() remoteObject {
+	switch v.kind {
+	case kStr:
+		return remoteObject{Type: "string", Value: v.str}
+	case kBool:
+		return remoteObject{Type: "boolean", Value: v.b}
+	case kNull:
+		return remoteObject{Type: "object", Subtype: "null", Value: json.RawMessage("null")}
+	case kUndef:
+		return undefined
+	case kArray:
+		return remoteObject{Type: "object", Subtype: "array", ClassName: "Array",
+			Description: "Array(" + strconv.Itoa(len(v.arr)) + ")", Value: v.json()}
 	}
 	n := v.num
-	switch {
-	case math.IsNaN(n), math.IsInf(n, 0), n == 0 && math.Signbit(n):
+	if math.IsNaN(n) || math.IsInf(n, 0) || n == 0 && math.Signbit(n) {
 		s := jsNumber(n)
 		if n == 0 {
 			s = "-0"
 		}
-		return remoteObject{Type: "number", UnserializableValue: s, Description: s}, true
+		return remoteObject{Type: "number", UnserializableValue: s, Description: s}
 	}
-	return remoteObject{Type: "number", Value: n, Description: jsNumber(n)}, true
-}
-
-type value struct {
-	num   float64
-	str   string
-	isStr bool
-}
-
-func (v value) String() string {
-	if v.isStr {
-		return v.str
-	}
-	return jsNumber(v.num)
+	return remoteObject{Type: "number", Value: n, Description: jsNumber(n)}
 }
 
 // jsNumber formats n as JavaScript's Number.prototype.toString does for
@@ -116,10 +185,12 @@ func (p *parser) expr() (value, bool) {
 			break
 		}
 		switch {
-		case op == '+' && (l.isStr || r.isStr):
-			l = value{str: l.String() + r.String(), isStr: true}
-		case l.isStr || r.isStr:
+		case l.kind == kArray || r.kind == kArray:
 			ok = false
+		case op == '+' && (l.kind == kStr || r.kind == kStr):
+			l = str(l.String() + r.String())
+		case l.kind != kNum || r.kind != kNum:
+			ok = false // JavaScript's coercions of the rest are not modelled
 		case op == '+':
 			l.num += r.num
 		default:
@@ -130,18 +201,18 @@ func (p *parser) expr() (value, bool) {
 }
 
 func (p *parser) term() (value, bool) {
-	l, ok := p.unary()
+	l, ok := p.power()
 	for ok {
 		op := p.peek()
-		if op != '*' && op != '/' && op != '%' {
+		if op != '*' && op != '/' && op != '%' || strings.HasPrefix(p.src[p.pos:], "**") {
 			break
 		}
 		p.pos++
 		var r value
-		if r, ok = p.unary(); !ok {
+		if r, ok = p.power(); !ok {
 			break
 		}
-		if l.isStr || r.isStr {
+		if l.kind != kNum || r.kind != kNum {
 			return value{}, false
 		}
 		switch op {
@@ -156,12 +227,28 @@ func (p *parser) term() (value, bool) {
 	return l, ok
 }
 
+// power is ** (right-associative; JavaScript refuses a unary operand on
+// its left, so this does too).
+func (p *parser) power() (value, bool) {
+	unary := p.peek() == '-' || p.peek() == '+'
+	l, ok := p.unary()
+	if !ok || p.peek() != '*' || !strings.HasPrefix(p.src[p.pos:], "**") {
+		return l, ok
+	}
+	p.pos += 2
+	r, ok := p.power()
+	if !ok || unary || l.kind != kNum || r.kind != kNum {
+		return value{}, false
+	}
+	return num(math.Pow(l.num, r.num)), true
+}
+
 func (p *parser) unary() (value, bool) {
 	switch op := p.peek(); op {
 	case '+', '-':
 		p.pos++
 		v, ok := p.unary()
-		if !ok || v.isStr {
+		if !ok || v.kind != kNum {
 			return value{}, false
 		}
 		if op == '-' {
@@ -169,7 +256,33 @@ func (p *parser) unary() (value, bool) {
 		}
 		return v, true
 	}
-	return p.primary()
+	return p.postfix()
+}
+
+// postfix is a primary followed by .length.
+func (p *parser) postfix() (value, bool) {
+	v, ok := p.primary()
+	for ok && p.peek() == '.' && strings.HasPrefix(p.src[p.pos:], ".length") &&
+		(p.pos+7 == len(p.src) || !isIdent(p.src[p.pos+7])) {
+		p.pos += 7
+		v, ok = length(v)
+	}
+	return v, ok
+}
+
+// length is v.length for a string (in UTF-16 units) or an array.
+func length(v value) (value, bool) {
+	switch v.kind {
+	case kStr:
+		n := 0
+		for _, r := range v.str {
+			n += utf16.RuneLen(r)
+		}
+		return num(float64(n)), true
+	case kArray:
+		return num(float64(len(v.arr))), true
+	}
+	return value{}, false
 }
 
 func (p *parser) primary() (value, bool) {
@@ -183,59 +296,194 @@ func (p *parser) primary() (value, bool) {
 		}
 		p.pos++
 		return v, true
+	case c == '[':
+		return p.array()
 	case c == '\'' || c == '"':
 		return p.str(c)
 	case c >= '0' && c <= '9' || c == '.':
-		start := p.pos
-		for p.pos < len(p.src) && (p.src[p.pos] >= '0' && p.src[p.pos] <= '9' || p.src[p.pos] == '.') {
-			p.pos++
-		}
-		n, err := strconv.ParseFloat(p.src[start:p.pos], 64)
-		return value{num: n}, err == nil
+		return p.number()
 	}
 	start := p.pos
 	for p.pos < len(p.src) && (isIdent(p.src[p.pos]) || p.src[p.pos] == '.') {
 		p.pos++
 	}
-	switch p.src[start:p.pos] {
+	name := p.src[start:p.pos]
+	path, isLength := strings.CutSuffix(name, ".length")
+	var v value
+	switch path {
 	case "document.title":
-		return value{str: p.title, isStr: true}, true
+		v = str(p.title)
 	case "location.href", "window.location.href", "document.location.href", "document.URL":
-		return value{str: p.href, isStr: true}, true
+		v = str(p.href)
+	case "true", "false":
+		v = boolean(path == "true")
+	case "null":
+		v = value{kind: kNull}
+	case "undefined":
+		v = value{kind: kUndef}
+	case "NaN":
+		v = num(math.NaN())
+	case "Infinity":
+		v = num(math.Inf(1))
+	default:
+		return value{}, false
 	}
-	return value{}, false
+	if isLength {
+		return length(v)
+	}
+	return v, true
+}
+
+// number reads a decimal number literal, with an exponent if any.
+func (p *parser) number() (value, bool) {
+	start := p.pos
+	digits := func() {
+		for p.pos < len(p.src) && (p.src[p.pos] >= '0' && p.src[p.pos] <= '9' || p.src[p.pos] == '.') {
+			p.pos++
+		}
+	}
+	digits()
+	if p.pos < len(p.src) && (p.src[p.pos] == 'e' || p.src[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.src) && (p.src[p.pos] == '+' || p.src[p.pos] == '-') {
+			p.pos++
+		}
+		digits()
+	}
+	if p.pos < len(p.src) && isIdent(p.src[p.pos]) {
+		return value{}, false // 0x10, 1n, 1_000: not modelled
+	}
+	n, err := strconv.ParseFloat(p.src[start:p.pos], 64)
+	return num(n), err == nil
+}
+
+// array reads an array literal of values.
+func (p *parser) array() (value, bool) {
+	p.pos++ // [
+	v := value{kind: kArray, arr: []value{}}
+	if p.peek() == ']' {
+		p.pos++
+		return v, true
+	}
+	for {
+		x, ok := p.expr()
+		if !ok {
+			return value{}, false
+		}
+		v.arr = append(v.arr, x)
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return v, true
+		default:
+			return value{}, false
+		}
+	}
 }
 
 func isIdent(c byte) bool {
 	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// str reads a string literal quoted with q.
+// str reads a string literal quoted with q, decoding JavaScript's escapes
+// (\n, \t, \xHH, \uHHHH, \u{H…}, a surrogate pair, a line continuation
+// …). A malformed escape, or a legacy octal one, is not understood.
 func (p *parser) str(q byte) (value, bool) {
 	p.pos++
-	var sb strings.Builder
+	var units []uint16 // UTF-16, as JavaScript strings are
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
-		p.pos++
 		switch {
 		case c == q:
-			return value{str: sb.String(), isStr: true}, true
-		case c == '\\' && p.pos < len(p.src):
-			e := p.src[p.pos]
 			p.pos++
-			switch e {
-			case 'n':
-				sb.WriteByte('\n')
-			case 't':
-				sb.WriteByte('\t')
-			case 'r':
-				sb.WriteByte('\r')
-			default:
-				sb.WriteByte(e)
+			return str(string(utf16.Decode(units))), true
+		case c == '\n' || c == '\r':
+			return value{}, false // unterminated
+		case c != '\\':
+			r, n := utf8.DecodeRuneInString(p.src[p.pos:])
+			p.pos += n
+			units = utf16.AppendRune(units, r)
+			continue
+		}
+		p.pos++ // the backslash
+		if p.pos >= len(p.src) {
+			break
+		}
+		e := p.src[p.pos]
+		p.pos++
+		switch e {
+		case 'n':
+			units = append(units, '\n')
+		case 't':
+			units = append(units, '\t')
+		case 'r':
+			units = append(units, '\r')
+		case 'b':
+			units = append(units, '\b')
+		case 'f':
+			units = append(units, '\f')
+		case 'v':
+			units = append(units, '\v')
+		case '0':
+			if p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
+				return value{}, false // legacy octal
 			}
+			units = append(units, 0)
+		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			return value{}, false // legacy octal, or \8 \9
+		case 'x':
+			u, ok := p.hex(2)
+			if !ok {
+				return value{}, false
+			}
+			units = append(units, uint16(u))
+		case 'u':
+			if p.pos < len(p.src) && p.src[p.pos] == '{' {
+				end := strings.IndexByte(p.src[p.pos:], '}')
+				if end < 2 {
+					return value{}, false
+				}
+				r, err := strconv.ParseUint(p.src[p.pos+1:p.pos+end], 16, 32)
+				if err != nil || r > utf8.MaxRune {
+					return value{}, false
+				}
+				p.pos += end + 1
+				units = utf16.AppendRune(units, rune(r))
+				break
+			}
+			u, ok := p.hex(4)
+			if !ok {
+				return value{}, false
+			}
+			units = append(units, uint16(u))
+		case '\r':
+			if p.pos < len(p.src) && p.src[p.pos] == '\n' {
+				p.pos++
+			}
+		case '\n':
+			// a line continuation: nothing
 		default:
-			sb.WriteByte(c)
+			// Any other escaped character is itself (\' \" \\ \q).
+			p.pos--
+			r, n := utf8.DecodeRuneInString(p.src[p.pos:])
+			p.pos += n
+			units = utf16.AppendRune(units, r)
 		}
 	}
 	return value{}, false // unterminated
+}
+
+// hex reads n hex digits.
+func (p *parser) hex(n int) (uint64, bool) {
+	if p.pos+n > len(p.src) {
+		return 0, false
+	}
+	u, err := strconv.ParseUint(p.src[p.pos:p.pos+n], 16, 32)
+	if err != nil || strings.ContainsAny(p.src[p.pos:p.pos+n], "+-") {
+		return 0, false
+	}
+	p.pos += n
+	return u, true
 }

@@ -40,10 +40,12 @@ func NewLauncher(tb testing.TB, opts ...Option) *Launcher {
 	opts = append([]Option{WithPage("about:blank")}, opts...)
 	l := &Launcher{tb: tb, opts: opts}
 	if tb != nil {
+		tb.Helper() // a leak is reported at the caller's NewLauncher
 		// One cleanup, registered now: it runs after the cleanups
 		// registered later (such as a Pool's Close), so it sees what the
 		// pool left.
 		tb.Cleanup(func() {
+			tb.Helper()
 			for _, b := range l.Browsers() {
 				b.cleanup()
 			}
@@ -76,8 +78,13 @@ func (l *Launcher) FailLaunches(err error) {
 	l.mu.Unlock()
 }
 
-// FailStops makes every later Stop return err and leave its browser
-// running, as a browser that cannot be closed; nil restores them.
+// FailStops makes every later Stop return err, as when the browser's
+// process cannot be killed or reaped; nil restores them. Stop then does
+// nothing to the process; but a pool sends Browser.close or closes the
+// browser's connection before it calls Stop, and a browser driven over a
+// pipe exits when its pipe closes, so after Session.Close or Pool.Close
+// the fake browser has exited all the same ([Browser.Exited] is closed):
+// the fault is Stop's error alone, which the pool reports and counts.
 func (l *Launcher) FailStops(err error) {
 	l.mu.Lock()
 	l.failStop = err
@@ -117,6 +124,7 @@ func (l *Launcher) Launch(ctx context.Context, spec browserpool.LaunchSpec) (bro
 	}
 	b := NewBrowser(nil, l.opts...)
 	b.tb = l.tb // checked by the launcher's own cleanup
+	b.launched = true
 	if spec.OnSpawn != nil {
 		if err := spec.OnSpawn(browserpool.SpawnInfo{Dir: spec.Dir}); err != nil {
 			b.Exit(0)

@@ -3,7 +3,10 @@ package cdptest_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/browserpool/browserpool/cdptest"
@@ -69,5 +72,36 @@ func (r *rawConn) fence() []string {
 			return before
 		}
 		before = append(before, msg)
+	}
+}
+
+// fakeTB records what the browser reports to its test: the cleanup check,
+// a page's panicking Go func. Errorf may be called from any goroutine.
+type fakeTB struct {
+	testing.TB
+	cleanups []func()
+
+	mu     sync.Mutex
+	errors []string // guarded by mu
+}
+
+func (f *fakeTB) Helper()           {}
+func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+
+// reported returns what Errorf recorded so far.
+func (f *fakeTB) reported() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.errors)
+}
+
+func (f *fakeTB) runCleanups() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
 	}
 }

@@ -8,6 +8,7 @@
 package cdptest
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 )
@@ -17,7 +18,11 @@ import (
 // to a browser with [WithPages]: navigating to a page's URL (Page.navigate,
 // a link, a button that navigates) loads a fresh copy of it, which the
 // library's Tab actions then read and change as they would a page in
-// Chromium. A URL without a page loads an empty page titled with its URL.
+// Chromium. A URL without a page loads an empty page with no title,
+// served with status 404. A URL matches the page given at it without its
+// #fragment, else (for a URL with a query string) the page given at it
+// without the query: a page at /form serves /form?q=1 unless a page is
+// given at /form?q=1.
 //
 // Build one with [NewPage] and the element constructors ([Heading],
 // [Text], [TextBox], [Password], [Button], [Link], [Checkbox], [Select],
@@ -34,9 +39,14 @@ import (
 // answer) the *Page is the loaded copy: change it with Find, Add, Remove
 // and Navigate, and by setting an element's fields.
 type Page struct {
-	URL   string     // the absolute URL it is at: navigating there loads it
+	URL   string     // the absolute URL it is at: navigating there (with any #fragment, or a query no other page has) loads it
 	Title string     // the document's title
 	Body  []*Element // the page's elements, in document order
+	// Status is the HTTP status the page is served with, as
+	// NavigateResult.Status reports it: 0 means 200. Set it to serve the
+	// page as a server's error page (404, 500, …); a URL no page matches
+	// is served with 404.
+	Status int
 
 	scripts map[string]func(*Page) (any, error) // by expression
 
@@ -100,7 +110,9 @@ func NewPage(url, title string, body ...*Element) *Page {
 // Script makes Runtime.evaluate of exactly expr (surrounding space
 // ignored) answer f's value on this page, as JSON, or throw f's error as a
 // JavaScript exception. Tab.Evaluate and Tab.WaitCondition of expr then
-// work on the fake page. It returns p.
+// work on the fake page. Called from a Go func of a loaded page, it
+// changes that loaded copy only: the next load of the URL starts from the
+// page given to WithPages again. It returns p.
 func (p *Page) Script(expr string, f func(p *Page) (any, error)) *Page {
 	if p.scripts == nil {
 		p.scripts = make(map[string]func(*Page) (any, error))
@@ -343,7 +355,10 @@ func walkElements(els []*Element, f func(*Element) bool) bool {
 
 // clone copies a page template for loading, with fresh elements.
 func (p *Page) clone() *Page {
-	c := &Page{URL: p.URL, Title: p.Title, scripts: p.scripts}
+	// The scripts are copied too: Page.Script on a loaded copy (from its
+	// own Go func) changes that copy only, never the template other
+	// loads, and other browsers, read.
+	c := &Page{URL: p.URL, Title: p.Title, Status: p.Status, scripts: maps.Clone(p.scripts)}
 	for _, e := range p.Body {
 		c.Body = append(c.Body, e.clone(nil))
 	}

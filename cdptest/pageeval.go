@@ -64,7 +64,12 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 // scripts, else by the tiny evaluator. A script's error is thrown.
 func (b *Browser) valueLocked(t *target, expr string) (remoteObject, error, *Error) {
 	if f := t.page.scripts[trimExpr(expr)]; f != nil {
-		v, err := f(t.page)
+		var v any
+		var err error
+		pg := t.page
+		if e := b.callGo(fmt.Sprintf("the Page.Script for %q", cutText(expr, 60)), func() { v, err = f(pg) }); e != nil {
+			return remoteObject{}, nil, e
+		}
 		if err != nil {
 			return remoteObject{}, err, nil
 		}
@@ -84,12 +89,15 @@ func (b *Browser) valueLocked(t *target, expr string) (remoteObject, error, *Err
 }
 
 // unknownExpression is the error for an expression the fake cannot
-// evaluate.
+// evaluate. The library shows its message as it is ("browser returned a
+// protocol error: rpc error: <message> (code = -32000)"), so the message
+// says first what is missing and how to script it.
 func unknownExpression(expr string) *Error {
-	return &Error{Code: -32000, Message: fmt.Sprintf("cdptest: the fake page cannot evaluate %q "+
-		"(it knows the library's page JavaScript, number and string arithmetic, document.title and location.href); "+
-		"script its value with Page.Script(expr, func(*cdptest.Page) (any, error)) on the page, "+
-		"or answer Runtime.evaluate with Browser.Handle", cutText(expr, 80))}
+	q := fmt.Sprintf("%q", cutText(expr, 80))
+	return &Error{Code: -32000, Message: "cdptest: the fake page cannot evaluate " + q + ": it is not scripted; " +
+		"script it on the page with Page.Script(" + q + ", func(*cdptest.Page) (any, error) {…}), " +
+		"or answer Runtime.evaluate with Browser.Handle " +
+		"(built in: the library's page JavaScript, literals, number arithmetic, string concatenation, .length, document.title and location.href)"}
 }
 
 // exception is Runtime.evaluate's reply for a thrown error.
@@ -120,7 +128,10 @@ func (b *Browser) checkLocked(t *target, check string) (func() (any, bool, *Erro
 				return nil, false, e
 			}
 			val := v.Value
-			if v.UnserializableValue != "" {
+			switch {
+			case v.UnserializableValue != "":
+				val = v.UnserializableValue != "NaN" && v.UnserializableValue != "-0" // ±Infinity are truthy
+			case v.Subtype == "null":
 				val = nil
 			}
 			return val, truthy(val), nil
@@ -164,69 +175,4 @@ func truthy(v any) bool {
 		return x != 0
 	}
 	return true
-}
-
-// pageForLocked returns a fresh copy of the page at u, or an empty page
-// titled u.
-func (b *Browser) pageForLocked(t *target, u string) *Page {
-	var pg *Page
-	if tmpl := b.pages[normURL(u)]; tmpl != nil {
-		pg = tmpl.clone()
-		pg.URL = u
-	} else {
-		pg = &Page{URL: u, Title: u}
-	}
-	pg.nextID = &t.nodeIDs
-	pg.vw, pg.vh = t.vw, t.vh
-	return pg
-}
-
-// loadLocked loads u in t as a new document (typ is frameNavigated's
-// type) and returns the events of the load, for the sessions that enabled
-// them. Polls in flight fail as the old document's context is destroyed.
-func (b *Browser) loadLocked(t *target, u, typ string) []event {
-	for _, pp := range append([]*pendingPoll(nil), t.polls...) {
-		b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, nil, &Error{Code: -32000, Message: "Execution context was destroyed."}))
-	}
-	t.page = b.pageForLocked(t, u)
-	t.url, t.title = u, t.page.Title
-	t.history = append(t.history, u)
-	t.loaderID = b.nextIDLocked("LOADER")
-	t.context = b.nextLocked("context")
-	t.objects = make(map[string]*object)
-	t.pressed, t.selectAll = nil, false
-
-	var post []event
-	each := func(enabled func(*session) bool, method string, params any) {
-		for _, ts := range t.sessions {
-			if enabled(ts) {
-				post = append(post, event{ts, method, params})
-			}
-		}
-	}
-	page := func(x *session) bool { return x.page }
-	lifecycle := func(x *session) bool { return x.page && x.lifecycle }
-	runtime := func(x *session) bool { return x.runtime }
-	phase := func(name string) { each(lifecycle, "Page.lifecycleEvent", b.lifecycleLocked(t, name)) }
-	frameID := frameIDParams{FrameID: t.id}
-	each(page, "Page.frameStartedLoading", frameID)
-	phase("init")
-	each(runtime, "Runtime.executionContextsCleared", struct{}{})
-	each(page, "Page.frameNavigated", frameNavigated{Frame: b.frameLocked(t), Type: typ})
-	phase("commit")
-	each(runtime, "Runtime.executionContextCreated", contextEvent{Context: b.contextLocked(t)})
-	ts := timestamp{Timestamp: b.sinceStart()}
-	each(page, "Page.domContentEventFired", ts)
-	phase("DOMContentLoaded")
-	each(page, "Page.loadEventFired", ts)
-	phase("load")
-	each(page, "Page.frameStoppedLoading", frameID)
-	phase("networkAlmostIdle")
-	phase("networkIdle")
-	for _, ds := range b.liveSessionsLocked() {
-		if ds.discover {
-			post = append(post, event{ds, "Target.targetInfoChanged", targetEvent{TargetInfo: b.infoLocked(t)}})
-		}
-	}
-	return post
 }

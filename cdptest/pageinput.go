@@ -110,10 +110,15 @@ func (b *Browser) actLocked(s *session, el *Element) outcome {
 	pg := t.page
 	if el.input == "checkbox" {
 		el.Checked = !el.Checked
-		b.changedLocked(t, el)
+		if e := b.changedLocked(t, el); e != nil {
+			return outcome{err: e}
+		}
 	}
 	if el.onClick != nil {
-		el.onClick(pg)
+		if e := b.callGo("Element.Does of "+el.named(), func() { el.onClick(pg) }); e != nil {
+			pg.goTo = ""
+			return outcome{err: e}
+		}
 	}
 	if d := el.dialog; d != nil {
 		t.dialog = &openDialog{spec: d, el: el}
@@ -149,7 +154,8 @@ func (b *Browser) effectsLocked(s *session, el *Element) []event {
 		}
 	}
 	if to != "" {
-		post = append(post, b.loadLocked(t, resolveURL(pg.URL, to), "Navigation")...)
+		nav, _, _ := b.followLocked(t, resolveURL(pg.URL, to))
+		post = append(post, nav...)
 	}
 	return post
 }
@@ -215,8 +221,10 @@ func (b *Browser) handleDialog(s *session, params json.RawMessage) outcome {
 	if !p.Accept {
 		text = ""
 	}
+	var failed *Error
 	if d.spec.then != nil {
-		d.spec.then(t.page, p.Accept, text)
+		pg := t.page
+		failed = b.callGo("the answer to "+d.spec.named(), func() { d.spec.then(pg, p.Accept, text) })
 	}
 	var post []event
 	for _, ts := range t.sessions {
@@ -228,8 +236,12 @@ func (b *Browser) handleDialog(s *session, params json.RawMessage) outcome {
 	if !p.Accept && d.spec.typ != "alert" {
 		el = nil // a dismissed confirm stops the click's download and navigation
 	}
-	post = append(post, b.effectsLocked(s, el)...)
-	return outcome{post: post, after: func() {
+	if failed != nil {
+		t.page.goTo = "" // the answer panicked: the click goes no further
+	} else {
+		post = append(post, b.effectsLocked(s, el)...)
+	}
+	return outcome{err: failed, post: post, after: func() {
 		if d.heldReply != nil {
 			b.shapeLocked(d.heldReply)
 		}

@@ -262,8 +262,7 @@ func (b *Browser) setFileInputFiles(s *session, params json.RawMessage) outcome 
 	for _, f := range p.Files {
 		el.Files = append(el.Files, baseName(f))
 	}
-	b.changedLocked(s.target, el)
-	return outcome{}
+	return outcome{err: b.changedLocked(s.target, el)}
 }
 
 func baseName(p string) string {
@@ -273,11 +272,13 @@ func baseName(p string) string {
 	return p
 }
 
-// changedLocked runs el's OnChange.
-func (b *Browser) changedLocked(t *target, el *Element) {
-	if el.onChange != nil {
-		el.onChange(t.page)
+// changedLocked runs el's OnChange; a panic in it is the call's error.
+func (b *Browser) changedLocked(t *target, el *Element) *Error {
+	if el.onChange == nil {
+		return nil
 	}
+	pg := t.page
+	return b.callGo("Element.OnChange of "+el.named(), func() { el.onChange(pg) })
 }
 
 // callArg is one argument of Runtime.callFunctionOn.
@@ -395,7 +396,9 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		var v string
 		json.Unmarshal(arg(0), &v)
 		this.el.Value = v
-		b.changedLocked(t, this.el)
+		if e := b.changedLocked(t, this.el); e != nil {
+			return outcome{err: e}
+		}
 		return byValue(map[string]any{"ok": true, "why": "", "value": v})
 	case "Shown":
 		if this.el == nil {
@@ -409,18 +412,22 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		}
 		var vals []string
 		json.Unmarshal(arg(0), &vals)
-		return byValue(b.selectLocked(t, this.el, vals))
+		res, e := b.selectLocked(t, this.el, vals)
+		if e != nil {
+			return outcome{err: e}
+		}
+		return byValue(res)
 	}
 	return outcome{err: &Error{Code: -32000, Message: fmt.Sprintf("cdptest: pagejs.%s called on an object it does not apply to", name)}}
 }
 
 // selectLocked is pagejs.Select on a fake select box.
-func (b *Browser) selectLocked(t *target, el *Element, vals []string) map[string]any {
+func (b *Browser) selectLocked(t *target, el *Element, vals []string) (map[string]any, *Error) {
 	if el.input != "select" {
-		return map[string]any{"err": "not-select"}
+		return map[string]any{"err": "not-select"}, nil
 	}
 	if el.Disabled {
-		return map[string]any{"err": "disabled"}
+		return map[string]any{"err": "disabled"}, nil
 	}
 	var pick []string
 	for _, v := range vals {
@@ -432,16 +439,18 @@ func (b *Browser) selectLocked(t *target, el *Element, vals []string) map[string
 			}
 		}
 		if !found {
-			return map[string]any{"err": "missing", "missing": v, "options": el.Options[:min(len(el.Options), 30)]}
+			return map[string]any{"err": "missing", "missing": v, "options": el.Options[:min(len(el.Options), 30)]}, nil
 		}
 	}
 	if !el.Multiple && len(pick) != 1 {
-		return map[string]any{"err": "single"}
+		return map[string]any{"err": "single"}, nil
 	}
 	t.page.focus = el
 	el.Value = strings.Join(pick, ",")
-	b.changedLocked(t, el)
-	return map[string]any{"selected": pick}
+	if e := b.changedLocked(t, el); e != nil {
+		return nil, e
+	}
+	return map[string]any{"selected": pick}, nil
 }
 
 func (w *clickWatch) stop() {

@@ -300,6 +300,11 @@ func (b *Browser) captureScreenshot(s *session, params json.RawMessage) outcome 
 			scale = 1
 		}
 	}
+	// Chromium captures in device pixels: the clip's scale times the
+	// device scale factor (Emulation.setDeviceMetricsOverride).
+	if dsf := s.target.dsf; dsf > 0 {
+		scale *= dsf
+	}
 	// A copy of the layout, so that the encoding needs no lock.
 	var boxes []box
 	for _, bx := range pg.layout() {

@@ -34,76 +34,17 @@ func errNotImplemented(method string) *Error {
 	return e
 }
 
-// receive handles one request written by the client.
+// receive handles one request written by the client. Every path that
+// takes b.mu releases it by defer, so a panic on the way (a bug of the
+// fake's; a page's Go funcs are recovered in callGo) cannot leave it held.
 func (b *Browser) receive(data []byte) error {
 	var req envelope
 	decodeErr := json.Unmarshal(data, &req)
-
-	b.mu.Lock()
-	if b.connErr != nil {
-		b.mu.Unlock()
-		return io.ErrClosedPipe
-	}
 	defer b.runAfterUnlock()
-	var bad *Error
-	switch {
-	case decodeErr != nil:
-		bad = &Error{Code: -32700, Message: "Message must be a valid JSON"}
-	case req.ID == nil:
-		bad = &Error{Code: -32600, Message: "Message must have integer 'id' property"}
-	case req.Method == "":
-		bad = &Error{Code: -32600, Message: "Message must have string 'method' property"}
-	}
-	if bad != nil {
-		env := envelope{ID: req.ID, Error: bad, SessionID: req.SessionID}
-		msg, _ := json.Marshal(env) // cannot fail: plain fields
-		b.deliverLocked(&batch{msgs: [][]byte{msg}})
-		b.mu.Unlock()
-		return nil
-	}
-
-	id, method := *req.ID, req.Method
-	s := b.sessions[req.SessionID]
-	c := Call{Method: method, SessionID: req.SessionID, Params: req.Params}
-	if s != nil && s.target != nil {
-		c.TargetID = s.target.id
-	}
-	b.calls = append(b.calls, c)
-
-	// The browser process answers Browser.*, Target.* and Inspector.*
-	// itself; the rest goes to the renderer, which is gone once the target
-	// crashed.
-	browserSide := strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") ||
-		strings.HasPrefix(method, "Inspector.")
-	switch {
-	case s == nil:
-		// Chrome's dispatcher answers without a sessionId, unshaped.
-		b.deliverLocked(&batch{msgs: [][]byte{encodeReply(id, "", nil, errSessionNotFound)}})
-		b.mu.Unlock()
-		return nil
-	case s.target != nil && s.target.crashed && !browserSide:
-		b.mu.Unlock()
-		return nil // never answered
-	case b.sessionless[method]:
-		b.shapeLocked(&batch{name: method, on: s, dropOnCrash: !browserSide,
-			msgs: [][]byte{encodeReply(id, "", nil, errSessionNotFound)}})
-		b.mu.Unlock()
-		return nil
-	}
-	h := b.handlers[method]
-	if h == nil && s.target != nil && s.target.dialog != nil && !browserSide && method != "Page.handleJavaScriptDialog" {
-		// A dialog holds the renderer: answered once it closes.
-		d := s.target.dialog
-		d.held = append(d.held, heldCall{s: s, id: id, method: method, params: slices.Clone(req.Params)})
-		b.mu.Unlock()
-		return nil
-	}
+	h, s, c, browserSide, err := b.dispatch(&req, decodeErr)
 	if h == nil {
-		b.builtinLocked(s, id, method, req.Params, browserSide)
-		b.mu.Unlock()
-		return nil
+		return err
 	}
-	b.mu.Unlock()
 
 	hc := c
 	hc.Params = slices.Clone(c.Params) // the record stays as sent
@@ -111,6 +52,7 @@ func (b *Browser) receive(data []byte) error {
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	id, method := *req.ID, req.Method
 	if errors.Is(err, ErrNotHandled) {
 		if !s.ended && (s.target == nil || !s.target.crashed || browserSide) {
 			b.builtinLocked(s, id, method, req.Params, browserSide)
@@ -133,6 +75,70 @@ func (b *Browser) receive(data []byte) error {
 	b.shapeLocked(&batch{name: method, on: s, dropOnCrash: !browserSide,
 		msgs: [][]byte{encodeReply(id, s.id, raw, e)}})
 	return nil
+}
+
+// dispatch records a request and answers it under b.mu, unless a handler
+// set with Browser.Handle is to answer it: then it returns the handler
+// (to run without the lock), the call and whether the browser process
+// answers the method itself.
+func (b *Browser) dispatch(req *envelope, decodeErr error) (h func(*Call) (any, error), s *session, c Call, browserSide bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.connErr != nil {
+		return nil, nil, Call{}, false, io.ErrClosedPipe
+	}
+	var bad *Error
+	switch {
+	case decodeErr != nil:
+		bad = &Error{Code: -32700, Message: "Message must be a valid JSON"}
+	case req.ID == nil:
+		bad = &Error{Code: -32600, Message: "Message must have integer 'id' property"}
+	case req.Method == "":
+		bad = &Error{Code: -32600, Message: "Message must have string 'method' property"}
+	}
+	if bad != nil {
+		env := envelope{ID: req.ID, Error: bad, SessionID: req.SessionID}
+		msg, _ := json.Marshal(env) // cannot fail: plain fields
+		b.deliverLocked(&batch{msgs: [][]byte{msg}})
+		return nil, nil, Call{}, false, nil
+	}
+
+	id, method := *req.ID, req.Method
+	s = b.sessions[req.SessionID]
+	c = Call{Method: method, SessionID: req.SessionID, Params: req.Params}
+	if s != nil && s.target != nil {
+		c.TargetID = s.target.id
+	}
+	b.calls = append(b.calls, c)
+
+	// The browser process answers Browser.*, Target.* and Inspector.*
+	// itself; the rest goes to the renderer, which is gone once the target
+	// crashed.
+	browserSide = strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") ||
+		strings.HasPrefix(method, "Inspector.")
+	switch {
+	case s == nil:
+		// Chrome's dispatcher answers without a sessionId, unshaped.
+		b.deliverLocked(&batch{msgs: [][]byte{encodeReply(id, "", nil, errSessionNotFound)}})
+		return nil, s, c, browserSide, nil
+	case s.target != nil && s.target.crashed && !browserSide:
+		return nil, s, c, browserSide, nil // never answered
+	case b.sessionless[method]:
+		b.shapeLocked(&batch{name: method, on: s, dropOnCrash: !browserSide,
+			msgs: [][]byte{encodeReply(id, "", nil, errSessionNotFound)}})
+		return nil, s, c, browserSide, nil
+	}
+	h = b.handlers[method]
+	if h == nil && s.target != nil && s.target.dialog != nil && !browserSide && method != "Page.handleJavaScriptDialog" {
+		// A dialog holds the renderer: answered once it closes.
+		d := s.target.dialog
+		d.held = append(d.held, heldCall{s: s, id: id, method: method, params: slices.Clone(req.Params)})
+		return nil, s, c, browserSide, nil
+	}
+	if h == nil {
+		b.builtinLocked(s, id, method, req.Params, browserSide)
+	}
+	return h, s, c, browserSide, nil
 }
 
 // outcome is what a built-in method does after its effects: a reply and
@@ -287,6 +293,14 @@ func init() {
 		"Page.getFrameTree":              (*Browser).getFrameTree,
 		"Page.setLifecycleEventsEnabled": (*Browser).setLifecycleEventsEnabled,
 		"Page.getNavigationHistory":      (*Browser).getNavigationHistory,
+		"Page.navigateToHistoryEntry":    (*Browser).navigateToHistoryEntry,
+		"Page.reload":                    (*Browser).reload,
+		// The fake runs no JavaScript, but knows the library's status
+		// script (see statusReport).
+		"Page.addScriptToEvaluateOnNewDocument":    (*Browser).addScriptOnNewDocument,
+		"Page.removeScriptToEvaluateOnNewDocument": (*Browser).removeScriptOnNewDocument,
+		"Performance.enable":                       set(func(s *session) { s.performance = true }),
+		"Performance.disable":                      set(func(s *session) { s.performance = false }),
 		// Fake pages open no file chooser: a click never reports one.
 		"Page.setInterceptFileChooserDialog": set(func(*session) {}),
 		"Runtime.evaluate":                   (*Browser).evaluateCall,
@@ -477,25 +491,6 @@ func (b *Browser) lifecycleLocked(t *target, name string) lifecycleEvent {
 	return lifecycleEvent{FrameID: t.id, LoaderID: t.loaderID, Name: name, Timestamp: time.Since(b.start).Seconds()}
 }
 
-func (b *Browser) navigate(s *session, params json.RawMessage) outcome {
-	var p struct {
-		URL string `json:"url"`
-	}
-	if e := decode(params, &p); e != nil {
-		return outcome{err: e}
-	}
-	if p.URL == "" {
-		return outcome{err: errInvalidParams}
-	}
-	t := s.target
-	post := b.loadLocked(t, p.URL, "Navigation")
-	res := navigateResult{FrameID: t.id, LoaderID: t.loaderID}
-	if u, err := url.Parse(p.URL); err == nil && u.Hostname() == "fail.invalid" {
-		res.ErrorText = "net::ERR_NAME_NOT_RESOLVED"
-	}
-	return outcome{result: res, post: post}
-}
-
 func (b *Browser) getFrameTree(s *session, _ json.RawMessage) outcome {
 	return outcome{result: struct {
 		FrameTree struct {
@@ -504,26 +499,6 @@ func (b *Browser) getFrameTree(s *session, _ json.RawMessage) outcome {
 	}{struct {
 		Frame frame `json:"frame"`
 	}{b.frameLocked(s.target)}}}
-}
-
-func (b *Browser) getNavigationHistory(s *session, _ json.RawMessage) outcome {
-	t := s.target
-	type entry struct {
-		ID             int    `json:"id"`
-		URL            string `json:"url"`
-		UserTypedURL   string `json:"userTypedURL"`
-		Title          string `json:"title"`
-		TransitionType string `json:"transitionType"`
-	}
-	entries := make([]entry, len(t.history))
-	for i, u := range t.history {
-		entries[i] = entry{ID: i + 1, URL: u, UserTypedURL: u, Title: u, TransitionType: "typed"}
-	}
-	entries[len(entries)-1].Title = t.title
-	return outcome{result: struct {
-		CurrentIndex int     `json:"currentIndex"`
-		Entries      []entry `json:"entries"`
-	}{len(entries) - 1, entries}}
 }
 
 func (b *Browser) frameLocked(t *target) frame {
@@ -557,11 +532,13 @@ func origin(raw string) string {
 }
 
 // setDeviceMetrics records a tab's viewport; its fake pages, loaded now or
-// later, lay out and report that size.
+// later, lay out and report that size, and its screenshots have
+// deviceScaleFactor device pixels per CSS pixel.
 func (b *Browser) setDeviceMetrics(s *session, params json.RawMessage) outcome {
 	var p struct {
 		Width  float64 `json:"width"`
 		Height float64 `json:"height"`
+		Scale  float64 `json:"deviceScaleFactor"`
 	}
 	if e := decode(params, &p); e != nil {
 		return outcome{err: e}
@@ -569,7 +546,7 @@ func (b *Browser) setDeviceMetrics(s *session, params json.RawMessage) outcome {
 	if s.target == nil {
 		return outcome{err: &Error{Code: -32000, Message: "Emulation.setDeviceMetricsOverride needs a page session"}}
 	}
-	s.target.vw, s.target.vh = p.Width, p.Height
+	s.target.vw, s.target.vh, s.target.dsf = p.Width, p.Height, p.Scale
 	if pg := s.target.page; pg != nil {
 		pg.vw, pg.vh = p.Width, p.Height
 	}

@@ -224,7 +224,7 @@ func TestEvaluateUnderstandsArithmeticStringsTitleAndHref(t *testing.T) {
 		{`1/0`, `{"type":"number","unserializableValue":"Infinity","description":"Infinity"}`},
 		{`'it\'s' + " ok"`, `{"type":"string","value":"it's ok"}`},
 		{`"n=" + 6*7`, `{"type":"string","value":"n=42"}`},
-		{`document.title`, `{"type":"string","value":"https://example.com/x?q=1"}`},
+		{`document.title`, `{"type":"string","value":""}`}, // no page defined: no title
 		{`location.href`, `{"type":"string","value":"https://example.com/x?q=1"}`},
 		{``, `{"type":"undefined"}`},
 	} {
@@ -581,25 +581,6 @@ func TestConnectionEndStopsPendingDelays(t *testing.T) {
 	})
 }
 
-// fakeTB records what the cleanup check reports.
-type fakeTB struct {
-	testing.TB
-	cleanups []func()
-	errors   []string
-}
-
-func (f *fakeTB) Helper()           {}
-func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
-func (f *fakeTB) Errorf(format string, args ...any) {
-	f.errors = append(f.errors, fmt.Sprintf(format, args...))
-}
-
-func (f *fakeTB) runCleanups() {
-	for i := len(f.cleanups) - 1; i >= 0; i-- {
-		f.cleanups[i]()
-	}
-}
-
 func TestLeakCheckNamesTheOpenTransportAndTheAttachedSessions(t *testing.T) {
 	tb := &fakeTB{TB: t}
 	b := cdptest.NewBrowser(tb, cdptest.WithPage("https://a.test/"))
@@ -611,7 +592,7 @@ func TestLeakCheckNamesTheOpenTransportAndTheAttachedSessions(t *testing.T) {
 	want := []string{"cdptest: the browser was left running: " +
 		"the transport is still open (the client neither closed it nor called Browser.close); " +
 		"session SESSION_1 is still attached to target TARGET_1 (https://a.test/)"}
-	if diff := cmp.Diff(want, tb.errors); diff != "" {
+	if diff := cmp.Diff(want, tb.reported()); diff != "" {
 		t.Errorf("cleanup errors (-want +got):\n%s", diff)
 	}
 	if status, exited := b.ExitStatus(); status != -1 || !exited {
@@ -638,8 +619,8 @@ func TestLeakCheckIsQuietWhenTheClientClosedTheBrowserOrTheCheckIsOff(t *testing
 
 			tb.runCleanups()
 
-			if len(tb.errors) > 0 {
-				t.Errorf("cleanup reported %q, want nothing", tb.errors)
+			if len(tb.reported()) > 0 {
+				t.Errorf("cleanup reported %q, want nothing", tb.reported())
 			}
 		})
 	}
