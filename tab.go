@@ -225,6 +225,7 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 	case "Page.windowOpen":
 		t.s.popups.Store(true) // the new window hides this page (toFront)
 		t.s.front.Store(nil)
+		t.x.windowOpened(params)
 	case "":
 		t.x.ended()
 		if errors.Is(t.direct.Err(), cdpmux.ErrTargetCrashed) {
@@ -300,6 +301,24 @@ type tabExt struct {
 	// an action waits for a navigation after it, which may have committed
 	// already.
 	actDocs atomic.Uint64
+
+	// opened is the URL of the latest window the page opened (a
+	// target=_blank link, window.open), redacted, and opens how many it
+	// has: Click's trace names the tab a click opened.
+	opened atomic.Pointer[string]
+	opens  atomic.Uint64
+}
+
+// windowOpened notes a Page.windowOpen event (on the mux's reader).
+func (x *tabExt) windowOpened(params json.RawMessage) {
+	var ev struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(params, &ev) == nil {
+		u := redactURL(ev.URL)
+		x.opened.Store(&u)
+	}
+	x.opens.Add(1)
 }
 
 // docsSeen marks the main frame's documents so far as not to be waited

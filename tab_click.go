@@ -96,7 +96,9 @@ const clickAttempts = 3
 // pointer-events:none, or drawn over, under a styled label) is clicked
 // through the first of its labels on screen, as a person clicks it; the
 // trace says so. If something covers that label too, the ErrCovered
-// error names it.
+// error names it. A click that opens a new tab (a target=_blank link,
+// window.open) leaves the tab it acted on where it was: its trace names
+// the new tab's URL, and Session.Tabs lists the new tab.
 //
 // Click returns nil only once the page has confirmed the click: a click
 // event reached the element (or, through its label, its control), or the
@@ -126,12 +128,18 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 					*args += " (through its label: the page draws the control there)"
 				}
 			}
+			opens := x.opens.Load()
 			rep, err := x.clickTarget(ctx, tg, px, py)
 			if err != nil {
 				return x.fail(op, ctx, ref, frameErr(tg.f, err))
 			}
 			switch rep.outcome() {
 			case clickLanded:
+				if x.opens.Load() != opens {
+					if u := x.opened.Load(); u != nil {
+						*args += " (opened a new tab at " + *u + ": Session.Tabs lists it; this tab stays the one acted on)"
+					}
+				}
 				if attempt > 1 {
 					*args += fmt.Sprintf(" (landed on attempt %d: the earlier click missed it)", attempt)
 				}

@@ -131,3 +131,31 @@ func TestAClickOnAnElementUnderAStickyHeaderScrollsItOutFromUnderIt(t *testing.T
 		t.Errorf("the button says %q after the click, want Saved", got)
 	}
 }
+
+func TestAClickThatOpensANewTabSaysSoInItsTrace(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>links</title><a href="/terms" target="_blank">Terms</a><button>Stay</button>`))
+	})
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	for _, name := range []string{"Terms", "Stay"} {
+		role := map[string]string{"Terms": "link", "Stay": "button"}[name]
+		if err := tab.Click(ctx, ref(t, s, role, name)); err != nil {
+			t.Fatalf("Click on %s: %v", name, err)
+		}
+	}
+	var clicks []string
+	for _, e := range tab.Trace() {
+		if e.Action == "click" {
+			clicks = append(clicks, e.Args)
+		}
+	}
+	want := []string{
+		`@e1 link "Terms" (opened a new tab at ` + srv.URL + `/terms: Session.Tabs lists it; this tab stays the one acted on)`,
+		`@e2 button "Stay"`,
+	}
+	if diff := cmp.Diff(want, clicks); diff != "" {
+		t.Errorf("the clicks' trace (-want +got):\n%s", diff)
+	}
+}

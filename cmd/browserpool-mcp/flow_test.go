@@ -251,6 +251,9 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, formPage) })
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such page", http.StatusNotFound) })
 	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
+	mux.HandleFunc("/popup", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Popup</title><a href="/" target="_blank">Terms</a><button>Stay</button>`)
+	})
 	site := httptest.NewServer(mux)
 	defer site.Close()
 	s := newServer(t, Config{DialogTimeout: 300 * time.Millisecond})
@@ -279,6 +282,18 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 		if msg := fails(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{{"ref": email, "value": "a@b.c"}}}); !strings.HasPrefix(msg, "Error: the arguments do not match browser_fill_form's input schema") || !strings.Contains(msg, "\nNext: call browser_fill_form again") || !strings.Contains(msg, "type") {
 			t.Errorf("a field without its type:\n%s", msg)
 		}
+	})
+
+	t.Run("a click that opens a new tab says so and how to switch to it", func(t *testing.T) {
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/popup"})
+		msg := ok(t, cs, "browser_click", map[string]any{"ref": find(t, `link "Terms" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))})
+		if !strings.Contains(msg, "It opened a new tab ") || !strings.Contains(msg, " at "+site.URL+"/") || !strings.Contains(msg, "browser_tabs with action select") {
+			t.Errorf("a click on a target=_blank link says:\n%s", msg)
+		}
+		if msg := ok(t, cs, "browser_click", map[string]any{"ref": find(t, `button "Stay" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))}); strings.Contains(msg, "new tab") {
+			t.Errorf("a click that opens nothing says:\n%s", msg)
+		}
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"}) // where the next subtests start
 	})
 
 	t.Run("handle_dialog with none open says what became of the last one", func(t *testing.T) {

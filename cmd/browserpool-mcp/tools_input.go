@@ -228,13 +228,18 @@ func (s *Server) addInputTools() {
 // tab's page.
 func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn func(t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
 	var title, url, at string
+	var opened []browserpool.TabInfo
 	err := s.withTab(ctx, c, tg, func(t *browserpool.Tab) error {
+		before, _ := t.Session().Tabs(ctx) // to tell the tabs the action opens
 		if err := fn(t); err != nil {
 			return err
 		}
 		at = where(t)
 		if pi, err := t.PageInfo(ctx); err == nil {
 			title, url = pi.Title, pi.URL
+		}
+		if before != nil {
+			opened = newTabs(ctx, t.Session(), before)
 		}
 		return nil
 	})
@@ -245,7 +250,29 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 	if url != "" {
 		msg += fmt.Sprintf(". Page: %q %s", title, url)
 	}
+	for _, o := range opened {
+		msg += fmt.Sprintf(". It opened a new tab %s at %s; this tab stays the active one: call browser_tabs with action select and tab %s to work in the new one", o.TabID, o.URL, o.TabID)
+	}
 	return text("%s. Call browser_snapshot to see the result.", msg), nil
+}
+
+// newTabs returns the session's tabs that are not in before.
+func newTabs(ctx context.Context, s *browserpool.Session, before []browserpool.TabInfo) []browserpool.TabInfo {
+	after, err := s.Tabs(ctx)
+	if err != nil {
+		return nil
+	}
+	known := make(map[string]bool, len(before))
+	for _, b := range before {
+		known[b.TabID] = true
+	}
+	var out []browserpool.TabInfo
+	for _, a := range after {
+		if !known[a.TabID] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // noDialog is browser_handle_dialog's error when no dialog is open: it
