@@ -66,6 +66,9 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		case "disabled", "readonly":
 			return x.badTarget(op, ref, tg, info.Kind, "it cannot be edited now; take a new snapshot to see when it is enabled")
 		default:
+			if tg.role == "combobox" {
+				return x.badTarget(op, ref, tg, "not a text field but a combobox around one", "fill the textbox the snapshot shows under it, or click the combobox to open its list")
+			}
 			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
 		}
 		if info.Kind == "value" {

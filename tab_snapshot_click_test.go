@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -86,6 +87,13 @@ func TestASnapshotWalksAnARIAComboboxAndNamesRefsByTheirText(t *testing.T) {
 	}
 	if !strings.Contains(s.Text, `combobox "Size" @e8 value="Small" options=["Small", "Large"]`) {
 		t.Errorf("the native select's options are not summarized on its line:\n%s", s.Text)
+	}
+	err := tab.Fill(ctx, s.Refs[0].Ref, "Lyon")
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "fill the textbox the snapshot shows under it") {
+		t.Errorf("Fill on the combobox around a text field: %v, want ErrInvalidArgument pointing at the textbox under it", err)
+	}
+	if err := tab.Fill(ctx, s.Find("textbox", "City"), "Lyon"); err != nil {
+		t.Errorf("Fill on the textbox inside the combobox: %v", err)
 	}
 }
 
