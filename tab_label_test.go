@@ -86,7 +86,7 @@ func TestAHiddenCheckboxWhoseLabelCannotBeClickedEitherSaysWhy(t *testing.T) {
 			browserpool.ErrInvalidArgument, []string{"disabled"}},
 		"label under a backdrop": {`<label style="position:relative"><input type="checkbox" id="c" style="position:absolute;opacity:0;width:0;height:0"><span>Dark mode</span></label>
 			<div id="backdrop" style="position:fixed;inset:0;background:rgba(0,0,0,.5)">Subscribe?</div>`,
-			browserpool.ErrCovered, []string{`(label "Dark mode") is covered at`, `by div#backdrop "Subscribe?"`}},
+			browserpool.ErrCovered, []string{`(label "Dark mode") is covered at`, `by div#backdrop "Subscribe?" (a fixed overlay over most of the page)`}},
 		"no label at all": {`<input type="checkbox" id="c" aria-label="Dark mode" style="position:absolute;opacity:0;width:0;height:0">`,
 			browserpool.ErrNotVisible, []string{"no size"}},
 	} {

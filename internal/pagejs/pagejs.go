@@ -17,7 +17,8 @@ const ClickDisarm = "function() { this.stop(); }"
 
 // Describe describes an element for an error message: its tag, id, up
 // to three classes and the start of its text, as in div#banner.cookie
-// "We use cookies".
+// "We use cookies", and whether it is fixed or sticky (a fixed overlay
+// over most of the page: a modal's backdrop).
 const Describe = `(n => {
 	const c = n && (n.nodeType === 1 ? n : n.parentElement);
 	if (!c) return '';
@@ -27,6 +28,11 @@ const Describe = `(n => {
 	let text = (c.getAttribute('aria-label') || c.innerText || c.value || '').trim().replace(/\s+/g, ' ');
 	if (text.length > 60) text = text.slice(0, 59) + '…';
 	if (text) d += ' "' + text + '"';
+	const pos = getComputedStyle(c).position;
+	if (pos === 'fixed' || pos === 'sticky') {
+		const r = c.getBoundingClientRect();
+		d += r.width * r.height >= innerWidth * innerHeight / 2 ? ' (a ' + pos + ' overlay over most of the page)' : ' (' + pos + ')';
+	}
 	return d;
 })`
 
