@@ -251,6 +251,10 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, formPage) })
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such page", http.StatusNotFound) })
 	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
+	mux.HandleFunc("/zone", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>zone</title><style>body{margin:0}</style><div id="zone" style="width:200px;height:100px;background:#eee">Drop here</div>
+<script>document.addEventListener('click', e => { if (e.target.id === 'zone') document.title = 'zone clicked' })</script>`)
+	})
 	mux.HandleFunc("/popup", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Popup</title><a href="/" target="_blank">Terms</a><button>Stay</button>`)
 	})
@@ -292,6 +296,22 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 		}
 		if msg := ok(t, cs, "browser_click", map[string]any{"ref": find(t, `button "Stay" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))}); strings.Contains(msg, "new tab") {
 			t.Errorf("a click that opens nothing says:\n%s", msg)
+		}
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"}) // where the next subtests start
+	})
+
+	t.Run("click at a point reaches what has no ref, and a text that is no ref says so", func(t *testing.T) {
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/zone"})
+		msg := fails(t, cs, "browser_click", map[string]any{"ref": "Drop here"})
+		if !strings.Contains(msg, `"Drop here" is not a ref`) || !strings.Contains(msg, "browser_click and x, y") {
+			t.Errorf("a click given a text for a ref says:\n%s", msg)
+		}
+		if msg := fails(t, cs, "browser_click", map[string]any{"x": 50}); !strings.Contains(msg, "neither a ref nor both x and y") {
+			t.Errorf("a click given x alone says:\n%s", msg)
+		}
+		ok(t, cs, "browser_click", map[string]any{"x": 50, "y": 40})
+		if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.title"}); got != `"zone clicked"` {
+			t.Errorf("after a click at 50, 40 the page's title is %s", got)
 		}
 		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"}) // where the next subtests start
 	})

@@ -48,6 +48,9 @@ func describe(err error) string {
 				break
 			}
 		}
+		if errors.Is(be, browserpool.ErrInvalidArgument) && strings.HasSuffix(be.Detail, " is not a ref") {
+			next = "call browser_snapshot and pass a ref it shows, such as @e3; an element it gives no ref can be clicked at its point with browser_click and x, y (find it with browser_take_screenshot)"
+		}
 		if errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED") {
 			next = "the load was cancelled, most often because the URL answers with a file to download: call browser_download with the ref of the link to it; else call browser_navigate again"
 		}

@@ -100,12 +100,15 @@ func text(format string, args ...any) *mcp.CallToolResult {
 }
 
 // ref accepts a ref with or without its "@" ("e3" or "@e3").
+// refDigits is a ref without its "@" (e3), as agents often write one.
+var refDigits = regexp.MustCompile(`^e[0-9]+$`)
+
 func ref(r string) string {
 	r = strings.TrimSpace(r)
-	if r != "" && !strings.HasPrefix(r, "@") {
+	if refDigits.MatchString(r) {
 		return "@" + r
 	}
-	return r
+	return r // a ref already, or not one: its error quotes it as given
 }
 
 // where names the session and tab of a result.

@@ -24,6 +24,15 @@ type ElementArgs struct {
 	Ref     string `json:"ref" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3."`
 }
 
+// ClickArgs are browser_click's arguments: a ref, or a point.
+type ClickArgs struct {
+	Target
+	Element string   `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record (the ref or the point alone decides)."`
+	Ref     string   `json:"ref,omitempty" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3. Leave empty to click at x, y instead."`
+	X       *float64 `json:"x,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's left edge, in CSS pixels (as in browser_take_screenshot's image at scale 1), for an element the snapshot gives no ref."`
+	Y       *float64 `json:"y,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's top edge, in CSS pixels."`
+}
+
 // TypeArgs are browser_type's arguments.
 type TypeArgs struct {
 	Target
@@ -88,9 +97,18 @@ type ScrollArgs struct {
 func (s *Server) addInputTools() {
 	add(s, &mcp.Tool{
 		Name:        "browser_click",
-		Description: "Click an element by its ref from browser_snapshot, the way a user would: scrolled into view, checked that nothing covers it, confirmed that the click landed.",
+		Description: "Click an element by its ref from browser_snapshot, the way a user would: scrolled into view, checked that nothing covers it, confirmed that the click landed. Without a ref, click at the point x, y of the viewport, whatever is there.",
 		Annotations: annotations("Click", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in ElementArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *client, in ClickArgs) (*mcp.CallToolResult, error) {
+		switch {
+		case in.Ref != "" && (in.X != nil || in.Y != nil):
+			return nil, toolErrorf("browser_click got both a ref and a point", "pass either ref, or x and y")
+		case in.Ref == "" && (in.X == nil || in.Y == nil):
+			return nil, toolErrorf("browser_click got neither a ref nor both x and y", "pass the ref from browser_snapshot, or x and y for a point of the viewport")
+		case in.Ref == "":
+			x, y := *in.X, *in.Y
+			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Clicked at %g, %g", x, y)), func(t *browserpool.Tab) error { return t.ClickAt(ctx, x, y) })
+		}
 		return s.act(ctx, c, in.Target, ptr("Clicked "+ref(in.Ref)), func(t *browserpool.Tab) error { return t.Click(ctx, ref(in.Ref)) })
 	})
 
