@@ -99,10 +99,10 @@ func text(format string, args ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
 }
 
-// ref accepts a ref with or without its "@" ("e3" or "@e3").
 // refDigits is a ref without its "@" (e3), as agents often write one.
 var refDigits = regexp.MustCompile(`^e[0-9]+$`)
 
+// ref accepts a ref with or without its "@" ("e3" or "@e3").
 func ref(r string) string {
 	r = strings.TrimSpace(r)
 	if refDigits.MatchString(r) {
