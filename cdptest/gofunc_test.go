@@ -13,24 +13,7 @@ import (
 // browsers report (a panicking Go func, a leak).
 func poolTabFor(t *testing.T, tb testing.TB, pages ...*cdptest.Page) *browserpool.Tab {
 	t.Helper()
-	l := cdptest.NewLauncher(tb, cdptest.WithPages(pages...))
-	p, err := browserpool.NewPool(browserpool.Config{Launcher: l, Root: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	ctx := testCtx(t)
-	s, err := p.Open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Tab(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tab.Navigate(ctx, pages[0].URL); err != nil {
-		t.Fatal(err)
-	}
+	tab := launchTab(t, cdptest.NewLauncher(tb, cdptest.WithPages(pages...)), pages[0].URL)
 	return tab
 }
 

@@ -20,6 +20,14 @@ import (
 func pageTab(t *testing.T, pages ...*cdptest.Page) (*cdptest.Browser, *browserpool.Tab) {
 	t.Helper()
 	l := cdptest.NewLauncher(t, cdptest.WithPages(pages...))
+	tab := launchTab(t, l, pages[0].URL)
+	return l.Browsers()[0], tab
+}
+
+// launchTab opens a pool of l's browsers, closed when the test ends, and
+// returns a tab at url.
+func launchTab(t *testing.T, l *cdptest.Launcher, url string) *browserpool.Tab {
+	t.Helper()
 	p, err := browserpool.NewPool(browserpool.Config{Launcher: l, Root: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -34,10 +42,10 @@ func pageTab(t *testing.T, pages ...*cdptest.Page) (*cdptest.Browser, *browserpo
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.Navigate(ctx, pages[0].URL); err != nil {
+	if _, err := tab.Navigate(ctx, url); err != nil {
 		t.Fatal(err)
 	}
-	return l.Browsers()[0], tab
+	return tab
 }
 
 func testCtx(t *testing.T) context.Context {
