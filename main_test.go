@@ -120,3 +120,25 @@ func servedTab(t *testing.T, ctx context.Context, h http.HandlerFunc) (*browserp
 	}
 	return tab, srv
 }
+
+// htmlTab is servedTab for a test of one static page: it runs the test in
+// parallel and returns its context and a tab at the page.
+func htmlTab(t *testing.T, html string) (context.Context, *browserpool.Tab, *httptest.Server) {
+	t.Helper()
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(html)) })
+	return ctx, tab, srv
+}
+
+// traced returns the arguments of tab's traced actions of one kind
+// ("click"), oldest first.
+func traced(tab *browserpool.Tab, action string) []string {
+	var out []string
+	for _, e := range tab.Trace() {
+		if e.Action == action {
+			out = append(out, e.Args)
+		}
+	}
+	return out
+}

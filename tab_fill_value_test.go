@@ -2,7 +2,6 @@ package browserpool_test
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -22,11 +21,7 @@ for (const el of document.querySelectorAll('input'))
 </script>`
 
 func TestFillSetsASliderAndAColourWellAndSaysWhichFormADateTakes(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(valueFieldsPage))
-	})
+	ctx, tab, _ := htmlTab(t, valueFieldsPage)
 	s := snap(t, tab, browserpool.SnapshotOptions{})
 	if err := tab.Fill(ctx, ref(t, s, "slider", "Volume"), "30"); err != nil {
 		t.Errorf("Fill on a slider: %v", err)
@@ -52,17 +47,13 @@ func TestFillSetsASliderAndAColourWellAndSaysWhichFormADateTakes(t *testing.T) {
 }
 
 func TestTypePressesEachKeySoKeyListeningWidgetsReact(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<title>type</title><label>City <input id="city"></label><ul id="hints"></ul><p id="log"></p>
+	ctx, tab, _ := htmlTab(t, `<title>type</title><label>City <input id="city"></label><ul id="hints"></ul><p id="log"></p>
 <textarea aria-label="Note" id="note"></textarea>
 <script>
 const cities = ['Paris', 'Parma', 'Lyon'];
 city.addEventListener('keyup', () => hints.innerHTML = cities.filter(c => city.value && c.startsWith(city.value)).map(c => '<li>' + c + '</li>').join(''));
 for (const type of ['keydown', 'keypress', 'input', 'keyup']) city.addEventListener(type, e => log.textContent += type + (e.key ? ':' + e.key : '') + ' ');
-</script>`))
-	})
+</script>`)
 	s := snap(t, tab, browserpool.SnapshotOptions{})
 	if err := tab.Click(ctx, ref(t, s, "textbox", "City")); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package browserpool_test
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -40,11 +39,7 @@ var hiddenControlPages = map[string]string{
 func TestAClickOnACheckboxThePageHidesBehindItsLabelTogglesIt(t *testing.T) {
 	for name, page := range hiddenControlPages {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := ctxT(t)
-			tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-				w.Write([]byte(`<title>label</title>` + page + `<p id="log"></p><script>c.addEventListener('change', () => log.textContent += 'change ')</script>`))
-			})
+			ctx, tab, _ := htmlTab(t, `<title>label</title>`+page+`<p id="log"></p><script>c.addEventListener('change', () => log.textContent += 'change ')</script>`)
 			box := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "checkbox", "Dark mode")
 			if err := tab.Click(ctx, box); err != nil {
 				t.Fatalf("Click(%s): %v", box, err)
@@ -61,12 +56,7 @@ func TestAClickOnACheckboxThePageHidesBehindItsLabelTogglesIt(t *testing.T) {
 			if name == "input under a drawn box" || name == "bootstrap btn-check" {
 				return // the control's centre is on its label: no detour
 			}
-			var clicks []string
-			for _, e := range tab.Trace() {
-				if e.Action == "click" {
-					clicks = append(clicks, e.Args)
-				}
-			}
+			clicks := traced(tab, "click")
 			via := box + ` checkbox "Dark mode" (through its label: the page draws the control there)`
 			want := []string{via, via}
 			if diff := cmp.Diff(want, clicks); diff != "" {
@@ -91,11 +81,7 @@ func TestAHiddenCheckboxWhoseLabelCannotBeClickedEitherSaysWhy(t *testing.T) {
 			browserpool.ErrNotVisible, []string{"no size"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := ctxT(t)
-			tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-				w.Write([]byte(`<title>label</title>` + c.page))
-			})
+			ctx, tab, _ := htmlTab(t, `<title>label</title>`+c.page)
 			err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "checkbox", "Dark mode"))
 			if !errors.Is(err, c.want) {
 				t.Fatalf("Click: %v, want %v", err, c.want)
@@ -113,13 +99,9 @@ func TestAHiddenCheckboxWhoseLabelCannotBeClickedEitherSaysWhy(t *testing.T) {
 }
 
 func TestAClickOnAnElementUnderAStickyHeaderScrollsItOutFromUnderIt(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<title>sticky</title><style>body{margin:0}</style>
+	ctx, tab, _ := htmlTab(t, `<title>sticky</title><style>body{margin:0}</style>
 <header style="position:sticky;top:0;height:80px;background:#eee">Home Products</header>
-<div style="height:1000px"></div><button onclick="this.textContent='Saved'">Save</button><div style="height:2000px"></div>`))
-	})
+<div style="height:1000px"></div><button onclick="this.textContent='Saved'">Save</button><div style="height:2000px"></div>`)
 	save := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Save")
 	// The button's top 20 px below the viewport's: under the header, and
 	// in view as far as the browser's scrolling into view is concerned.
@@ -133,11 +115,7 @@ func TestAClickOnAnElementUnderAStickyHeaderScrollsItOutFromUnderIt(t *testing.T
 }
 
 func TestAClickThatOpensANewTabSaysSoInItsTrace(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<title>links</title><a href="/terms" target="_blank">Terms</a><button>Stay</button>`))
-	})
+	ctx, tab, srv := htmlTab(t, `<title>links</title><a href="/terms" target="_blank">Terms</a><button>Stay</button>`)
 	s := snap(t, tab, browserpool.SnapshotOptions{})
 	for _, name := range []string{"Terms", "Stay"} {
 		role := map[string]string{"Terms": "link", "Stay": "button"}[name]
@@ -145,12 +123,7 @@ func TestAClickThatOpensANewTabSaysSoInItsTrace(t *testing.T) {
 			t.Fatalf("Click on %s: %v", name, err)
 		}
 	}
-	var clicks []string
-	for _, e := range tab.Trace() {
-		if e.Action == "click" {
-			clicks = append(clicks, e.Args)
-		}
-	}
+	clicks := traced(tab, "click")
 	want := []string{
 		`@e1 link "Terms" (opened a new tab at ` + srv.URL + `/terms: Session.Tabs lists it; this tab stays the one acted on)`,
 		`@e2 button "Stay"`,

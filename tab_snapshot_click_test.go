@@ -2,7 +2,6 @@ package browserpool_test
 
 import (
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,11 +35,7 @@ document.body.addEventListener('click', () => {}); // and a page that does too
 </script>`
 
 func TestASnapshotGivesRefsToWhatThePageMadeClickableWithoutARole(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(clickablePage))
-	})
+	ctx, tab, _ := htmlTab(t, clickablePage)
 	s := snap(t, tab, browserpool.SnapshotOptions{})
 	var got []string
 	for _, r := range s.Refs {
@@ -67,15 +62,11 @@ func TestASnapshotGivesRefsToWhatThePageMadeClickableWithoutARole(t *testing.T) 
 }
 
 func TestASnapshotWalksAnARIAComboboxAndNamesRefsByTheirText(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<title>combo</title>
+	ctx, tab, _ := htmlTab(t, `<title>combo</title>
 <div role="combobox" aria-expanded="true" aria-owns="cities"><input aria-label="City" value="Pa"></div>
 <ul role="listbox" id="cities"><li role="option">Paris</li><li role="option">Parma</li></ul>
 <div class="menu"><div tabindex="-1">Strawberry</div><div tabindex="-1">Vanilla</div></div>
-<select aria-label="Size"><option>Small</option><option>Large</option></select>`))
-	})
+<select aria-label="Size"><option>Small</option><option>Large</option></select>`)
 	s := snap(t, tab, browserpool.SnapshotOptions{Interactive: true})
 	var got []string
 	for _, r := range s.Refs {
@@ -98,15 +89,11 @@ func TestASnapshotWalksAnARIAComboboxAndNamesRefsByTheirText(t *testing.T) {
 }
 
 func TestTheLabelOfAHiddenControlGetsARefThatTogglesOrUploadsThroughIt(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<title>hidden controls</title>
+	ctx, tab, _ := htmlTab(t, `<title>hidden controls</title>
 <input type="checkbox" id="dark" style="display:none"><label for="dark">Dark mode</label>
 <label><input type="radio" name="plan" id="pro" hidden> Pro plan</label>
 <label for="file" style="border:1px solid">Attach file</label><input type="file" id="file" hidden>
-<p id="log"></p><script>file.addEventListener('change', () => log.textContent = file.files[0].name)</script>`))
-	})
+<p id="log"></p><script>file.addEventListener('change', () => log.textContent = file.files[0].name)</script>`)
 	s := snap(t, tab, browserpool.SnapshotOptions{})
 	for _, line := range []string{
 		`- clickable "Dark mode" @e1 (the label of a hidden checkbox)`,
