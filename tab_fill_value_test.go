@@ -2,6 +2,8 @@ package browserpool_test
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -75,4 +77,30 @@ for (const type of ['keydown', 'keypress', 'input', 'keyup']) city.addEventListe
 	if got := eval[string](t, tab, "note.value + '|' + (document.activeElement === note)"); got != "héllo\n日本|false" {
 		t.Errorf("the text area holds %q, want the text up to the tab, the newline as Enter, and the tab moving the focus away", got)
 	}
+}
+
+// BenchmarkType types 100 characters key by key into a text area (the
+// metric keys/s): what typing costs now that each character is a key
+// press.
+func BenchmarkType(b *testing.B) {
+	requireBrowser(b)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>type</title><textarea aria-label="Note" id="note"></textarea>`))
+	}))
+	defer srv.Close()
+	ctx := ctxT(b)
+	tab := mustTab(b, ctx, mustOpen(b, ctx, newRealPool(b, browserpool.Config{})))
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
+		b.Fatal(err)
+	}
+	if err := tab.Click(ctx, ref(b, snap(b, tab, browserpool.SnapshotOptions{}), "textbox", "Note")); err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("abcdefghij", 10)
+	for b.Loop() {
+		if err := tab.Type(ctx, text); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(text))/b.Elapsed().Seconds(), "keys/s")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	kb "github.com/browserpool/browserpool/internal/keys"
 	"github.com/browserpool/browserpool/internal/pagejs"
 )
@@ -73,6 +74,7 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 		} else {
 			*args = axtext.Quote(text)
 		}
+		var batch []cdpmux.Request
 		for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
 			key := string(r)
 			switch r {
@@ -83,13 +85,54 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 			}
 			events, _ := kb.Events(key) // one character always names a key
 			for _, ev := range events {
-				if err := x.key(ctx, ev); err != nil {
+				params, err := json.Marshal(ev)
+				if err != nil {
 					return x.fail(op, ctx, "", err)
 				}
+				batch = append(batch, cdpmux.Request{Method: "Input.dispatchKeyEvent", Params: params})
 			}
+			if len(batch) >= typeBatch {
+				if err := x.keys(ctx, batch); err != nil {
+					return x.fail(op, ctx, "", err)
+				}
+				batch = batch[:0]
+			}
+		}
+		if err := x.keys(ctx, batch); err != nil {
+			return x.fail(op, ctx, "", err)
 		}
 		return nil
 	})
+}
+
+// typeBatch is about how many key events Type sends at once: the browser
+// handles them in order, and a batch costs one wait instead of one per
+// event (a character is two events).
+const typeBatch = 64
+
+// keys sends key events in order, at once, and waits for the browser to
+// have handled them all (or ctx); the first error wins. The events of a
+// batch the caller gave up on still reach the page.
+func (x *tabExt) keys(ctx context.Context, events []cdpmux.Request) error {
+	if len(events) == 0 {
+		return nil
+	}
+	done := make(chan error, 1)
+	x.t.direct.Go(events, func(_ []json.RawMessage, errs []error) {
+		for _, err := range errs {
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	})
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // secretFocus reports whether what is typed now may be a secret: the
