@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/browserpool/browserpool"
 )
 
@@ -103,4 +105,20 @@ func BenchmarkType(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(text))/b.Elapsed().Seconds(), "keys/s")
+}
+
+func TestTypeIntoAPasswordFieldAfterATabNeverReachesTheTrace(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>login</title><label>Email <input id="email"></label><label>Password <input id="pw" type="password"></label>`)
+	if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "textbox", "Email")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, "me@example.com\tS3cret-pw"); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, tab, "email.value + ' ' + pw.value"); got != "me@example.com S3cret-pw" {
+		t.Errorf("the fields hold %q, want the email, then the password after the Tab", got)
+	}
+	if diff := cmp.Diff([]string{"***"}, traced(tab, "type")); diff != "" {
+		t.Errorf("the typing's trace (-want +got):\n%s", diff)
+	}
 }

@@ -69,11 +69,18 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
-		if x.secretFocus(ctx) {
-			*args = "***"
-		} else {
-			*args = axtext.Quote(text)
+		// A Tab or an Enter may move the focus (a username, Tab, then a
+		// password): the focus is judged again after each, and the trace
+		// withholds the whole text if any of it went to a secret field.
+		secret := x.secretFocus(ctx)
+		trace := func() {
+			if secret {
+				*args = "***"
+			} else {
+				*args = axtext.Quote(text)
+			}
 		}
+		trace()
 		var batch []cdpmux.Request
 		for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
 			key := string(r)
@@ -91,11 +98,15 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 				}
 				batch = append(batch, cdpmux.Request{Method: "Input.dispatchKeyEvent", Params: params})
 			}
-			if len(batch) >= typeBatch {
+			if moves := key != string(r); moves || len(batch) >= typeBatch {
 				if err := x.keys(ctx, batch); err != nil {
 					return x.fail(op, ctx, "", err)
 				}
 				batch = batch[:0]
+				if moves && !secret {
+					secret = x.secretFocus(ctx)
+					trace()
+				}
 			}
 		}
 		if err := x.keys(ctx, batch); err != nil {
