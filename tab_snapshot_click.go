@@ -64,13 +64,16 @@ func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]string {
 }
 
 // clickables reads the reply: in each document, the elements with a click
-// listener, the elements drawn with a pointer cursor whose nearest drawn
-// ancestor is not (the cursor is inherited: the outermost is the one the
-// page made clickable), all of them drawn, the document's root and body
-// aside (a page listening for clicks everywhere); and the labels drawn for
-// a form control that is not (a checkbox or file input the page hides and
-// draws its label instead), each with a note naming the control, such as
-// "(the label of a hidden checkbox, checked)".
+// listener (but a container of several elements not drawn with a pointer
+// cursor: it delegates its items' clicks), the elements drawn with a
+// pointer cursor whose nearest drawn ancestor is not (the cursor is
+// inherited: the outermost is the one the page made clickable), all of
+// them drawn, labels and the document's root and body aside (a label
+// clicks its control, which has a ref; a page may listen for clicks
+// everywhere); and the labels drawn for a form control that is not (a
+// checkbox or file input the page hides and draws its label instead),
+// each with a note naming the control, such as "(the label of a hidden
+// checkbox, checked)".
 func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
 	str := map[string]int{}
 	for i, v := range s.Strings {
@@ -84,7 +87,7 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
 		}
 		return -1
 	}
-	pointer, html, body := index("pointer"), index("HTML"), index("BODY")
+	pointer, html, body, label := index("pointer"), index("HTML"), index("BODY"), index("LABEL")
 	set := map[dom.BackendNodeID]string{}
 	for _, d := range s.Documents {
 		n := d.Nodes
@@ -109,8 +112,21 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
 				set[n.Backend[i]] = note
 			}
 		}
+		// A label is clickable for its control, which has a ref of its
+		// own; only the label of a hidden control is added (below).
+		// A container listening for its items' clicks (delegation: a
+		// list, an app's root), not drawn as clickable itself, is not
+		// what an agent clicks: its items are.
+		kids := make([]int, len(cursor))
+		for i, p := range n.Parent {
+			if p >= 0 && p < len(kids) && n.Type[i] == 1 {
+				kids[p]++
+			}
+		}
 		for _, i := range n.Clickable.Index {
-			add(i, "")
+			if i >= 0 && i < len(cursor) && n.Name[i] != label && (pointer >= 0 && cursor[i] == pointer || kids[i] < 2) {
+				add(i, "")
+			}
 		}
 		if pointer >= 0 {
 			for i, c := range cursor {
@@ -121,7 +137,7 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
 				for p >= 0 && p < len(cursor) && cursor[p] == undrawn {
 					p = n.Parent[p]
 				}
-				if p < 0 || p >= len(cursor) || cursor[p] != pointer {
+				if (p < 0 || p >= len(cursor) || cursor[p] != pointer) && n.Name[i] != label {
 					add(i, "")
 				}
 			}

@@ -123,3 +123,34 @@ func TestTheLabelOfAHiddenControlGetsARefThatTogglesOrUploadsThroughIt(t *testin
 		t.Errorf("the next snapshot does not say the hidden checkbox is checked:\n%s", s.Text)
 	}
 }
+
+func TestASnapshotLeavesOutLabelsEditorBlocksAndDelegatingContainers(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>not clickable</title>
+<label for="q">Search</label><input id="q">
+<div contenteditable="true" aria-label="Editor"><p>para one</p><p>para two</p></div>
+<ul id="list"><li>Alpha</li><li>Beta</li></ul>
+<div id="card" style="cursor:pointer">Blue mug <span id="x">×</span></div>
+<p id="log"></p>
+<script>
+list.addEventListener('click', e => log.textContent += e.target.textContent + ' ');
+card.addEventListener('click', () => log.textContent += 'card ');
+x.addEventListener('click', e => { e.stopPropagation(); log.textContent += 'x '; });
+</script>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	var got []string
+	for _, r := range s.Refs {
+		got = append(got, r.Role+" "+r.Name)
+	}
+	want := []string{"textbox Search", "generic Editor", "clickable Blue mug ×", "clickable ×"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("refs (-want +got):\n%s\n%s", diff, s.Text)
+	}
+	for _, name := range []string{"Blue mug ×", "×"} {
+		if err := tab.Click(ctx, ref(t, s, browserpool.ClickableRole, name)); err != nil {
+			t.Errorf("Click on %q: %v", name, err)
+		}
+	}
+	if got := eval[string](t, tab, "log.textContent"); got != "card x " {
+		t.Errorf("the page saw the clicks %q, want the card's, then the ×'s", got)
+	}
+}

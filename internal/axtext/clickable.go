@@ -18,17 +18,30 @@ const ClickableRole = "clickable"
 var plainRoles = set("generic", "none", "presentation", "div", "Section", "SectionWithoutName", "Unknown", "LabelText", "label")
 
 // clickable reports whether n is an element the page made clickable that
-// should get a ref: in doc.Clickable, not interactive by its role, and
-// with nothing under it that is interactive or clickable itself (a card
-// holding a link, or an app's root that listens for every click, leaves
-// the ref to what is inside).
+// should get a ref: in doc.Clickable, not interactive by its role, with
+// nothing under it that is interactive (a card holding a link, or an
+// app's root that listens for every click, leaves the ref to what is
+// inside), and not inside an editable element (whose blocks an editor
+// listens to).
 func (d *Doc[T]) clickable(n *Node) bool {
 	_, ok := d.Clickable[n.Backend]
-	return n.Backend != 0 && ok && !interactive(n) && !d.holdsChildTarget(n)
+	return n.Backend != 0 && ok && !interactive(n) && !d.holdsChildTarget(n) && !d.inEditable(n)
 }
 
-// holdsChildTarget reports whether something under n is interactive or
-// clickable.
+// inEditable reports whether an ancestor of n is editable (contenteditable,
+// a text field).
+func (d *Doc[T]) inEditable(n *Node) bool {
+	for p := d.Nodes[n.ParentID]; p != nil; p = d.Nodes[p.ParentID] {
+		for _, pr := range p.Props {
+			if pr.Name == "editable" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsChildTarget reports whether something under n is interactive.
 func (d *Doc[T]) holdsChildTarget(n *Node) bool {
 	for _, id := range n.ChildIDs {
 		if c := d.Nodes[id]; c != nil && d.holdsTarget(c) {
@@ -50,15 +63,13 @@ func (d *Doc[T]) nativeSelect(n *Node) bool {
 	return false
 }
 
-// holdsTarget reports whether n or a node under it is interactive or in
-// doc.Clickable (memoized: a page with many clickable rows walks each
-// subtree once).
+// holdsTarget reports whether n or a node under it is interactive
+// (memoized: a page with many clickable rows walks each subtree once).
 func (d *Doc[T]) holdsTarget(n *Node) bool {
 	if v, ok := d.holds[n]; ok {
 		return v
 	}
-	_, listed := d.Clickable[n.Backend]
-	v := interactive(n) || n.Backend != 0 && listed
+	v := interactive(n)
 	for _, id := range n.ChildIDs {
 		if v {
 			break
