@@ -247,8 +247,10 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 }
 
 // aimLabel is the way to a form control the page keeps from the pointer
-// with its own drawing: a checkbox or radio made sr-only, zero-size,
-// clipped or pointer-events:none, or drawn over, under a styled label.
+// with its own drawing: a checkbox, radio or file input made sr-only,
+// zero-size, clipped or pointer-events:none, or drawn over, under a styled
+// label (other elements keep aimErr: a covered text field or button is
+// covered).
 // When aiming at the control failed (aimErr: not visible, covered, or
 // taking no pointer input) and the control has a label on screen, it
 // returns the centre of that label's visible box, checked to be the
@@ -280,7 +282,7 @@ func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aim
 		return 0, 0, aimErr
 	}
 	lt := tg
-	lt.node, lt.role = desc.Node.Backend, "label"
+	lt.node, lt.role = desc.Node.Backend, "label of the "+tg.role
 	px, py, err = x.point(ctx, op, ref, lt, true)
 	if errors.Is(err, ErrCovered) {
 		return 0, 0, err

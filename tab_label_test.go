@@ -76,7 +76,7 @@ func TestAHiddenCheckboxWhoseLabelCannotBeClickedEitherSaysWhy(t *testing.T) {
 			browserpool.ErrInvalidArgument, []string{"disabled"}},
 		"label under a backdrop": {`<label style="position:relative"><input type="checkbox" id="c" style="position:absolute;opacity:0;width:0;height:0"><span>Dark mode</span></label>
 			<div id="backdrop" style="position:fixed;inset:0;background:rgba(0,0,0,.5)">Subscribe?</div>`,
-			browserpool.ErrCovered, []string{`(label "Dark mode") is covered at`, `by div#backdrop "Subscribe?" (a fixed overlay over most of the page)`}},
+			browserpool.ErrCovered, []string{`(label of the checkbox "Dark mode") is covered at`, `by div#backdrop "Subscribe?" (a fixed overlay over most of the page)`}},
 		"no label at all": {`<input type="checkbox" id="c" aria-label="Dark mode" style="position:absolute;opacity:0;width:0;height:0">`,
 			browserpool.ErrNotVisible, []string{"no size"}},
 	} {
@@ -130,5 +130,20 @@ func TestAClickThatOpensANewTabSaysSoInItsTrace(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, clicks); diff != "" {
 		t.Errorf("the clicks' trace (-want +got):\n%s", diff)
+	}
+}
+
+func TestACoveredTextFieldOrButtonIsNotClickedThroughItsLabel(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>chat widget</title><label for="q">Search</label> <input id="q">
+<label for="b">Send</label> <button id="b" onclick="document.title = 'button clicked'">Send it</button>
+<div style="position:fixed;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.1)" id="widget"></div>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	for _, r := range []string{ref(t, s, "textbox", "Search"), ref(t, s, "button", "Send")} {
+		if err := tab.Click(ctx, r); !errors.Is(err, browserpool.ErrCovered) || !strings.Contains(err.Error(), "div#widget") {
+			t.Errorf("Click(%s) under a widget: %v, want ErrCovered naming the widget", r, err)
+		}
+	}
+	if got := eval[string](t, tab, "document.title"); got != "chat widget" {
+		t.Errorf("the page's title is %q: the covered button was clicked", got)
 	}
 }

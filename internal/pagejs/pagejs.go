@@ -47,11 +47,12 @@ const Cover = `function(h) {
 	return {ok: false, visible, inert, cover: (` + Describe + `)(h)};
 }`
 
-// LabelOf returns the first label of a form control (this) that has a box
-// on screen, for a click the page's own drawing keeps off the control (an
-// sr-only, zero-size, clipped or pointer-events:none checkbox under a
-// styled label), or null.
+// LabelOf returns the first label on screen of a checkbox, radio or file
+// input (this), for a click the page's own drawing keeps off the control
+// (an sr-only, zero-size, clipped or pointer-events:none checkbox under a
+// styled label), or null (another element, or no such label).
 const LabelOf = `function() {
+	if (this.tagName !== 'INPUT' || !['checkbox', 'radio', 'file'].includes(this.type)) return null;
 	for (const l of this.labels || []) if (l.getClientRects().length > 0 && (!l.checkVisibility || l.checkVisibility({visibilityProperty: true}))) return l;
 	return null;
 }`
