@@ -134,9 +134,11 @@ func TestAClickThatOpensANewTabSaysSoInItsTrace(t *testing.T) {
 }
 
 func TestACoveredTextFieldOrButtonIsNotClickedThroughItsLabel(t *testing.T) {
-	ctx, tab, _ := htmlTab(t, `<title>chat widget</title><label for="q">Search</label> <input id="q">
-<label for="b">Send</label> <button id="b" onclick="document.title = 'button clicked'">Send it</button>
-<div style="position:fixed;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.1)" id="widget"></div>`)
+	// The widget covers the field and the button, not their labels.
+	ctx, tab, _ := htmlTab(t, `<title>chat widget</title><style>*{position:absolute;margin:0}</style>
+<label for="q" style="left:10px;top:10px">Search</label><input id="q" style="left:200px;top:10px">
+<label for="b" style="left:10px;top:60px">Send</label><button id="b" style="left:200px;top:60px" onclick="document.title = 'button clicked'">Send it</button>
+<div id="widget" style="position:fixed;left:150px;top:0;width:400px;height:120px;background:#eee"></div>`)
 	s := snap(t, tab, browserpool.SnapshotOptions{})
 	for _, r := range []string{ref(t, s, "textbox", "Search"), ref(t, s, "button", "Send")} {
 		if err := tab.Click(ctx, r); !errors.Is(err, browserpool.ErrCovered) || !strings.Contains(err.Error(), "div#widget") {
