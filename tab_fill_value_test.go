@@ -18,6 +18,7 @@ const valueFieldsPage = `<title>values</title>
 <label>Volume <input type="range" id="volume" min="0" max="100" value="50"></label>
 <label>Colour <input type="color" id="colour" value="#000000"></label>
 <label>Birthday <input type="date" id="birthday" value="2000-01-01"></label>
+<label>Count <input type="number" id="count" value="5"></label>
 <p id="log"></p>
 <script>
 for (const el of document.querySelectorAll('input'))
@@ -41,6 +42,21 @@ func TestFillSetsASliderAndAColourWellAndSaysWhichFormADateTakes(t *testing.T) {
 	want := "30 | #1e90ff | 2000-01-01 | volume:input volume:change colour:input colour:change "
 	if got != want {
 		t.Errorf("fields and events: %q, want %q (the refused date kept, with no event)", got, want)
+	}
+	for _, c := range []struct{ role, name, value string }{{"spinbutton", "Count", "abc"}, {"spinbutton", "Count", "1,5"}, {"slider", "Volume", "loud"}} {
+		err := tab.Fill(ctx, ref(t, s, c.role, c.name), c.value)
+		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "is not a number") {
+			t.Errorf("Fill of %q into the %s %q: %v, want ErrInvalidArgument saying it is not a number", c.value, c.role, c.name, err)
+		}
+	}
+	if err := tab.Fill(ctx, ref(t, s, "slider", "Volume"), "150"); err != nil {
+		t.Errorf("Fill of 150 into a slider up to 100: %v", err)
+	}
+	if got := eval[string](t, tab, "count.value + ' ' + volume.value"); got != "5 100" {
+		t.Errorf("count and volume: %q, want the count kept and the slider at its max", got)
+	}
+	if got := traced(tab, "fill"); !strings.Contains(got[len(got)-1], `(the slider made it "100": its min, max or step)`) {
+		t.Errorf("the slider's fill is traced %q, want it to say the slider made it 100", got[len(got)-1])
 	}
 	if err := tab.Fill(ctx, ref(t, s, "Date", "Birthday"), "2024-02-29"); err != nil {
 		t.Errorf("Fill of a date in ISO form: %v", err)

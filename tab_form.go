@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -29,7 +30,10 @@ import (
 // does, then fires change, so listeners of either see the new value at
 // once (the browser fires its own change too when the field loses focus,
 // as after a person's edit). A slider or a colour well (input type range
-// or color) takes value as it is, with the same events. A field that
+// or color) takes value as it is, with the same events; a slider keeps it
+// within its min, max and step, which the trace shows. A value that is
+// not a number, for a number field or a slider, is an ErrInvalidArgument
+// before anything is typed. A field that
 // formats what is typed (a phone
 // mask, uppercase) keeps the page's form of it, which the trace shows; a
 // text field whose page cancels the typing (it accepts only some
@@ -71,6 +75,11 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			}
 			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
 		}
+		if (info.Type == "number" || info.Type == "range") && value != "" && !htmlNumber.MatchString(value) {
+			// Typed or set, the browser would empty the field or move the
+			// slider to its middle, and call that a value.
+			return x.badTarget(op, ref, tg, fmt.Sprintf("a %s field, and %s is not a number", info.Type, axtext.Quote(value)), "fill "+valueFormats[info.Type])
+		}
 		if info.Kind == "value" {
 			// A slider or a colour well takes no typing: FillDone sets it.
 		} else if value == "" {
@@ -92,7 +101,11 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if done.OK && done.Value != value && !info.Secret {
-			*args += " (the page made it " + axtext.Quote(done.Value) + ")"
+			if info.Type == "range" {
+				*args += " (the slider made it " + axtext.Quote(done.Value) + ": its min, max or step)"
+			} else {
+				*args += " (the page made it " + axtext.Quote(done.Value) + ")"
+			}
 		}
 		if !done.OK {
 			detail := ref + " did not take the whole value (a maxlength, pattern or input type may limit it)"
@@ -122,9 +135,13 @@ var valueFormats = map[string]string{
 	"month":          "YYYY-MM (2024-02)",
 	"week":           "YYYY-Www (2024-W09)",
 	"color":          "a lowercase hex colour #rrggbb (#1e90ff)",
-	"number":         "a number (1.5, -3) within its min, max and step",
-	"range":          "a number within its min and max",
+	"number":         "a number written with a dot and no grouping (1.5, -3, 2e3)",
+	"range":          "a number written with a dot (0.5, 40); the slider keeps it within its min, max and step",
 }
+
+// htmlNumber is HTML's valid floating-point number: what a number or range
+// field takes as its value.
+var htmlNumber = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
 
 func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) error {
 	e := newError(op, ErrInvalidArgument, fmt.Sprintf("%s (%s %s) is %s", ref, tg.role, axtext.Quote(tg.name), what))
