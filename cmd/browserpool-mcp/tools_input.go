@@ -133,8 +133,12 @@ func (s *Server) addInputTools() {
 			var err error
 			switch {
 			case in.Ref != "" && in.Slowly:
-				if err = t.Click(ctx, ref(in.Ref)); err == nil { // the field takes the keys
-					err = t.Type(ctx, in.Text)
+				// The field takes the keys, after what it holds: the
+				// click puts the caret where it lands.
+				if err = t.Click(ctx, ref(in.Ref)); err == nil {
+					if err = t.Press(ctx, "Control+End"); err == nil {
+						err = t.Type(ctx, in.Text)
+					}
 				}
 			case in.Ref != "":
 				err = t.Fill(ctx, ref(in.Ref), in.Text)
