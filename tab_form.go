@@ -50,6 +50,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Kind   string `json:"kind"`
 			Type   string `json:"type"`
 			Secret bool   `json:"secret"`
+			Field  bool   `json:"field"` // an element that is no field holds one
 		}
 		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Fill, nil, &info); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
@@ -70,8 +71,11 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		case "disabled", "readonly":
 			return x.badTarget(op, ref, tg, info.Kind, "it cannot be edited now; take a new snapshot to see when it is enabled")
 		default:
-			if tg.role == "combobox" {
+			switch {
+			case tg.role == "combobox" && info.Field:
 				return x.badTarget(op, ref, tg, "not a text field but a combobox around one", "fill the textbox the snapshot shows under it, or click the combobox to open its list")
+			case tg.role == "combobox":
+				return x.badTarget(op, ref, tg, "a combobox without a text field (a custom select)", "click it to open its list, take a new snapshot, and click the option")
 			}
 			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
 		}

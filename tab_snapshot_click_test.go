@@ -66,13 +66,14 @@ func TestASnapshotWalksAnARIAComboboxAndNamesRefsByTheirText(t *testing.T) {
 <div role="combobox" aria-expanded="true" aria-owns="cities"><input aria-label="City" value="Pa"></div>
 <ul role="listbox" id="cities"><li role="option">Paris</li><li role="option">Parma</li></ul>
 <div class="menu"><div tabindex="-1">Strawberry</div><div tabindex="-1">Vanilla</div></div>
-<select aria-label="Size"><option>Small</option><option>Large</option></select>`)
+<select aria-label="Size"><option>Small</option><option>Large</option></select>
+<div role="combobox" tabindex="0" aria-label="Ten" aria-expanded="false">Ten</div>`)
 	s := snap(t, tab, browserpool.SnapshotOptions{Interactive: true})
 	var got []string
 	for _, r := range s.Refs {
 		got = append(got, r.Role+" "+r.Name)
 	}
-	want := []string{"combobox ", "textbox City", "listbox ", "option Paris", "option Parma", "generic Strawberry", "generic Vanilla", "combobox Size"}
+	want := []string{"combobox ", "textbox City", "listbox ", "option Paris", "option Parma", "generic Strawberry", "generic Vanilla", "combobox Size", "combobox Ten"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("refs (-want +got):\n%s\n%s", diff, s.Text)
 	}
@@ -82,6 +83,10 @@ func TestASnapshotWalksAnARIAComboboxAndNamesRefsByTheirText(t *testing.T) {
 	err := tab.Fill(ctx, s.Refs[0].Ref, "Lyon")
 	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "fill the textbox the snapshot shows under it") {
 		t.Errorf("Fill on the combobox around a text field: %v, want ErrInvalidArgument pointing at the textbox under it", err)
+	}
+	err = tab.Fill(ctx, s.Find("combobox", "Ten"), "Lyon")
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "without a text field") || !strings.Contains(err.Error(), "click it to open its list") {
+		t.Errorf("Fill on a custom select: %v, want ErrInvalidArgument saying to click it open", err)
 	}
 	if err := tab.Fill(ctx, s.Find("textbox", "City"), "Lyon"); err != nil {
 		t.Errorf("Fill on the textbox inside the combobox: %v", err)

@@ -128,8 +128,9 @@ const ClickReport = `function(stop) {
 
 // Fill focuses an editable element and selects its content, and says
 // what kind of element it is (kind "value": a slider or a colour well,
-// which takes a value but no typing), its input type, and whether its
-// content is a secret.
+// which takes a value but no typing), its input type, whether its
+// content is a secret, and, for an element that is no field ("other"),
+// whether it holds one (field: an ARIA combobox around its text box).
 const Fill = `function() {
 	const el = this, tag = el.tagName, type = (el.type || '').toLowerCase();
 	const ac = (el.getAttribute && el.getAttribute('autocomplete')) || '';
@@ -139,6 +140,7 @@ const Fill = `function() {
 	else if (tag === 'INPUT') kind = ['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'hidden'].includes(type) ? type : type === 'range' || type === 'color' ? 'value' : 'text';
 	else if (el.isContentEditable) kind = 'editable';
 	else if (tag === 'SELECT') kind = 'select';
+	if (kind === 'other') return {kind, secret, type, field: !!(el.querySelector && el.querySelector('input:not([type=hidden]), textarea, [contenteditable]:not([contenteditable=false])'))};
 	if (kind !== 'text' && kind !== 'editable' && kind !== 'value') return {kind, secret, type};
 	if (el.disabled) return {kind: 'disabled', secret, type};
 	if (el.readOnly) return {kind: 'readonly', secret, type};
