@@ -63,9 +63,12 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 // is Enter and a tab is Tab; a character the layout lacks (é, 日) is typed
 // as itself, without a key code. Widgets that listen for keys (an
 // autocomplete's suggestions, search as you type) react as they do to a
-// person. To replace a field's content at once, use Fill. Text typed into
-// a password or one-time-code field, or into an iframe, never reaches the
-// trace.
+// person. A newline presses Enter, which in a single-line field submits
+// its form and in a chat box may send the message (for a line break in a
+// rich editor, Press "Shift+Enter" between lines), and a tab moves the
+// focus on, as a person's would. To replace a field's content at once,
+// use Fill. Text typed into a password or one-time-code field, or into an
+// iframe, never reaches the trace.
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
