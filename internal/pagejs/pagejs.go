@@ -40,7 +40,13 @@ const Describe = `(n => {
 // element (this) for a click's purpose, and else describes it and says
 // whether the element lets the pointer through (pointer-events: none).
 const Cover = `function(h) {
-	for (let n = h; n; n = n.parentNode || n.host) if (n === this) return {ok: true};
+	for (let n = h; n; n = n.assignedSlot || n.parentNode || n.host) if (n === this) return {ok: true}; // the composed tree: a slotted node is inside its slot
+	// Text slotted into this from a shadow host's light DOM is hit as the
+	// host: this's slots show it.
+	for (let r = this.getRootNode(); r && r.host; r = r.host.getRootNode()) {
+		if (r.host !== h) continue;
+		for (const s of this.querySelectorAll('slot')) if (s.assignedNodes().some(a => a.parentNode === h)) return {ok: true};
+	}
 	for (let p = h; p; p = p.parentElement) if (p.tagName === 'LABEL' && p.control === this) return {ok: true};
 	const visible = this.checkVisibility ? this.checkVisibility({visibilityProperty: true}) : true;
 	const inert = getComputedStyle(this).pointerEvents === 'none';
