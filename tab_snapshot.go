@@ -423,8 +423,8 @@ func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error)
 type snapWalker struct {
 	x      *tabExt
 	ctx    context.Context
-	docs   int                                         // documents fetched
-	clicks map[*frameSess]map[dom.BackendNodeID]string // clickables by session, read once
+	docs   int                                                   // documents fetched
+	clicks map[*frameSess]map[dom.BackendNodeID]axtext.Clickable // clickables by session, read once
 }
 
 // fetch reads the accessibility tree of a document: frameID "" is the

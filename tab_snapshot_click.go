@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/mafredri/cdp/protocol/dom"
+
+	"github.com/browserpool/browserpool/internal/axtext"
 )
 
 // domSnapshot is the part of DOMSnapshot.captureSnapshot's reply read here
@@ -30,8 +32,9 @@ type domSnapshot struct {
 			} `json:"inputChecked"`
 		} `json:"nodes"`
 		Layout struct {
-			Node   []int   `json:"nodeIndex"`
-			Styles [][]int `json:"styles"`
+			Node   []int       `json:"nodeIndex"`
+			Styles [][]int     `json:"styles"`
+			Bounds [][]float64 `json:"bounds"` // x, y, width, height in the document
 		} `json:"layout"`
 	} `json:"documents"`
 	Strings []string `json:"strings"`
@@ -42,17 +45,17 @@ type domSnapshot struct {
 // (axtext.Doc.Clickable), read once per session and snapshot. A browser
 // that cannot say (an older Chromium, a fake without the call) gives none:
 // the snapshot goes on without them.
-func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]string {
+func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]axtext.Clickable {
 	if set, ok := w.clicks[f]; ok {
 		return set
 	}
 	if w.clicks == nil {
-		w.clicks = make(map[*frameSess]map[dom.BackendNodeID]string)
+		w.clicks = make(map[*frameSess]map[dom.BackendNodeID]axtext.Clickable)
 	}
 	args := struct {
 		Styles []string `json:"computedStyles"`
 	}{[]string{"cursor"}}
-	var set map[dom.BackendNodeID]string
+	var set map[dom.BackendNodeID]axtext.Clickable
 	if raw, err := f.d.InvokeRaw(w.ctx, "DOMSnapshot.captureSnapshot", &args); err == nil {
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
@@ -64,17 +67,18 @@ func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]string {
 }
 
 // clickables reads the reply: in each document, the elements with a click
-// listener (but a container of several elements not drawn with a pointer
-// cursor: it delegates its items' clicks), the elements drawn with a
-// pointer cursor whose nearest drawn ancestor is not (the cursor is
-// inherited: the outermost is the one the page made clickable), all of
-// them drawn, labels and the document's root and body aside (a label
+// listener (but a container of three or more alike elements not drawn
+// with a pointer cursor: it delegates its items' clicks), the elements
+// drawn with a pointer cursor whose nearest drawn ancestor is not (the
+// cursor is inherited: the outermost is the one the page made clickable),
+// all of them drawn with an area and not wholly above or left of the page
+// (off-screen), labels and the document's root and body aside (a label
 // clicks its control, which has a ref; a page may listen for clicks
 // everywhere); and the labels drawn for a form control that is not (a
 // checkbox or file input the page hides and draws its label instead),
 // each with a note naming the control, such as "(the label of a hidden
 // checkbox, checked)".
-func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
+func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 	str := map[string]int{}
 	for i, v := range s.Strings {
 		if _, ok := str[v]; !ok {
@@ -88,7 +92,8 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
 		return -1
 	}
 	pointer, html, body, label := index("pointer"), index("HTML"), index("BODY"), index("LABEL")
-	set := map[dom.BackendNodeID]string{}
+	set := map[dom.BackendNodeID]axtext.Clickable{}
+	titleKey, testKey := index("title"), index("data-testid")
 	for _, d := range s.Documents {
 		n := d.Nodes
 		if len(n.Parent) != len(n.Backend) || len(n.Type) != len(n.Backend) || len(n.Name) != len(n.Backend) || len(d.Layout.Node) != len(d.Layout.Styles) || n.Attrs != nil && len(n.Attrs) != len(n.Backend) {
@@ -99,32 +104,41 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]string {
 		for i := range cursor {
 			cursor[i] = undrawn
 		}
+		seen := make([]bool, len(n.Backend)) // drawn with an area, not wholly above or left of the page
 		for li, ni := range d.Layout.Node {
 			if ni >= 0 && ni < len(cursor) {
 				cursor[ni] = -1
 				if st := d.Layout.Styles[li]; len(st) > 0 {
 					cursor[ni] = st[0]
 				}
+				if li < len(d.Layout.Bounds) {
+					if b := d.Layout.Bounds[li]; len(b) == 4 && b[2] > 0 && b[3] > 0 && b[0]+b[2] > 0 && b[1]+b[3] > 0 {
+						seen[ni] = true
+					}
+				}
 			}
 		}
 		add := func(i int, note string) {
-			if i >= 0 && i < len(cursor) && cursor[i] != undrawn && n.Type[i] == 1 && n.Name[i] != html && n.Name[i] != body {
-				set[n.Backend[i]] = note
+			if i >= 0 && i < len(cursor) && seen[i] && n.Type[i] == 1 && n.Name[i] != html && n.Name[i] != body {
+				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: s.fallbackName(n.Attrs, i, titleKey, testKey)}
 			}
 		}
 		// A label is clickable for its control, which has a ref of its
 		// own; only the label of a hidden control is added (below).
 		// A container listening for its items' clicks (delegation: a
-		// list, an app's root), not drawn as clickable itself, is not
-		// what an agent clicks: its items are.
-		kids := make([]int, len(cursor))
+		// list of three or more alike, an app's root), not drawn as
+		// clickable itself, is not what an agent clicks: its items are.
+		alike := map[[2]int]int{}
+		delegates := make([]bool, len(cursor))
 		for i, p := range n.Parent {
-			if p >= 0 && p < len(kids) && n.Type[i] == 1 {
-				kids[p]++
+			if p >= 0 && p < len(delegates) && n.Type[i] == 1 {
+				k := [2]int{p, n.Name[i]}
+				alike[k]++
+				delegates[p] = delegates[p] || alike[k] >= 3
 			}
 		}
 		for _, i := range n.Clickable.Index {
-			if i >= 0 && i < len(cursor) && n.Name[i] != label && (pointer >= 0 && cursor[i] == pointer || kids[i] < 2) {
+			if i >= 0 && i < len(cursor) && n.Name[i] != label && (pointer >= 0 && cursor[i] == pointer || !delegates[i]) {
 				add(i, "")
 			}
 		}
@@ -224,4 +238,27 @@ func (s *domSnapshot) hiddenControlLabels(parent, name []int, attrs [][]int, che
 			add(i, note(c))
 		}
 	}
+}
+
+// fallbackName is the name of node i of a document for a clickable line
+// that has neither a name nor text (an icon): its title, or its test id
+// in words ("close-dialog" is "close dialog").
+func (s *domSnapshot) fallbackName(attrs [][]int, i, titleKey, testKey int) string {
+	if i >= len(attrs) {
+		return ""
+	}
+	var test string
+	a := attrs[i]
+	for j := 0; j+1 < len(a); j += 2 {
+		if a[j+1] < 0 || a[j+1] >= len(s.Strings) {
+			continue
+		}
+		switch v := strings.TrimSpace(s.Strings[a[j+1]]); {
+		case a[j] == titleKey && v != "":
+			return v
+		case a[j] == testKey && v != "":
+			test = strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' }), " ")
+		}
+	}
+	return test
 }

@@ -133,7 +133,7 @@ func TestASnapshotLeavesOutLabelsEditorBlocksAndDelegatingContainers(t *testing.
 	ctx, tab, _ := htmlTab(t, `<title>not clickable</title>
 <label for="q">Search</label><input id="q">
 <div contenteditable="true" aria-label="Editor"><p>para one</p><p>para two</p></div>
-<ul id="list"><li>Alpha</li><li>Beta</li></ul>
+<ul id="list"><li>Alpha</li><li>Beta</li><li>Gamma</li></ul>
 <div id="card" style="cursor:pointer">Blue mug <span id="x">×</span></div>
 <p id="log"></p>
 <script>
@@ -146,16 +146,87 @@ x.addEventListener('click', e => { e.stopPropagation(); log.textContent += 'x ';
 	for _, r := range s.Refs {
 		got = append(got, r.Role+" "+r.Name)
 	}
-	want := []string{"textbox Search", "generic Editor", "clickable Blue mug ×", "clickable ×"}
+	want := []string{"textbox Search", "generic Editor", "clickable Blue mug", "clickable ×"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("refs (-want +got):\n%s\n%s", diff, s.Text)
 	}
-	for _, name := range []string{"Blue mug ×", "×"} {
+	for _, name := range []string{"Blue mug", "×"} {
 		if err := tab.Click(ctx, ref(t, s, browserpool.ClickableRole, name)); err != nil {
 			t.Errorf("Click on %q: %v", name, err)
 		}
 	}
 	if got := eval[string](t, tab, "log.textContent"); got != "card x " {
 		t.Errorf("the page saw the clicks %q, want the card's, then the ×'s", got)
+	}
+}
+
+func TestARowAroundItsControlsKeepsItsRefAndAControlsPartsGetNone(t *testing.T) {
+	long := strings.Repeat("Your invoice for June is ready. ", 5)
+	ctx, tab, _ := htmlTab(t, `<title>inbox</title><style>.row{cursor:pointer}</style>
+<div class="row" id="mail"><input type="checkbox" aria-label="Select"><span id="star">☆</span><b>Acme Billing</b> <span>`+long+`</span> <span>Jun 14</span></div>
+<button id="save"><span style="cursor:pointer" id="inner">Save</span></button>
+<div style="position:absolute;left:-9999px;cursor:pointer">Offscreen action</div>
+<x-chip id="chip">light text</x-chip>
+<p id="log"></p>
+<script>
+const note = what => e => { e.stopPropagation(); log.textContent += what + ' '; };
+mail.addEventListener('click', note('mail'));
+star.addEventListener('click', note('star'));
+const root = chip.attachShadow({mode: 'open'});
+root.innerHTML = '<span class="chip" style="cursor:pointer">Chip <slot></slot></span>';
+root.querySelector('.chip').addEventListener('click', note('chip'));
+</script>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	var got []string
+	for _, r := range s.Refs {
+		got = append(got, r.Role+" "+cut40(r.Name))
+	}
+	want := []string{"clickable Acme Billing Your invoice for June is r…", "checkbox Select", "clickable ☆", "button Save", "clickable Chip light text"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("refs (-want +got):\n%s\n%s", diff, s.Text)
+	}
+	if !strings.Contains(s.Text, `text "Jun 14"`) {
+		t.Errorf("the row's text past its name's cut is not printed under it:\n%s", s.Text)
+	}
+	for _, r := range []string{s.Refs[0].Ref, ref(t, s, browserpool.ClickableRole, "☆"), ref(t, s, browserpool.ClickableRole, "Chip light text")} {
+		if err := tab.Click(ctx, r); err != nil {
+			t.Errorf("Click(%s): %v", r, err)
+		}
+	}
+	if got := eval[string](t, tab, "log.textContent"); got != "mail star chip " {
+		t.Errorf("the page saw the clicks %q, want the row's, the star's and the chip's", got)
+	}
+}
+
+// cut40 shortens a ref's name, for a comparison, to its first 39
+// characters and an ellipsis.
+func cut40(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:39]) + "…"
+	}
+	return s
+}
+
+func TestAnIconWithoutTextIsNamedByItsTitleOrTestID(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>icons</title>
+<i id="edit" title="Edit row" style="cursor:pointer">&#xf1f8;</i>
+<span id="close" data-testid="close-dialog" style="cursor:pointer;display:inline-block;width:16px;height:16px;background:#333"></span>
+<p id="log"></p>
+<script>for (const id of ['edit', 'close']) document.getElementById(id).addEventListener('click', () => log.textContent += id + ' ')</script>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	var got []string
+	for _, r := range s.Refs {
+		got = append(got, r.Role+" "+r.Name)
+	}
+	if diff := cmp.Diff([]string{"clickable Edit row", "clickable close dialog"}, got); diff != "" {
+		t.Fatalf("refs (-want +got):\n%s\n%s", diff, s.Text)
+	}
+	for _, name := range []string{"Edit row", "close dialog"} {
+		if err := tab.Click(ctx, ref(t, s, browserpool.ClickableRole, name)); err != nil {
+			t.Errorf("Click on %q: %v", name, err)
+		}
+	}
+	if got := eval[string](t, tab, "log.textContent"); got != "edit close " {
+		t.Errorf("the page saw the clicks %q", got)
 	}
 }

@@ -13,25 +13,52 @@ import "strings"
 // image, a heading) keeps it, with the state "clickable".
 const ClickableRole = "clickable"
 
+// Clickable is what a snapshot knows of an element the page made
+// clickable beyond its accessibility node: a note for its line ("the label
+// of a hidden checkbox") and a name to fall back on when it has no name
+// and no text (its title, or its test id: an icon).
+type Clickable struct {
+	Note     string
+	Fallback string
+}
+
 // plainRoles are the roles that say nothing of what an element does: a
 // clickable one prints as ClickableRole.
 var plainRoles = set("generic", "none", "presentation", "div", "Section", "SectionWithoutName", "Unknown", "LabelText", "label")
 
 // clickable reports whether n is an element the page made clickable that
-// should get a ref: in doc.Clickable, not interactive by its role, with
-// nothing under it that is interactive (a card holding a link, or an
-// app's root that listens for every click, leaves the ref to what is
-// inside), and not inside an editable element (whose blocks an editor
-// listens to).
+// should get a ref: in doc.Clickable, not interactive by its role, not
+// inside a control (a button's or a link's inner parts are the control's)
+// or an editable element (whose blocks an editor listens to), and either
+// with nothing under it that is interactive, or, like a mail's row around
+// its checkbox or a product's card around its button, with a few such
+// controls (up to maxHeldControls) and text of its own beside them. A card
+// holding only a link, or an app's root that listens for every click,
+// leaves the ref to what is inside.
 func (d *Doc[T]) clickable(n *Node) bool {
-	_, ok := d.Clickable[n.Backend]
-	return n.Backend != 0 && ok && !interactive(n) && !d.holdsChildTarget(n) && !d.inEditable(n)
+	if _, ok := d.Clickable[n.Backend]; !ok || n.Backend == 0 || interactive(n) || d.insideControl(n) {
+		return false
+	}
+	held := d.heldControls(n)
+	return held == 0 || held <= maxHeldControls && d.text(n, true) != ""
 }
 
-// inEditable reports whether an ancestor of n is editable (contenteditable,
-// a text field).
-func (d *Doc[T]) inEditable(n *Node) bool {
+// maxHeldControls is how many controls a clickable row or card may hold
+// and keep a ref of its own.
+const maxHeldControls = 3
+
+// leafControls are the roles whose inner parts belong to them: a click on
+// any part is the control's.
+var leafControls = set("button", "link", "checkbox", "radio", "switch", "option", "menuitem", "menuitemcheckbox",
+	"menuitemradio", "tab", "treeitem", "textbox", "searchbox", "combobox", "slider", "spinbutton")
+
+// insideControl reports whether an ancestor of n is a leaf control or is
+// editable (contenteditable, a text field).
+func (d *Doc[T]) insideControl(n *Node) bool {
 	for p := d.Nodes[n.ParentID]; p != nil; p = d.Nodes[p.ParentID] {
+		if !p.Ignored && leafControls[String(p.Role)] {
+			return true
+		}
 		for _, pr := range p.Props {
 			if pr.Name == "editable" {
 				return true
@@ -41,15 +68,20 @@ func (d *Doc[T]) inEditable(n *Node) bool {
 	return false
 }
 
-// holdsChildTarget reports whether something under n is interactive.
-func (d *Doc[T]) holdsChildTarget(n *Node) bool {
+// heldControls counts the interactive nodes under n (not those inside
+// them), up to maxHeldControls+1.
+func (d *Doc[T]) heldControls(n *Node) int {
+	count := 0
 	for _, id := range n.ChildIDs {
-		if c := d.Nodes[id]; c != nil && d.holdsTarget(c) {
-			return true
+		if c := d.Nodes[id]; c != nil && count <= maxHeldControls {
+			count += d.controls(c)
 		}
 	}
-	return false
+	return min(count, maxHeldControls+1)
 }
+
+// holdsChildTarget reports whether something under n is interactive.
+func (d *Doc[T]) holdsChildTarget(n *Node) bool { return d.heldControls(n) > 0 }
 
 // nativeSelect reports whether the combobox n is a <select> (its options
 // in a MenuListPopup), whose options a snapshot summarizes on its line,
@@ -63,26 +95,35 @@ func (d *Doc[T]) nativeSelect(n *Node) bool {
 	return false
 }
 
-// holdsTarget reports whether n or a node under it is interactive
-// (memoized: a page with many clickable rows walks each subtree once).
-func (d *Doc[T]) holdsTarget(n *Node) bool {
+// controls counts n if it is interactive, else the interactive nodes
+// under it (memoized, capped at maxHeldControls+1: a page with many
+// clickable rows walks each subtree once).
+func (d *Doc[T]) controls(n *Node) int {
 	if v, ok := d.holds[n]; ok {
 		return v
 	}
-	v := interactive(n)
-	for _, id := range n.ChildIDs {
-		if v {
-			break
+	v := 0
+	if interactive(n) {
+		v = 1
+	} else {
+		for _, id := range n.ChildIDs {
+			if c := d.Nodes[id]; c != nil && v <= maxHeldControls {
+				v += d.controls(c)
+			}
 		}
-		if c := d.Nodes[id]; c != nil {
-			v = d.holdsTarget(c)
-		}
+		v = min(v, maxHeldControls+1)
 	}
 	if d.holds == nil {
-		d.holds = make(map[*Node]bool)
+		d.holds = make(map[*Node]int)
 	}
 	d.holds[n] = v
 	return v
+}
+
+// target reports whether n is interactive or one the page made clickable.
+func (d *Doc[T]) target(n *Node) bool {
+	_, listed := d.Clickable[n.Backend]
+	return interactive(n) || n.Backend != 0 && listed
 }
 
 // interactive reports whether n gets a ref by its own role or focus.
@@ -103,8 +144,10 @@ func interactive(n *Node) bool {
 }
 
 // text returns the text under n (its static texts and named images, in
-// order), squashed: the name of a clickable element that has none.
-func (d *Doc[T]) text(n *Node) string {
+// order), squashed, without a list's bullets, and with own set, without
+// what the interactive or clickable nodes under it hold: the name of a
+// clickable element that has none.
+func (d *Doc[T]) text(n *Node, own bool) string {
 	var b strings.Builder
 	var walk func(n *Node)
 	walk = func(n *Node) {
@@ -124,11 +167,20 @@ func (d *Doc[T]) text(n *Node) string {
 			return
 		}
 		for _, id := range n.ChildIDs {
-			if c := d.Nodes[id]; c != nil {
+			if c := d.Nodes[id]; c != nil && !(own && d.target(c)) {
 				walk(c)
 			}
 		}
 	}
 	walk(n)
-	return Squash(b.String())
+	return strings.TrimLeft(Squash(strings.Map(dropPrivate, b.String())), "•◦▪‣·-–* ")
+}
+
+// dropPrivate drops the characters of Unicode's private use area: an icon
+// font's glyphs (a trash can drawn as U+F1F8) say nothing as text.
+func dropPrivate(r rune) rune {
+	if r >= 0xE000 && r <= 0xF8FF || r >= 0xF0000 {
+		return -1
+	}
+	return r
 }

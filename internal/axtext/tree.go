@@ -84,12 +84,11 @@ type Doc[T any] struct {
 	Frame func(n *Node, frameDepth int) (*Doc[T], string)
 	// Clickable holds the DOM nodes the page makes clickable without a
 	// role that says so (a click handler, a pointer cursor, the label of a
-	// hidden checkbox), each with a note for its line ("" for none): such a
-	// node gets a ref, unless something under it is interactive or
-	// clickable itself. Nil: none.
-	Clickable map[dom.BackendNodeID]string
+	// hidden checkbox), with what else is known of each: such a node gets
+	// a ref (see clickable for which). Nil: none.
+	Clickable map[dom.BackendNodeID]Clickable
 
-	holds map[*Node]bool // memo of holdsTarget
+	holds map[*Node]int // memo of controls
 }
 
 // NewDoc indexes the nodes of one document's tree.
@@ -204,10 +203,19 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		role = ClickableRole
 	}
 	interactive := clickable || interactive(n)
-	if interactive && name == "" && !valueRoles[role] && !doc.holdsChildTarget(n) {
-		name = doc.text(n) // a ref'd line says what it is: an option drawn as a <div>, a card
+	derived := false
+	if interactive && name == "" && !valueRoles[role] && (clickable || !doc.holdsChildTarget(n)) {
+		// A ref'd line says what it is: an option drawn as a <div>, a
+		// card, a mail's row (by its own text, beside its controls).
+		name, derived = doc.text(n, clickable), true
+		if name == "" && clickable {
+			name = doc.Clickable[n.Backend].Fallback
+		}
 	}
 	l := Line[T]{Depth: depth, Role: role, Name: Cut(name, NameLimit)}
+	if derived {
+		name = strings.TrimSuffix(l.Name, "…") // texts past the cut are printed under it
+	}
 	l.Interactive = interactive
 	if !l.Interactive && !structuralRoles[role] && (name == "" || transparentRoles[role]) {
 		w.walkChildren(doc, n, depth, ctxName, frameDepth)
@@ -221,7 +229,7 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		l.States = append(l.States, "clickable")
 	}
 	if clickable {
-		l.Extra = doc.Clickable[n.Backend]
+		l.Extra = doc.Clickable[n.Backend].Note
 	}
 	if role == "link" {
 		for _, p := range n.Props {
