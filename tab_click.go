@@ -164,17 +164,41 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 	const op = "Tab.ClickAt"
 	return t.inputAct(ctx, op, "click-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		if math.IsNaN(px) || math.IsNaN(py) || px < 0 || py < 0 {
-			e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport", px, py))
-			e.Session, e.Tab = t.s.id, t.id
-			e.Hint = "give CSS pixels from the viewport's top left corner; Tab.PageInfo tells the viewport's size"
-			return e
+		if err := t.checkPoint(op, px, py); err != nil {
+			return err
 		}
 		if err := x.click(ctx, px, py); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
 		return nil
 	})
+}
+
+// HoverAt moves the mouse to a point of the viewport, in CSS pixels from
+// its top left corner, over whatever is there: for a menu or a row's
+// buttons that show on hover over an element the snapshot gives no ref.
+func (t *Tab) HoverAt(ctx context.Context, px, py float64) error {
+	const op = "Tab.HoverAt"
+	return t.inputAct(ctx, op, "hover-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
+		if err := t.checkPoint(op, px, py); err != nil {
+			return err
+		}
+		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		return nil
+	})
+}
+
+// checkPoint refuses a point that is not one of the viewport's.
+func (t *Tab) checkPoint(op string, px, py float64) error {
+	if math.IsNaN(px) || math.IsNaN(py) || math.IsInf(px, 0) || math.IsInf(py, 0) || px < 0 || py < 0 {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport", px, py))
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "give CSS pixels from the viewport's top left corner; Tab.PageInfo tells the viewport's size"
+		return e
+	}
+	return nil
 }
 
 // Hover moves the mouse over the element a ref names, after the same

@@ -2,6 +2,7 @@ package browserpool_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -147,5 +148,24 @@ func TestACoveredTextFieldOrButtonIsNotClickedThroughItsLabel(t *testing.T) {
 	}
 	if got := eval[string](t, tab, "document.title"); got != "chat widget" {
 		t.Errorf("the page's title is %q: the covered button was clicked", got)
+	}
+}
+
+func TestHoverAtMovesTheMouseOverWhateverIsAtThePoint(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>rows</title><style>body{margin:0} .row button{visibility:hidden} .row:hover button{visibility:visible}</style>
+<div class="row" style="height:40px">Row 1 <button>Edit</button></div>`)
+	for _, p := range [][2]float64{{-1, 5}, {math.NaN(), 5}, {5, math.Inf(1)}} {
+		if err := tab.HoverAt(ctx, p[0], p[1]); !errors.Is(err, browserpool.ErrInvalidArgument) {
+			t.Errorf("HoverAt(%g, %g): %v, want ErrInvalidArgument", p[0], p[1], err)
+		}
+	}
+	if s := snap(t, tab, browserpool.SnapshotOptions{}); s.Find("button", "Edit") != "" {
+		t.Fatalf("the Edit button shows before any hover:\n%s", s.Text)
+	}
+	if err := tab.HoverAt(ctx, 20, 20); err != nil {
+		t.Fatal(err)
+	}
+	if s := snap(t, tab, browserpool.SnapshotOptions{}); s.Find("button", "Edit") == "" {
+		t.Errorf("after HoverAt over the row, its Edit button does not show:\n%s", s.Text)
 	}
 }

@@ -162,7 +162,7 @@
 //     ClickDisarm on failure), Input.dispatchMouseEvent (mouseMoved,
 //     mousePressed, mouseReleased), Runtime.releaseObjectGroup.
 //   - Hover: as Click up to the hit test, then Input.dispatchMouseEvent
-//     (mouseMoved). ClickAt: Input.dispatchMouseEvent only.
+//     (mouseMoved). ClickAt, HoverAt: Input.dispatchMouseEvent only.
 //   - Fill: DOM.scrollIntoViewIfNeeded, DOM.resolveNode,
 //     Runtime.callFunctionOn (pagejs.Fill, FillDone), Input.insertText (or
 //     Input.dispatchKeyEvent Delete for an empty value),

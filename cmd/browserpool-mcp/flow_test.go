@@ -255,7 +255,8 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
 	mux.HandleFunc("/zone", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>zone</title><style>body{margin:0}</style><div id="zone" style="width:200px;height:100px;background:#eee">Drop here</div>
-<script>document.addEventListener('click', e => { if (e.target.id === 'zone') document.title = 'zone clicked' })</script>`)
+<script>document.addEventListener('click', e => { if (e.target.id === 'zone') document.title = 'zone clicked' });
+document.addEventListener('mouseover', e => { if (e.target.id === 'zone') document.title = 'zone hovered' })</script>`)
 	})
 	mux.HandleFunc("/popup", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Popup</title><a href="/" target="_blank">Terms</a><button>Stay</button>`)
@@ -310,6 +311,10 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 		}
 		if msg := fails(t, cs, "browser_click", map[string]any{"x": 50}); !strings.Contains(msg, "neither a ref nor both x and y") {
 			t.Errorf("a click given x alone says:\n%s", msg)
+		}
+		ok(t, cs, "browser_hover", map[string]any{"x": 60, "y": 30})
+		if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.title"}); got != `"zone hovered"` {
+			t.Errorf("after a hover at 60, 30 the page's title is %s", got)
 		}
 		ok(t, cs, "browser_click", map[string]any{"x": 50, "y": 40})
 		if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.title"}); got != `"zone clicked"` {

@@ -24,13 +24,26 @@ type ElementArgs struct {
 	Ref     string `json:"ref" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3."`
 }
 
-// ClickArgs are browser_click's arguments: a ref, or a point.
+// ClickArgs are browser_click's and browser_hover's arguments: a ref, or a
+// point.
 type ClickArgs struct {
 	Target
 	Element string   `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record (the ref or the point alone decides)."`
 	Ref     string   `json:"ref,omitempty" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3. Leave empty to click at x, y instead."`
 	X       *float64 `json:"x,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's left edge, in CSS pixels (as in browser_take_screenshot's image at scale 1), for an element the snapshot gives no ref."`
 	Y       *float64 `json:"y,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's top edge, in CSS pixels."`
+}
+
+// oneTarget refuses arguments of tool that give both a ref and a point, or
+// neither.
+func (a ClickArgs) oneTarget(tool string) error {
+	switch {
+	case a.Ref != "" && (a.X != nil || a.Y != nil):
+		return toolErrorf(tool+" got both a ref and a point", "pass either ref, or x and y")
+	case a.Ref == "" && (a.X == nil || a.Y == nil):
+		return toolErrorf(tool+" got neither a ref nor both x and y", "pass the ref from browser_snapshot, or x and y for a point of the viewport")
+	}
+	return nil
 }
 
 // TypeArgs are browser_type's arguments.
@@ -100,12 +113,10 @@ func (s *Server) addInputTools() {
 		Description: "Click an element by its ref from browser_snapshot, the way a user would: scrolled into view, checked that nothing covers it, confirmed that the click landed. Without a ref, click at the point x, y of the viewport, whatever is there.",
 		Annotations: annotations("Click", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in ClickArgs) (*mcp.CallToolResult, error) {
-		switch {
-		case in.Ref != "" && (in.X != nil || in.Y != nil):
-			return nil, toolErrorf("browser_click got both a ref and a point", "pass either ref, or x and y")
-		case in.Ref == "" && (in.X == nil || in.Y == nil):
-			return nil, toolErrorf("browser_click got neither a ref nor both x and y", "pass the ref from browser_snapshot, or x and y for a point of the viewport")
-		case in.Ref == "":
+		if err := in.oneTarget("browser_click"); err != nil {
+			return nil, err
+		}
+		if in.Ref == "" {
 			x, y := *in.X, *in.Y
 			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Clicked at %g, %g", x, y)), func(t *browserpool.Tab) error { return t.ClickAt(ctx, x, y) })
 		}
@@ -114,9 +125,16 @@ func (s *Server) addInputTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_hover",
-		Description: "Move the mouse over an element by its ref from browser_snapshot (to open a hover menu or show a tooltip).",
+		Description: "Move the mouse over an element by its ref from browser_snapshot (to open a hover menu or show a tooltip). Without a ref, move it to the point x, y of the viewport, over whatever is there (a row whose buttons show on hover).",
 		Annotations: annotations("Hover", false, false, true, true),
-	}, nil, func(ctx context.Context, c *client, in ElementArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *client, in ClickArgs) (*mcp.CallToolResult, error) {
+		if err := in.oneTarget("browser_hover"); err != nil {
+			return nil, err
+		}
+		if in.Ref == "" {
+			x, y := *in.X, *in.Y
+			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Hovered at %g, %g", x, y)), func(t *browserpool.Tab) error { return t.HoverAt(ctx, x, y) })
+		}
 		return s.act(ctx, c, in.Target, ptr("Hovered over "+ref(in.Ref)), func(t *browserpool.Tab) error { return t.Hover(ctx, ref(in.Ref)) })
 	})
 
