@@ -8,6 +8,7 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -78,68 +79,93 @@ func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 			return err
 		}
 		*args = fromRef + " " + from.role + " " + axtext.Quote(from.name) + " to " + toRef + " " + to.role + " " + axtext.Quote(to.name)
-		fx, fy, err := x.point(ctx, op, fromRef, from, true)
-		if err != nil {
+		return x.dragFrom(ctx, op, fromRef, from, toRef, func() (float64, float64, error) {
+			return x.point(ctx, op, toRef, to, false)
+		}, args)
+	})
+}
+
+// DragTo drags the element fromRef names to a point of the viewport, in
+// CSS pixels from its top left corner, as Drag does onto an element: for
+// a drop zone the snapshot gives no ref (an empty column of a board). The
+// point is the viewport's once the source is in view (Drag scrolls it
+// into view first, if it is not).
+func (t *Tab) DragTo(ctx context.Context, fromRef string, px, py float64) error {
+	const op = "Tab.DragTo"
+	at := fmt.Sprintf("%g,%g", px, py)
+	return t.inputOnRef(ctx, op, "drag", fromRef, "to "+at, func(ctx context.Context, x *tabExt, from refTarget, args *string) error {
+		if err := t.checkPoint(op, px, py); err != nil {
 			return err
 		}
-		if err := t.direct.Invoke(ctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(true), nil); err != nil {
-			return x.fail(op, ctx, fromRef, err)
+		return x.dragFrom(ctx, op, fromRef, from, "", func() (float64, float64, error) { return px, py, nil }, args)
+	})
+}
+
+// dragFrom is a drag of from (fromRef) to the point aim gives, asked once
+// the drag has started (see Drag); toRef names the target in errors.
+func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarget, toRef string, aim func() (float64, float64, error), args *string) error {
+	t := x.t
+	fx, fy, err := x.point(ctx, op, fromRef, from, true)
+	if err != nil {
+		return err
+	}
+	if err := t.direct.Invoke(ctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(true), nil); err != nil {
+		return x.fail(op, ctx, fromRef, err)
+	}
+	x.drag.take() // a leftover of an earlier drag
+	pressed := false
+	defer func() {
+		// Whatever happened, leave no button down and no drag
+		// intercepted, within 2 seconds even if ctx has ended.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if data := x.drag.take(); data != nil {
+			x.dispatchDrag(cctx, "dragCancel", fx, fy, data)
 		}
-		x.drag.take() // a leftover of an earlier drag
-		pressed := false
-		defer func() {
-			// Whatever happened, leave no button down and no drag
-			// intercepted, within 2 seconds even if ctx has ended.
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			defer cancel()
-			if data := x.drag.take(); data != nil {
-				x.dispatchDrag(cctx, "dragCancel", fx, fy, data)
-			}
-			if pressed {
-				x.release(cctx, fx, fy)
-			}
-			t.direct.Invoke(cctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(false), nil)
-		}()
-		if err := x.press(ctx, fx, fy); err != nil {
-			return x.fail(op, ctx, fromRef, err)
+		if pressed {
+			x.release(cctx, fx, fy)
 		}
-		pressed = true
-		// A first small move starts an HTML5 drag before the target is
-		// scrolled to (the page may scroll the source away).
-		if err := x.dragMove(ctx, fx+3, fy+3); err != nil {
-			return x.fail(op, ctx, fromRef, err)
-		}
-		tx, ty, err := x.point(ctx, op, toRef, to, false)
-		if err != nil {
-			return err
-		}
-		var data json.RawMessage
-		for i := 1; i <= dragSteps && data == nil; i++ {
-			f := float64(i) / dragSteps
-			if err := x.dragMove(ctx, fx+(tx-fx)*f, fy+(ty-fy)*f); err != nil {
-				return x.fail(op, ctx, toRef, err)
-			}
-			data = x.drag.take()
-		}
-		if data == nil && x.dragStarted(ctx) {
-			data = x.drag.take()
-		}
-		if data != nil {
-			for _, typ := range []string{"dragEnter", "dragOver", "drop"} {
-				if err := x.dispatchDrag(ctx, typ, tx, ty, data); err != nil {
-					return x.fail(op, ctx, toRef, err)
-				}
-			}
-		}
-		if err := x.release(ctx, tx, ty); err != nil {
+		t.direct.Invoke(cctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(false), nil)
+	}()
+	if err := x.press(ctx, fx, fy); err != nil {
+		return x.fail(op, ctx, fromRef, err)
+	}
+	pressed = true
+	// A first small move starts an HTML5 drag before the target is
+	// scrolled to (the page may scroll the source away).
+	if err := x.dragMove(ctx, fx+3, fy+3); err != nil {
+		return x.fail(op, ctx, fromRef, err)
+	}
+	tx, ty, err := aim()
+	if err != nil {
+		return err
+	}
+	var data json.RawMessage
+	for i := 1; i <= dragSteps && data == nil; i++ {
+		f := float64(i) / dragSteps
+		if err := x.dragMove(ctx, fx+(tx-fx)*f, fy+(ty-fy)*f); err != nil {
 			return x.fail(op, ctx, toRef, err)
 		}
-		pressed = false
-		if data != nil {
-			*args += " (html5)"
+		data = x.drag.take()
+	}
+	if data == nil && x.dragStarted(ctx) {
+		data = x.drag.take()
+	}
+	if data != nil {
+		for _, typ := range []string{"dragEnter", "dragOver", "drop"} {
+			if err := x.dispatchDrag(ctx, typ, tx, ty, data); err != nil {
+				return x.fail(op, ctx, toRef, err)
+			}
 		}
-		return nil
-	})
+	}
+	if err := x.release(ctx, tx, ty); err != nil {
+		return x.fail(op, ctx, toRef, err)
+	}
+	pressed = false
+	if data != nil {
+		*args += " (html5)"
+	}
+	return nil
 }
 
 // dragStarted reports whether the browser reports an intercepted HTML5

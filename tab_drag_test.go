@@ -48,6 +48,23 @@ func TestDragMovesElementsOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("DragTo drops the card at a point of the drop zone", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dnd.html")
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		card := ref(t, s, "button", "Card")
+		if err := tab.DragTo(ctx, card, -1, 10); !errors.Is(err, browserpool.ErrInvalidArgument) {
+			t.Errorf("DragTo a point outside the viewport: %v, want ErrInvalidArgument", err)
+		}
+		at := eval[[2]float64](t, tab, "(r => [r.x + r.width / 2, r.y + r.height / 2])(document.getElementById('done').getBoundingClientRect())")
+		if err := tab.DragTo(ctx, card, at[0], at[1]); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, tab, "document.getElementById('card').parentNode.id"); got != "done" {
+			t.Errorf("after DragTo the card is in %q, want done", got)
+		}
+	})
+
 	t.Run("unknown refs are typed errors", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/dnd.html")

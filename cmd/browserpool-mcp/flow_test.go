@@ -258,6 +258,11 @@ func TestToolResultsSayWhatAnAgentCannotSeeOtherwise(t *testing.T) {
 <script>document.addEventListener('click', e => { if (e.target.id === 'zone') document.title = 'zone clicked' });
 document.addEventListener('mouseover', e => { if (e.target.id === 'zone') document.title = 'zone hovered' })</script>`)
 	})
+	mux.HandleFunc("/board", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>board</title><style>body{margin:0}</style><div id="todo" style="height:80px"><button id="card" draggable="true">Card</button></div>
+<div id="done" style="width:200px;height:100px;background:#eee"></div>
+<script>done.addEventListener('dragover', e => e.preventDefault()); done.addEventListener('drop', e => { e.preventDefault(); done.appendChild(card); });</script>`)
+	})
 	mux.HandleFunc("/popup", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Popup</title><a href="/" target="_blank">Terms</a><button>Stay</button>`)
 	})
@@ -319,6 +324,19 @@ document.addEventListener('mouseover', e => { if (e.target.id === 'zone') docume
 		ok(t, cs, "browser_click", map[string]any{"x": 50, "y": 40})
 		if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.title"}); got != `"zone clicked"` {
 			t.Errorf("after a click at 50, 40 the page's title is %s", got)
+		}
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"}) // where the next subtests start
+	})
+
+	t.Run("drag drops a card onto a zone the snapshot gives no ref, at a point", func(t *testing.T) {
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/board"})
+		card := find(t, `button "Card" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
+		if msg := fails(t, cs, "browser_drag", map[string]any{"startRef": card}); !strings.Contains(msg, "neither an endRef nor both endX and endY") {
+			t.Errorf("a drag without an end says:\n%s", msg)
+		}
+		ok(t, cs, "browser_drag", map[string]any{"startRef": card, "endX": 100, "endY": 150})
+		if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.getElementById('card').parentNode.id"}); got != `"done"` {
+			t.Errorf("after the drag the card is in %s, want done", got)
 		}
 		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"}) // where the next subtests start
 	})

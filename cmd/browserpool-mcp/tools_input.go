@@ -46,6 +46,18 @@ func (a ClickArgs) oneTarget(tool string) error {
 	return nil
 }
 
+// DragArgs are browser_drag's arguments: what to drag, and onto a ref or
+// to a point.
+type DragArgs struct {
+	Target
+	StartElement string   `json:"startElement,omitempty" jsonschema:"Human-readable description of the element to drag, for the record."`
+	StartRef     string   `json:"startRef" jsonschema:"The ref of the element to drag, from the latest browser_snapshot."`
+	EndElement   string   `json:"endElement,omitempty" jsonschema:"Human-readable description of where to drop it, for the record."`
+	EndRef       string   `json:"endRef,omitempty" jsonschema:"The ref of the element to drop it on. Leave empty to drop at endX, endY instead."`
+	EndX         *float64 `json:"endX,omitempty" jsonschema:"Without an endRef: the drop point's distance from the viewport's left edge, in CSS pixels."`
+	EndY         *float64 `json:"endY,omitempty" jsonschema:"Without an endRef: the drop point's distance from the viewport's top edge, in CSS pixels."`
+}
+
 // TypeArgs are browser_type's arguments.
 type TypeArgs struct {
 	Target
@@ -121,6 +133,25 @@ func (s *Server) addInputTools() {
 			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Clicked at %g, %g", x, y)), func(t *browserpool.Tab) error { return t.ClickAt(ctx, x, y) })
 		}
 		return s.act(ctx, c, in.Target, ptr("Clicked "+ref(in.Ref)), func(t *browserpool.Tab) error { return t.Click(ctx, ref(in.Ref)) })
+	})
+
+	add(s, &mcp.Tool{
+		Name:        "browser_drag",
+		Description: "Drag an element by its ref from browser_snapshot onto another element by its ref, with real pointer input (HTML5 drag and drop, or a drag built on mouse events). Without an end ref, drop it at the point endX, endY of the viewport (a drop zone the snapshot gives no ref).",
+		Annotations: annotations("Drag", false, true, false, true),
+	}, nil, func(ctx context.Context, c *client, in DragArgs) (*mcp.CallToolResult, error) {
+		switch {
+		case in.StartRef == "":
+			return nil, toolErrorf("browser_drag got no startRef", "pass the ref of the element to drag, from browser_snapshot")
+		case in.EndRef != "" && (in.EndX != nil || in.EndY != nil):
+			return nil, toolErrorf("browser_drag got both an endRef and an end point", "pass either endRef, or endX and endY")
+		case in.EndRef == "" && (in.EndX == nil || in.EndY == nil):
+			return nil, toolErrorf("browser_drag got neither an endRef nor both endX and endY", "pass the drop target's ref from browser_snapshot, or endX and endY for a point of the viewport")
+		case in.EndRef == "":
+			x, y := *in.EndX, *in.EndY
+			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Dragged %s to %g, %g", ref(in.StartRef), x, y)), func(t *browserpool.Tab) error { return t.DragTo(ctx, ref(in.StartRef), x, y) })
+		}
+		return s.act(ctx, c, in.Target, ptr("Dragged "+ref(in.StartRef)+" onto "+ref(in.EndRef)), func(t *browserpool.Tab) error { return t.Drag(ctx, ref(in.StartRef), ref(in.EndRef)) })
 	})
 
 	add(s, &mcp.Tool{

@@ -75,7 +75,7 @@ func TestEveryToolIsListedAnnotatedAndDescribed(t *testing.T) {
 	}
 	want := []string{
 		"browser_click", "browser_download", "browser_evaluate", "browser_file_upload", "browser_fill_form",
-		"browser_handle_dialog", "browser_hover", "browser_navigate", "browser_page_info", "browser_press_key",
+		"browser_drag", "browser_handle_dialog", "browser_hover", "browser_navigate", "browser_page_info", "browser_press_key",
 		"browser_scroll", "browser_select_option", "browser_session_close", "browser_session_list",
 		"browser_session_open", "browser_snapshot", "browser_start_recording", "browser_stop_recording", "browser_tabs",
 		"browser_take_screenshot", "browser_type", "browser_wait_for",
