@@ -263,6 +263,9 @@ document.addEventListener('mouseover', e => { if (e.target.id === 'zone') docume
 <div id="done" style="width:200px;height:100px;background:#eee"></div>
 <script>done.addEventListener('dragover', e => e.preventDefault()); done.addEventListener('drop', e => { e.preventDefault(); done.appendChild(card); });</script>`)
 	})
+	mux.HandleFunc("/scrolllist", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>list</title><style>body{margin:0}</style><div id="list" style="height:120px;width:200px;overflow:auto">`+strings.Repeat("<p>row</p>", 40)+`</div>`)
+	})
 	mux.HandleFunc("/popup", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Popup</title><a href="/" target="_blank">Terms</a><button>Stay</button>`)
 	})
@@ -339,6 +342,18 @@ document.addEventListener('mouseover', e => { if (e.target.id === 'zone') docume
 			t.Errorf("after the drag the card is in %s, want done", got)
 		}
 		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"}) // where the next subtests start
+	})
+
+	t.Run("scroll at a point turns the wheel over a list the snapshot gives no ref", func(t *testing.T) {
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/scrolllist"})
+		if msg := fails(t, cs, "browser_scroll", map[string]any{"deltaY": 200, "x": 50}); !strings.Contains(msg, "only one of x and y") {
+			t.Errorf("a scroll with x alone says:\n%s", msg)
+		}
+		ok(t, cs, "browser_scroll", map[string]any{"deltaY": 200, "x": 50, "y": 50})
+		if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "new Promise(r => setTimeout(() => r(document.getElementById('list').scrollTop > 0), 300))"}); got != "true" {
+			t.Errorf("after a scroll over the list, it has scrolled: %s", got)
+		}
+		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/"})
 	})
 
 	t.Run("handle_dialog with none open says what became of the last one", func(t *testing.T) {

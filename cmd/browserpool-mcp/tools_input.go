@@ -114,9 +114,11 @@ type HandleDialogArgs struct {
 // ScrollArgs are browser_scroll's arguments.
 type ScrollArgs struct {
 	Target
-	DeltaX float64 `json:"deltaX,omitempty" jsonschema:"How far to scroll right, in CSS pixels (negative scrolls left)."`
-	DeltaY float64 `json:"deltaY,omitempty" jsonschema:"How far to scroll down, in CSS pixels (negative scrolls up)."`
-	Ref    string  `json:"ref,omitempty" jsonschema:"Ref of an element whose own scroll container should scroll. Empty scrolls the page."`
+	DeltaX float64  `json:"deltaX,omitempty" jsonschema:"How far to scroll right, in CSS pixels (negative scrolls left)."`
+	DeltaY float64  `json:"deltaY,omitempty" jsonschema:"How far to scroll down, in CSS pixels (negative scrolls up)."`
+	Ref    string   `json:"ref,omitempty" jsonschema:"Ref of an element whose own scroll container should scroll. Empty scrolls the page, or what is at x, y."`
+	X      *float64 `json:"x,omitempty" jsonschema:"Without a ref: where the wheel turns, in CSS pixels from the viewport's left edge (over a scrollable list the snapshot gives no ref). With y; empty turns it at the viewport's centre."`
+	Y      *float64 `json:"y,omitempty" jsonschema:"Without a ref: where the wheel turns, in CSS pixels from the viewport's top edge. With x."`
 }
 
 func (s *Server) addInputTools() {
@@ -262,12 +264,22 @@ func (s *Server) addInputTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_scroll",
-		Description: "Scroll the page (or an element's scroll container, by ref) with the mouse wheel. The result tells the new scroll position.",
+		Description: "Scroll the page (or an element's scroll container, by ref, or whatever is at x, y) with the mouse wheel. The result tells the page's new scroll position.",
 		Annotations: annotations("Scroll", false, false, false, true),
 	}, nil, func(ctx context.Context, c *client, in ScrollArgs) (*mcp.CallToolResult, error) {
+		switch {
+		case in.Ref != "" && (in.X != nil || in.Y != nil):
+			return nil, toolErrorf("browser_scroll got both a ref and a point", "pass either ref, or x and y, or neither to scroll the page")
+		case (in.X == nil) != (in.Y == nil):
+			return nil, toolErrorf("browser_scroll got only one of x and y", "pass both x and y, or neither")
+		}
 		var pi browserpool.PageInfo
 		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
-			if in.Ref == "" {
+			if in.X != nil {
+				if err := t.Scroll(ctx, browserpool.ScrollOptions{DeltaX: in.DeltaX, DeltaY: in.DeltaY, X: *in.X, Y: *in.Y}); err != nil {
+					return err
+				}
+			} else if in.Ref == "" {
 				// The page scrolls asynchronously: wait until it moved
 				// or could not move further.
 				before, err := t.PageInfo(ctx)
