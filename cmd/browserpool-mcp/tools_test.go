@@ -74,8 +74,8 @@ func TestEveryToolIsListedAnnotatedAndDescribed(t *testing.T) {
 		checkDescribed(t, tl.Name, "", tl.InputSchema)
 	}
 	want := []string{
-		"browser_click", "browser_download", "browser_evaluate", "browser_file_upload", "browser_fill_form",
-		"browser_drag", "browser_handle_dialog", "browser_hover", "browser_navigate", "browser_page_info", "browser_press_key",
+		"browser_click", "browser_download", "browser_drag", "browser_evaluate", "browser_file_upload", "browser_fill_form",
+		"browser_handle_dialog", "browser_hover", "browser_navigate", "browser_page_info", "browser_press_key",
 		"browser_scroll", "browser_select_option", "browser_session_close", "browser_session_list",
 		"browser_session_open", "browser_snapshot", "browser_start_recording", "browser_stop_recording", "browser_tabs",
 		"browser_take_screenshot", "browser_type", "browser_wait_for",
