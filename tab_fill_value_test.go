@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -99,7 +100,7 @@ for (const type of ['keydown', 'keypress', 'input', 'keyup']) city.addEventListe
 
 // BenchmarkType types 100 characters key by key into a text area (the
 // metric keys/s): what typing costs now that each character is a key
-// press.
+// press, sent one at a time (see Type: a key may open a dialog).
 func BenchmarkType(b *testing.B) {
 	requireBrowser(b)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -136,5 +137,25 @@ func TestTypeIntoAPasswordFieldAfterATabNeverReachesTheTrace(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"***"}, traced(tab, "type")); diff != "" {
 		t.Errorf("the typing's trace (-want +got):\n%s", diff)
+	}
+}
+
+func TestTypeStopsAtAKeyThatOpensADialogLeftForTheCaller(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>keys</title><label>Word <input id="word"></label>
+<script>word.addEventListener('keydown', e => { if (e.key === 'x') confirm('Really x?'); });</script>`)
+	tab.SetDialogHandler(func(d browserpool.Dialog) browserpool.DialogReply {
+		return browserpool.DialogReply{Defer: time.Minute}
+	})
+	if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "textbox", "Word")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, "axbcd"); !errors.Is(err, browserpool.ErrDialogOpen) {
+		t.Fatalf("Type into a field whose x opens a confirm: %v, want ErrDialogOpen", err)
+	}
+	if err := tab.AnswerDialog(ctx, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, tab, "word.value"); got != "ax" {
+		t.Errorf("after the dialog was answered the field holds %q, want %q: no key after the one that opened it", got, "ax")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/browserpool/browserpool/internal/axtext"
-	"github.com/browserpool/browserpool/internal/cdpmux"
 	kb "github.com/browserpool/browserpool/internal/keys"
 	"github.com/browserpool/browserpool/internal/pagejs"
 )
@@ -84,7 +83,6 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 			}
 		}
 		trace()
-		var batch []cdpmux.Request
 		for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
 			key := string(r)
 			switch r {
@@ -93,60 +91,23 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 			case '\t':
 				key = "Tab"
 			}
+			// One key at a time: a key that opens a dialog holds its
+			// event until the dialog closes, and one left for the caller
+			// (DialogReply.Defer) ends the typing there, with no key
+			// after it waiting to land once it is answered.
 			events, _ := kb.Events(key) // one character always names a key
 			for _, ev := range events {
-				params, err := json.Marshal(ev)
-				if err != nil {
+				if err := x.key(ctx, ev); err != nil {
 					return x.fail(op, ctx, "", err)
 				}
-				batch = append(batch, cdpmux.Request{Method: "Input.dispatchKeyEvent", Params: params})
 			}
-			if moves := key != string(r); moves || len(batch) >= typeBatch {
-				if err := x.keys(ctx, batch); err != nil {
-					return x.fail(op, ctx, "", err)
-				}
-				batch = batch[:0]
-				if moves && !secret {
-					secret = x.secretFocus(ctx)
-					trace()
-				}
+			if key != string(r) && !secret {
+				secret = x.secretFocus(ctx)
+				trace()
 			}
-		}
-		if err := x.keys(ctx, batch); err != nil {
-			return x.fail(op, ctx, "", err)
 		}
 		return nil
 	})
-}
-
-// typeBatch is about how many key events Type sends at once: the browser
-// handles them in order, and a batch costs one wait instead of one per
-// event (a character is two events).
-const typeBatch = 64
-
-// keys sends key events in order, at once, and waits for the browser to
-// have handled them all (or ctx); the first error wins. The events of a
-// batch the caller gave up on still reach the page.
-func (x *tabExt) keys(ctx context.Context, events []cdpmux.Request) error {
-	if len(events) == 0 {
-		return nil
-	}
-	done := make(chan error, 1)
-	x.t.direct.Go(events, func(_ []json.RawMessage, errs []error) {
-		for _, err := range errs {
-			if err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- nil
-	})
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // secretFocus reports whether what is typed now may be a secret: the
