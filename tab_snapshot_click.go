@@ -67,12 +67,12 @@ func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]axtext.Click
 }
 
 // clickables reads the reply: in each document, the elements with a click
-// listener (but a container of three or more alike elements not drawn
-// with a pointer cursor: it delegates its items' clicks), the elements
-// drawn with a pointer cursor whose nearest drawn ancestor is not (the
-// cursor is inherited: the outermost is the one the page made clickable),
-// all of them drawn with an area and not wholly above or left of the page
-// (off-screen), labels and the document's root and body aside (a label
+// listener (but a list or a table not drawn with a pointer cursor: it
+// delegates its items' clicks), the elements drawn with a pointer cursor
+// whose nearest drawn ancestor is not (the cursor is inherited: the
+// outermost is the one the page made clickable), all of them drawn with
+// an area and not parked far off the page (offPage), labels and the
+// document's root and body aside (a label
 // clicks its control, which has a ref; a page may listen for clicks
 // everywhere); and the labels drawn for a form control that is not (a
 // checkbox or file input the page hides and draws its label instead),
@@ -92,6 +92,12 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 		return -1
 	}
 	pointer, html, body, label := index("pointer"), index("HTML"), index("BODY"), index("LABEL")
+	lists := map[int]bool{}
+	for _, l := range []string{"UL", "OL", "DL", "MENU", "TABLE", "TBODY"} {
+		if i := index(l); i >= 0 {
+			lists[i] = true
+		}
+	}
 	set := map[dom.BackendNodeID]axtext.Clickable{}
 	titleKey, testKey := index("title"), index("data-testid")
 	for _, d := range s.Documents {
@@ -112,7 +118,9 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 					cursor[ni] = st[0]
 				}
 				if li < len(d.Layout.Bounds) {
-					if b := d.Layout.Bounds[li]; len(b) == 4 && b[2] > 0 && b[3] > 0 && b[0]+b[2] > 0 && b[1]+b[3] > 0 {
+					// Parked far off the page (left: -9999px), not merely
+					// scrolled out of an inner pane's view.
+					if b := d.Layout.Bounds[li]; len(b) == 4 && b[2] > 0 && b[3] > 0 && b[0]+b[2] > -offPage && b[1]+b[3] > -offPage {
 						seen[ni] = true
 					}
 				}
@@ -120,25 +128,16 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 		}
 		add := func(i int, note string) {
 			if i >= 0 && i < len(cursor) && seen[i] && n.Type[i] == 1 && n.Name[i] != html && n.Name[i] != body {
-				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: s.fallbackName(n.Attrs, i, titleKey, testKey)}
+				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: s.fallbackName(n.Attrs, i, titleKey, testKey), Pointer: pointer >= 0 && cursor[i] == pointer}
 			}
 		}
 		// A label is clickable for its control, which has a ref of its
 		// own; only the label of a hidden control is added (below).
-		// A container listening for its items' clicks (delegation: a
-		// list of three or more alike, an app's root), not drawn as
-		// clickable itself, is not what an agent clicks: its items are.
-		alike := map[[2]int]int{}
-		delegates := make([]bool, len(cursor))
-		for i, p := range n.Parent {
-			if p >= 0 && p < len(delegates) && n.Type[i] == 1 {
-				k := [2]int{p, n.Name[i]}
-				alike[k]++
-				delegates[p] = delegates[p] || alike[k] >= 3
-			}
-		}
+		// A list listening for its items' clicks (delegation), not drawn
+		// as clickable itself, is not what an agent clicks: its items
+		// are.
 		for _, i := range n.Clickable.Index {
-			if i >= 0 && i < len(cursor) && n.Name[i] != label && (pointer >= 0 && cursor[i] == pointer || !delegates[i]) {
+			if i >= 0 && i < len(cursor) && n.Name[i] != label && (pointer >= 0 && cursor[i] == pointer || !lists[n.Name[i]]) {
 				add(i, "")
 			}
 		}
@@ -239,6 +238,11 @@ func (s *domSnapshot) hiddenControlLabels(parent, name []int, attrs [][]int, che
 		}
 	}
 }
+
+// offPage is how far left of or above the document an element must lie
+// to count as parked off the page (left: -9999px): a row scrolled out of
+// an inner pane lies less far.
+const offPage = 5000
 
 // fallbackName is the name of node i of a document for a clickable line
 // that has neither a name nor text (an icon): its title, or its test id

@@ -230,3 +230,44 @@ func TestAnIconWithoutTextIsNamedByItsTitleOrTestID(t *testing.T) {
 		t.Errorf("the page saw the clicks %q", got)
 	}
 }
+
+func TestClickableRefsOnRowsTabsBackdropsAndPanes(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>more</title><style>body{margin:0}</style>
+<table><tr id="inv" onclick="log.textContent += 'inv '"><td>Invoice 42</td><td>2024-01-02</td><td>$40</td></tr></table>
+<div id="mug" onclick="log.textContent += 'mug '"><p>Blue mug</p><p>300 ml</p><p>$12</p></div>
+<div id="debit" style="cursor:pointer" onclick="log.textContent += 'debit '">-45.00 Coffee shop</div>
+<div role="tablist"><div role="tab" tabindex="0">main.go <span id="close" onclick="log.textContent += 'close '">×</span></div></div>
+<div id="pane" style="height:60px;overflow:auto">`+strings.Repeat(`<div style="cursor:pointer;height:30px" onclick="log.textContent += 'mail '">Mail</div>`, 30)+`</div>
+<div id="app"><div id="backdrop" onclick="this.remove()">Delete this file? <button>Cancel</button> <button>Delete</button></div>
+<form><label>Email <input></label> <button>Sign in</button> Welcome back</form></div>
+<p id="log"></p>
+<script>app.addEventListener('click', () => {}); pane.scrollTop = 600;</script>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	var got []string
+	for _, r := range s.Refs {
+		if r.Name != "Mail" {
+			got = append(got, r.Role+" "+r.Name)
+		}
+	}
+	want := []string{
+		"LayoutTableRow Invoice 42 2024-01-02 $40", "clickable Blue mug 300 ml $12", "clickable -45.00 Coffee shop",
+		"tab main.go ×", "clickable ×", "button Cancel", "button Delete", "textbox Email", "button Sign in",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("refs (-want +got):\n%s\n%s", diff, s.Text)
+	}
+	if n := strings.Count(s.Text, `clickable "Mail"`); n != 30 {
+		t.Errorf("%d of the pane's 30 rows have refs, want all (rows scrolled out of the pane are still there)", n)
+	}
+	if strings.Contains(s.Text, `text "-45.00 Coffee shop"`) {
+		t.Errorf("the debit's text is repeated under its line:\n%s", s.Text)
+	}
+	for _, r := range []string{s.Refs[0].Ref, s.Refs[1].Ref, ref(t, s, browserpool.ClickableRole, "×")} {
+		if err := tab.Click(ctx, r); err != nil {
+			t.Errorf("Click(%s): %v", r, err)
+		}
+	}
+	if got := eval[string](t, tab, "log.textContent"); got != "inv mug close " {
+		t.Errorf("the page saw the clicks %q", got)
+	}
+}

@@ -20,6 +20,7 @@ const ClickableRole = "clickable"
 type Clickable struct {
 	Note     string
 	Fallback string
+	Pointer  bool // drawn with a pointer cursor
 }
 
 // plainRoles are the roles that say nothing of what an element does: a
@@ -31,16 +32,32 @@ var plainRoles = set("generic", "none", "presentation", "div", "Section", "Secti
 // inside a control (a button's or a link's inner parts are the control's)
 // or an editable element (whose blocks an editor listens to), and either
 // with nothing under it that is interactive, or, like a mail's row around
-// its checkbox or a product's card around its button, with a few such
-// controls (up to maxHeldControls) and text of its own beside them. A card
-// holding only a link, or an app's root that listens for every click,
-// leaves the ref to what is inside.
+// its checkbox or a product's card around its button, drawn with a pointer
+// cursor around a few such controls (up to maxHeldControls, none of them a
+// text field) with text of its own beside them. A card holding only a
+// link, a modal's backdrop around its buttons, or an app's root that
+// listens for every click, leaves the ref to what is inside.
 func (d *Doc[T]) clickable(n *Node) bool {
-	if _, ok := d.Clickable[n.Backend]; !ok || n.Backend == 0 || interactive(n) || d.insideControl(n) {
+	c, ok := d.Clickable[n.Backend]
+	if !ok || n.Backend == 0 || interactive(n) || d.insideControl(n) {
 		return false
 	}
 	held := d.heldControls(n)
-	return held == 0 || held <= maxHeldControls && d.text(n, true) != ""
+	return held == 0 || c.Pointer && held <= maxHeldControls && !d.holdsField(n) && d.text(n, true) != ""
+}
+
+// holdsField reports whether a text field is under n.
+func (d *Doc[T]) holdsField(n *Node) bool {
+	for _, id := range n.ChildIDs {
+		c := d.Nodes[id]
+		if c == nil {
+			continue
+		}
+		if !c.Ignored && valueRoles[String(c.Role)] || d.holdsField(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxHeldControls is how many controls a clickable row or card may hold
@@ -48,9 +65,10 @@ func (d *Doc[T]) clickable(n *Node) bool {
 const maxHeldControls = 3
 
 // leafControls are the roles whose inner parts belong to them: a click on
-// any part is the control's.
-var leafControls = set("button", "link", "checkbox", "radio", "switch", "option", "menuitem", "menuitemcheckbox",
-	"menuitemradio", "tab", "treeitem", "textbox", "searchbox", "combobox", "slider", "spinbutton")
+// any part is the control's. A tab, a tree item, an option or a menu item
+// may hold targets of their own (a tab's close ×, a tree item's arrow).
+var leafControls = set("button", "link", "checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio",
+	"textbox", "searchbox", "slider", "spinbutton")
 
 // insideControl reports whether an ancestor of n is a leaf control or is
 // editable (contenteditable, a text field).
@@ -173,7 +191,18 @@ func (d *Doc[T]) text(n *Node, own bool) string {
 		}
 	}
 	walk(n)
-	return strings.TrimLeft(Squash(strings.Map(dropPrivate, b.String())), "•◦▪‣·-–* ")
+	return trimBullet(Squash(strings.Map(dropPrivate, b.String())))
+}
+
+// trimBullet drops a list's bullet and its space from the start of s ("•
+// item"); a minus sign or an asterisk stays ("-45.00").
+func trimBullet(s string) string {
+	for _, b := range []string{"• ", "◦ ", "▪ ", "‣ ", "· "} {
+		if rest, ok := strings.CutPrefix(s, b); ok {
+			return rest
+		}
+	}
+	return s
 }
 
 // dropPrivate drops the characters of Unicode's private use area: an icon
