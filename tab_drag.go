@@ -88,7 +88,7 @@ func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 // DragTo drags the element fromRef names to a point of the viewport, in
 // CSS pixels from its top left corner, as Drag does onto an element: for
 // a drop zone the snapshot gives no ref (an empty column of a board). The
-// point is the viewport's once the source is in view (Drag scrolls it
+// point is the viewport's once the source is in view (DragTo scrolls it
 // into view first, if it is not).
 func (t *Tab) DragTo(ctx context.Context, fromRef string, px, py float64) error {
 	const op = "Tab.DragTo"

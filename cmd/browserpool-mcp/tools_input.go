@@ -46,6 +46,20 @@ func (a ClickArgs) oneTarget(tool string) error {
 	return nil
 }
 
+// caretToEnd puts the caret of a text field or an editable element (this)
+// at the end of its content.
+const caretToEnd = `function() {
+	if (typeof this.value === 'string' && this.setSelectionRange) {
+		try { this.setSelectionRange(this.value.length, this.value.length); return; } catch (e) {}
+	}
+	const r = document.createRange();
+	r.selectNodeContents(this);
+	r.collapse(false);
+	const s = getSelection();
+	s.removeAllRanges();
+	s.addRange(r);
+}`
+
 // DragArgs are browser_drag's arguments: what to drag, and onto a ref or
 // to a point.
 type DragArgs struct {
@@ -117,7 +131,7 @@ type ScrollArgs struct {
 	DeltaX float64  `json:"deltaX,omitempty" jsonschema:"How far to scroll right, in CSS pixels (negative scrolls left)."`
 	DeltaY float64  `json:"deltaY,omitempty" jsonschema:"How far to scroll down, in CSS pixels (negative scrolls up)."`
 	Ref    string   `json:"ref,omitempty" jsonschema:"Ref of an element whose own scroll container should scroll. Empty scrolls the page, or what is at x, y."`
-	X      *float64 `json:"x,omitempty" jsonschema:"Without a ref: where the wheel turns, in CSS pixels from the viewport's left edge (over a scrollable list the snapshot gives no ref). With y; empty turns it at the viewport's centre."`
+	X      *float64 `json:"x,omitempty" jsonschema:"Without a ref: where the wheel turns, in CSS pixels from the viewport's left edge (over a scrollable list the snapshot gives no ref). With y; empty, or 0 and 0, turns it at the viewport's centre."`
 	Y      *float64 `json:"y,omitempty" jsonschema:"Without a ref: where the wheel turns, in CSS pixels from the viewport's top edge. With x."`
 }
 
@@ -139,7 +153,7 @@ func (s *Server) addInputTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_drag",
-		Description: "Drag an element by its ref from browser_snapshot onto another element by its ref, with real pointer input (HTML5 drag and drop, or a drag built on mouse events). Without an end ref, drop it at the point endX, endY of the viewport (a drop zone the snapshot gives no ref).",
+		Description: "Drag an element by its ref from browser_snapshot onto another element by its ref, with real pointer input (HTML5 drag and drop, or a drag built on mouse events). Without an end ref, drop it at the point endX, endY of the viewport (a drop zone the snapshot gives no ref), as the viewport is once the dragged element is scrolled into view.",
 		Annotations: annotations("Drag", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in DragArgs) (*mcp.CallToolResult, error) {
 		switch {
@@ -185,9 +199,10 @@ func (s *Server) addInputTools() {
 			switch {
 			case in.Ref != "" && in.Slowly:
 				// The field takes the keys, after what it holds: the
-				// click puts the caret where it lands.
+				// click puts the caret where it lands, so it goes to the
+				// end.
 				if err = t.Click(ctx, ref(in.Ref)); err == nil {
-					if err = t.Press(ctx, "Control+End"); err == nil {
+					if err = t.EvaluateOn(ctx, ref(in.Ref), caretToEnd, nil); err == nil {
 						err = t.Type(ctx, in.Text)
 					}
 				}
@@ -302,8 +317,12 @@ func (s *Server) addInputTools() {
 		if err != nil {
 			return nil, err
 		}
-		return text("Scrolled; the page is now at %d,%d of %dx%d (viewport %dx%d) [session %s, tab %s]",
-			pi.ScrollX, pi.ScrollY, pi.PageWidth, pi.PageHeight, pi.ViewportWidth, pi.ViewportHeight, pi.SessionID, pi.TabID), nil
+		inner := ""
+		if in.Ref != "" || in.X != nil {
+			inner = "; what scrolled is the scroll container there, which the page's position may not show: call browser_snapshot to see it"
+		}
+		return text("Scrolled; the page is now at %d,%d of %dx%d (viewport %dx%d)%s [session %s, tab %s]",
+			pi.ScrollX, pi.ScrollY, pi.PageWidth, pi.PageHeight, pi.ViewportWidth, pi.ViewportHeight, inner, pi.SessionID, pi.TabID), nil
 	})
 }
 
