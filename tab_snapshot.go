@@ -74,11 +74,17 @@ type SnapshotOptions struct {
 // Interactive elements are those whose role says so (buttons, links,
 // fields, options, …), focusable elements, and elements the page made
 // clickable without saying so: with a click handler or drawn with a pointer
-// cursor (a clickable <div> card, an "×" <span>), unless something inside
-// them is interactive itself. Such an element prints with the role
+// cursor (a clickable <div> card, an "×" <span>), but not a control's
+// inner parts, an editor's blocks, a label (its control has the ref), a
+// list or table that handles its items' clicks, or an element holding
+// controls, unless it is drawn with a pointer cursor around at most three
+// of them, no text field among them, with text of its own (a mail's row
+// around its checkbox). Such an element prints with the role
 // ClickableRole, or, when its role says something (a list item, an
 // image), that role and the state "clickable"; without a name of its own,
-// its name is its text. Finding them costs one
+// its name is its own text, else its title or test id. The label of a
+// hidden checkbox, radio or file input gets a ref too, noted as such.
+// Finding them costs one
 // DOMSnapshot.captureSnapshot per snapshot and renderer process: on a
 // large page about a fifth more than reading the tree alone
 // (BenchmarkSnapshot1000Items).
