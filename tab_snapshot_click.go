@@ -68,16 +68,15 @@ func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]axtext.Click
 
 // clickables reads the reply: in each document, the elements with a click
 // listener (but a list or a table not drawn with a pointer cursor: it
-// delegates its items' clicks), the elements drawn with a pointer cursor
-// whose nearest drawn ancestor is not (the cursor is inherited: the
-// outermost is the one the page made clickable), all of them drawn with
-// an area and not parked far off the page (offPage), labels and the
-// document's root and body aside (a label
-// clicks its control, which has a ref; a page may listen for clicks
-// everywhere); and the labels drawn for a form control that is not (a
-// checkbox or file input the page hides and draws its label instead),
-// each with a note naming the control, such as "(the label of a hidden
-// checkbox, checked)".
+// delegates its items' clicks), and the elements drawn with a pointer
+// cursor whose nearest drawn ancestor is not (the cursor is inherited:
+// the outermost is the one the page made clickable); all of them drawn
+// with an area and not parked far off the page (offPage); labels, the
+// document's root and its body aside (a label clicks its control, which
+// has a ref; a page may listen for clicks everywhere). Besides them, the
+// labels drawn for a form control that is not (a checkbox or file input
+// the page hides and draws its label instead), each with a note naming
+// the control, such as "(the label of a hidden checkbox, checked)".
 func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 	str := map[string]int{}
 	for i, v := range s.Strings {
@@ -110,7 +109,7 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 		for i := range cursor {
 			cursor[i] = undrawn
 		}
-		seen := make([]bool, len(n.Backend)) // drawn with an area, not wholly above or left of the page
+		seen := make([]bool, len(n.Backend)) // drawn with an area, not parked off the page
 		for li, ni := range d.Layout.Node {
 			if ni >= 0 && ni < len(cursor) {
 				cursor[ni] = -1
