@@ -337,7 +337,7 @@ func (x *tabExt) resolve(ctx context.Context, op, ref string) (refTarget, error)
 	if !ok {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a ref", axtext.Cut(ref, 40)))
 		e.Session, e.Tab = x.t.s.id, x.t.id
-		e.Hint = "use a ref such as @e3 from the tab's latest Tab.Snapshot; an element the snapshot gives no ref can be clicked at its point with Tab.ClickAt (find it in a screenshot, or with Tab.Evaluate and getBoundingClientRect)"
+		e.Hint = "use a ref such as @e3 from the tab's latest Tab.Snapshot; an element the snapshot gives no ref can be clicked at its point (x, y) with Tab.ClickAt (find it in a screenshot, or with Tab.Evaluate and getBoundingClientRect)"
 		return refTarget{}, e
 	}
 	x.syncNavigation(ctx)

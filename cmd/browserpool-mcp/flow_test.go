@@ -314,7 +314,7 @@ document.addEventListener('mouseover', e => { if (e.target.id === 'zone') docume
 	t.Run("click at a point reaches what has no ref, and a text that is no ref says so", func(t *testing.T) {
 		ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/zone"})
 		msg := fails(t, cs, "browser_click", map[string]any{"ref": "Drop here"})
-		if !strings.Contains(msg, `"Drop here" is not a ref`) || !strings.Contains(msg, "browser_click and x, y") {
+		if !strings.Contains(msg, `"Drop here" is not a ref`) || !strings.Contains(msg, "at its point (x, y) with browser_click") {
 			t.Errorf("a click given a text for a ref says:\n%s", msg)
 		}
 		if msg := fails(t, cs, "browser_click", map[string]any{"x": 50}); !strings.Contains(msg, "neither a ref nor both x and y") {

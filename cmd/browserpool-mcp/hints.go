@@ -48,13 +48,13 @@ func describe(err error) string {
 				break
 			}
 		}
-		if errors.Is(be, browserpool.ErrInvalidArgument) && strings.HasSuffix(be.Detail, " is not a ref") {
-			next = "call browser_snapshot and pass a ref it shows, such as @e3; an element it gives no ref can be clicked at its point with browser_click and x, y (find it with browser_take_screenshot)"
-		}
 		if errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED") {
 			next = "the load was cancelled, most often because the URL answers with a file to download: call browser_download with the ref of the link to it; else call browser_navigate again"
 		}
-		if h := toolNames(be.Hint); next == "" && !goName.MatchString(h) {
+		// An invalid argument's own hint says what to pass instead (a
+		// ref, a point, the tool for that kind of field): it beats the
+		// class's, once every Go name in it has become a tool's.
+		if h := toolNames(be.Hint); h != "" && !goName.MatchString(h) && (next == "" || errors.Is(be, browserpool.ErrInvalidArgument)) {
 			next = h
 		}
 		if next == "" {
@@ -150,7 +150,10 @@ var goToTool = []struct{ goName, tool string }{
 	{"Tab.Snapshot", "browser_snapshot"},
 	{"Tab.ClickAt", "browser_click"},
 	{"Tab.Click", "browser_click"},
+	{"Tab.HoverAt", "browser_hover"},
 	{"Tab.Hover", "browser_hover"},
+	{"Tab.DragTo", "browser_drag"},
+	{"Tab.Drag", "browser_drag"},
 	{"Tab.Fill", "browser_type"},
 	{"Tab.Type", "browser_type"},
 	{"Tab.Press", "browser_press_key"},

@@ -34,16 +34,30 @@ type ClickArgs struct {
 	Y       *float64 `json:"y,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's top edge, in CSS pixels."`
 }
 
-// oneTarget refuses arguments of tool that give both a ref and a point, or
-// neither.
-func (a ClickArgs) oneTarget(tool string) error {
+// refOrPoint refuses a tool's arguments that give both a ref (argument
+// names[0]) and a point (names[1], names[2]); or, unless neither is
+// optional, not both a ref and a whole point; or half a point.
+func refOrPoint(tool string, names [3]string, ref string, x, y *float64, optional bool) error {
+	r, px, py := names[0], names[1], names[2]
+	a := "a "
+	if strings.ContainsRune("aeiou", rune(r[0])) {
+		a = "an "
+	}
 	switch {
-	case a.Ref != "" && (a.X != nil || a.Y != nil):
-		return toolErrorf(tool+" got both a ref and a point", "pass either ref, or x and y")
-	case a.Ref == "" && (a.X == nil || a.Y == nil):
-		return toolErrorf(tool+" got neither a ref nor both x and y", "pass the ref from browser_snapshot, or x and y for a point of the viewport")
+	case ref != "" && (x != nil || y != nil):
+		return toolErrorf(fmt.Sprintf("%s got both %s%s and a point", tool, a, r), fmt.Sprintf("pass either %s, or %s and %s", r, px, py))
+	case ref == "" && (x == nil || y == nil) && !optional:
+		return toolErrorf(fmt.Sprintf("%s got neither %s%s nor both %s and %s", tool, a, r, px, py), fmt.Sprintf("pass the ref from browser_snapshot as %s, or %s and %s for a point of the viewport", r, px, py))
+	case (x == nil) != (y == nil):
+		return toolErrorf(fmt.Sprintf("%s got only one of %s and %s", tool, px, py), fmt.Sprintf("pass both %s and %s, or neither", px, py))
 	}
 	return nil
+}
+
+// oneTarget is refOrPoint for browser_click's and browser_hover's ref, x
+// and y.
+func (a ClickArgs) oneTarget(tool string) error {
+	return refOrPoint(tool, [3]string{"ref", "x", "y"}, a.Ref, a.X, a.Y, false)
 }
 
 // caretToEnd puts the caret of a text field or an editable element (this)
@@ -156,14 +170,13 @@ func (s *Server) addInputTools() {
 		Description: "Drag an element by its ref from browser_snapshot onto another element by its ref, with real pointer input (HTML5 drag and drop, or a drag built on mouse events). Without an end ref, drop it at the point endX, endY of the viewport (a drop zone the snapshot gives no ref), as the viewport is once the dragged element is scrolled into view.",
 		Annotations: annotations("Drag", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in DragArgs) (*mcp.CallToolResult, error) {
-		switch {
-		case in.StartRef == "":
+		if in.StartRef == "" {
 			return nil, toolErrorf("browser_drag got no startRef", "pass the ref of the element to drag, from browser_snapshot")
-		case in.EndRef != "" && (in.EndX != nil || in.EndY != nil):
-			return nil, toolErrorf("browser_drag got both an endRef and an end point", "pass either endRef, or endX and endY")
-		case in.EndRef == "" && (in.EndX == nil || in.EndY == nil):
-			return nil, toolErrorf("browser_drag got neither an endRef nor both endX and endY", "pass the drop target's ref from browser_snapshot, or endX and endY for a point of the viewport")
-		case in.EndRef == "":
+		}
+		if err := refOrPoint("browser_drag", [3]string{"endRef", "endX", "endY"}, in.EndRef, in.EndX, in.EndY, false); err != nil {
+			return nil, err
+		}
+		if in.EndRef == "" {
 			x, y := *in.EndX, *in.EndY
 			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Dragged %s to %g, %g", ref(in.StartRef), x, y)), func(t *browserpool.Tab) error { return t.DragTo(ctx, ref(in.StartRef), x, y) })
 		}
@@ -282,11 +295,8 @@ func (s *Server) addInputTools() {
 		Description: "Scroll the page (or an element's scroll container, by ref, or whatever is at x, y) with the mouse wheel. The result tells the page's new scroll position.",
 		Annotations: annotations("Scroll", false, false, false, true),
 	}, nil, func(ctx context.Context, c *client, in ScrollArgs) (*mcp.CallToolResult, error) {
-		switch {
-		case in.Ref != "" && (in.X != nil || in.Y != nil):
-			return nil, toolErrorf("browser_scroll got both a ref and a point", "pass either ref, or x and y, or neither to scroll the page")
-		case (in.X == nil) != (in.Y == nil):
-			return nil, toolErrorf("browser_scroll got only one of x and y", "pass both x and y, or neither")
+		if err := refOrPoint("browser_scroll", [3]string{"ref", "x", "y"}, in.Ref, in.X, in.Y, true); err != nil {
+			return nil, err
 		}
 		var pi browserpool.PageInfo
 		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
