@@ -249,14 +249,13 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *f
 // aimLabel is the way to a form control the page keeps from the pointer
 // with its own drawing: a checkbox, radio or file input made sr-only,
 // zero-size, clipped or pointer-events:none, or drawn over, under a styled
-// label (other elements keep aimErr: a covered text field or button is
-// covered).
-// When aiming at the control failed (aimErr: not visible, covered, or
-// taking no pointer input) and the control has a label on screen, it
+// label. When aiming at the control failed (aimErr: not visible, covered,
+// or taking no pointer input) and the control has a label on screen, it
 // returns the centre of that label's visible box, checked to be the
 // label's own: a click there reaches the control as a person's does. If
 // something covers that label too, the error names it (what to deal with
-// first); otherwise, without such a label, the error is aimErr.
+// first); otherwise, and for any other element (a covered text field or
+// button stays covered), the error is aimErr.
 func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aimErr error) (px, py float64, err error) {
 	if !errors.Is(aimErr, ErrNotVisible) && !errors.Is(aimErr, ErrCovered) && !errors.Is(aimErr, ErrInvalidArgument) {
 		return 0, 0, aimErr

@@ -92,11 +92,11 @@ const clickAttempts = 3
 // is an ErrCovered error naming what covers it; one without a visible box
 // is ErrNotVisible; a disabled one is ErrInvalidArgument; an old ref is
 // ErrStaleRef. A form control the page keeps from the pointer with its own
-// drawing (a checkbox or radio made sr-only, zero-size, clipped or
-// pointer-events:none, or drawn over, under a styled label) is clicked
-// through the first of its labels on screen, as a person clicks it; the
-// trace says so. If something covers that label too, the ErrCovered
-// error names it. A click that opens a new tab (a target=_blank link,
+// drawing (a checkbox, radio or file input made sr-only, zero-size,
+// clipped or pointer-events:none, or drawn over, under a styled label) is
+// clicked through the first of its labels on screen, as a person clicks
+// it; the trace says so. If something covers that label too, the
+// ErrCovered error names it. A click that opens a new tab (a target=_blank link,
 // window.open) leaves the tab it acted on where it was: its trace names
 // the new tab's URL, and Session.Tabs lists the new tab.
 //

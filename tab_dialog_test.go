@@ -54,6 +54,22 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("a click that opened an alert returns with the alert already reported", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		tab.SetDialogHandler(func(d browserpool.Dialog) browserpool.DialogReply {
+			time.Sleep(100 * time.Millisecond) // an answer that takes a while
+			return browserpool.DialogReply{}
+		})
+		if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Alert")); err != nil {
+			t.Fatal(err)
+		}
+		want := []browserpool.Dialog{{Type: "alert", Message: "Hello!", By: browserpool.DialogByHandler}}
+		if diff := cmp.Diff(want, tab.Dialogs(), ignoreDialogTimes); diff != "" {
+			t.Errorf("dialogs as Click returns (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("a handler answers confirm and prompt", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/dialogs.html")

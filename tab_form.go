@@ -33,8 +33,7 @@ import (
 // or color) takes value as it is, with the same events; a slider keeps it
 // within its min, max and step, which the trace shows. A value that is
 // not a number, for a number field or a slider, is an ErrInvalidArgument
-// before anything is typed. A field that
-// formats what is typed (a phone
+// before anything is typed. A field that formats what is typed (a phone
 // mask, uppercase) keeps the page's form of it, which the trace shows; a
 // text field whose page cancels the typing (it accepts only some
 // characters) keeps its value, and Fill is an ErrInvalidArgument saying

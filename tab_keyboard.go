@@ -58,31 +58,26 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error 
 
 // Type types text into the focused element key by key, as a person does:
 // each character is a key press (keydown, its input, keyup) of the US
-// keyboard, with the Shift modifier for capitals and symbols; a newline
-// is Enter and a tab is Tab; a character the layout lacks (é, 日) is typed
-// as itself, without a key code. Widgets that listen for keys (an
-// autocomplete's suggestions, search as you type) react as they do to a
-// person. A newline presses Enter, which in a single-line field submits
-// its form and in a chat box may send the message (for a line break in a
-// rich editor, Press "Shift+Enter" between lines), and a tab moves the
-// focus on, as a person's would. To replace a field's content at once,
-// use Fill. Text typed into a password or one-time-code field, or into an
-// iframe, never reaches the trace.
+// keyboard, with the Shift modifier for capitals and symbols; a character
+// the layout lacks (é, 日) is typed as itself, without a key code. Widgets
+// that listen for keys (an autocomplete's suggestions, search as you type)
+// react as they do to a person. A newline presses Enter, which in a
+// single-line field submits its form and in a chat box may send the
+// message (for a line break in a rich editor, Press "Shift+Enter" between
+// lines), and a tab presses Tab, which moves the focus on. To replace a
+// field's content at once, use Fill. Text typed into a password or
+// one-time-code field, or into an iframe, never reaches the trace.
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	return t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		// A Tab or an Enter may move the focus (a username, Tab, then a
 		// password): the focus is judged again after each, and the trace
 		// withholds the whole text if any of it went to a secret field.
+		*args = axtext.Quote(text)
 		secret := x.secretFocus(ctx)
-		trace := func() {
-			if secret {
-				*args = "***"
-			} else {
-				*args = axtext.Quote(text)
-			}
+		if secret {
+			*args = "***"
 		}
-		trace()
 		for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
 			key := string(r)
 			switch r {
@@ -101,9 +96,8 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 					return x.fail(op, ctx, "", err)
 				}
 			}
-			if key != string(r) && !secret {
-				secret = x.secretFocus(ctx)
-				trace()
+			if key != string(r) && !secret && x.secretFocus(ctx) {
+				secret, *args = true, "***"
 			}
 		}
 		return nil

@@ -84,10 +84,9 @@ type SnapshotOptions struct {
 // image), that role and the state "clickable"; without a name of its own,
 // its name is its own text, else its title or test id. The label of a
 // hidden checkbox, radio or file input gets a ref too, noted as such.
-// Finding them costs one
-// DOMSnapshot.captureSnapshot per snapshot and renderer process: on a
-// large page about a fifth more than reading the tree alone
-// (BenchmarkSnapshot1000Items).
+// Finding them costs one DOMSnapshot.captureSnapshot per snapshot and
+// renderer process: on a large page about a fifth more than reading the
+// tree alone (BenchmarkSnapshot1000Items).
 //
 // Refs: the same element keeps its ref across snapshots of the same
 // document, and a ref is never reused for another element of the tab. A
