@@ -35,6 +35,14 @@
 // messages and uncaught errors) and fetched ([Tab.Network]), both bounded
 // and started by their first call, so a tab that never asks pays nothing.
 //
+// The JavaScript the actions run in a page (to find where a click lands, to
+// fill and select, to see whether an element shows) runs in an isolated
+// world of each frame, which the page's scripts cannot reach: a page that
+// replaced Array.prototype methods, Event, Promise or
+// Element.prototype.matches breaks none of it. The caller's own code runs
+// in the page's world, with the page's globals: [Tab.Evaluate],
+// [Tab.EvaluateOn] and [Tab.WaitCondition].
+//
 // [Tab.Screenshot] captures the viewport (scrollbar included), the whole
 // page, a [Rect] of the page or one element by snapshot ref, as PNG or
 // JPEG, optionally scaled to a maximum dimension; the image lands in the

@@ -276,6 +276,7 @@ func (t *Tab) beginAt(op string, now time.Time) error {
 type tabExt struct {
 	t      *Tab
 	refs   refTable
+	worlds worlds // the isolated worlds of the tab's frames (tab_world.go)
 	dialog dialogState
 	input  inputState
 	trace  traceRing

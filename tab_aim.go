@@ -80,7 +80,7 @@ func (x *tabExt) point(ctx context.Context, op, ref string, tg refTarget, hit bo
 	if !hit || !errors.Is(err, ErrCovered) {
 		return px, py, err
 	}
-	if x.callOn(ctx, op, tg.f, tg.node, pagejs.ScrollCenter, nil, nil) != nil {
+	if x.callOn(ctx, op, tg.in(), tg.node, pagejs.ScrollCenter, nil, nil) != nil {
 		return px, py, err
 	}
 	cx, cy, cerr := x.aim(ctx, op, ref, tg, hit)
@@ -157,7 +157,7 @@ func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, 
 			return x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 		if got != h.owner {
-			return x.covered(ctx, op, ref, tg, h.parent, h.owner, got, px, py)
+			return x.covered(ctx, op, ref, tg, where{f: h.parent, frame: h.frame}, h.owner, got, px, py)
 		}
 		lx, ly = lx-offsets[i][0], ly-offsets[i][1]
 		f := tg.f
@@ -177,7 +177,7 @@ func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, 
 	if got == tg.node {
 		return nil
 	}
-	return x.covered(ctx, op, ref, tg, tg.f, tg.node, got, px, py)
+	return x.covered(ctx, op, ref, tg, tg.in(), tg.node, got, px, py)
 }
 
 // metrics is the part of Page.getLayoutMetrics we use: the layout
@@ -212,14 +212,15 @@ func nodeAt(ctx context.Context, f *frameSess, px, py float64) (dom.BackendNodeI
 
 // covered reports that got, not want, is at the click point of ref,
 // unless got is part of want.
-func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, f *frameSess, want, got dom.BackendNodeID, px, py float64) error {
+func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, w where, want, got dom.BackendNodeID, px, py float64) error {
+	f := w.f
 	var res struct {
 		OK      bool   `json:"ok"`
 		Visible bool   `json:"visible"`
 		Inert   bool   `json:"inert"`
 		Cover   string `json:"cover"`
 	}
-	if err := x.callOn(ctx, op, f, want, pagejs.Cover, []any{nodeArg(got)}, &res); err != nil {
+	if err := x.callOn(ctx, op, w, want, pagejs.Cover, []any{nodeArg(got)}, &res); err != nil {
 		return x.fail(op, ctx, ref, frameErr(f, err))
 	}
 	if res.OK {
@@ -262,11 +263,11 @@ func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aim
 	}
 	group := x.newGroup()
 	defer releaseGroup(ctx, tg.f, group)
-	el, err := resolveNode(ctx, tg.f, tg.node, group)
+	el, err := x.resolveIn(ctx, tg.in(), group, tg.node)
 	if err != nil {
 		return 0, 0, aimErr
 	}
-	label, err := x.callFn(ctx, op, tg.f, el, pagejs.LabelOf, nil, false)
+	label, err := x.callFn(ctx, op, tg.f, el[0], pagejs.LabelOf, nil, false)
 	if err != nil || label.ObjectID == "" {
 		return 0, 0, aimErr
 	}

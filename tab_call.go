@@ -18,28 +18,33 @@ import (
 type nodeArg dom.BackendNodeID
 
 // callOn calls the JavaScript function fn with this bound to a DOM node of
-// frame f, passing args (JSON values, or nodeArg for nodes of f), and
-// decodes its value (awaited if a promise) into out. The objects it makes
-// are released before it returns.
-func (x *tabExt) callOn(ctx context.Context, op string, f *frameSess, node dom.BackendNodeID, fn string, args []any, out any) error {
+// frame w, passing args (JSON values, or nodeArg for nodes of the same
+// frame), and decodes its value (awaited if a promise) into out. It runs
+// in the package's isolated world of the frame unless w.main is set
+// (resolveIn). The objects it makes are released before it returns.
+func (x *tabExt) callOn(ctx context.Context, op string, w where, node dom.BackendNodeID, fn string, args []any, out any) error {
 	group := x.newGroup()
-	defer releaseGroup(ctx, f, group)
-	this, err := resolveNode(ctx, f, node, group)
+	defer releaseGroup(ctx, w.f, group)
+	nodes := []dom.BackendNodeID{node}
+	for _, a := range args {
+		if n, ok := a.(nodeArg); ok {
+			nodes = append(nodes, dom.BackendNodeID(n))
+		}
+	}
+	objs, err := x.resolveIn(ctx, w, group, nodes...)
 	if err != nil {
 		return err
 	}
 	cargs := make([]any, len(args))
+	k := 1
 	for i, a := range args {
 		cargs[i] = a
-		if n, ok := a.(nodeArg); ok {
-			id, err := resolveNode(ctx, f, dom.BackendNodeID(n), group)
-			if err != nil {
-				return err
-			}
-			cargs[i] = objectArg(id)
+		if _, ok := a.(nodeArg); ok {
+			cargs[i] = objectArg(objs[k])
+			k++
 		}
 	}
-	res, err := x.callFn(ctx, op, f, this, fn, cargs, true)
+	res, err := x.callFn(ctx, op, w.f, objs[0], fn, cargs, true)
 	if err != nil {
 		return err
 	}
@@ -63,22 +68,6 @@ func releaseGroup(ctx context.Context, f *frameSess, group string) {
 	f.d.Invoke(rctx, "Runtime.releaseObjectGroup", struct {
 		Group string `json:"objectGroup"`
 	}{group}, nil)
-}
-
-// resolveNode returns the id of a JavaScript object for a DOM node of
-// frame f, in the page's main world, belonging to group.
-func resolveNode(ctx context.Context, f *frameSess, node dom.BackendNodeID, group string) (string, error) {
-	a := struct {
-		Backend dom.BackendNodeID `json:"backendNodeId"`
-		Group   string            `json:"objectGroup"`
-	}{node, group}
-	var r struct {
-		Object struct {
-			ObjectID string `json:"objectId"`
-		} `json:"object"`
-	}
-	err := f.d.Invoke(ctx, "DOM.resolveNode", &a, &r)
-	return r.Object.ObjectID, err
 }
 
 // objectArg marks a call argument as the JavaScript object with this id.

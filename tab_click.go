@@ -104,8 +104,10 @@ const clickAttempts = 3
 // event reached the element (or, through its label, its control), or the
 // element got the press and the page then removed or hid it or left the
 // document (a menu that acts on the press, a link followed); or, in a
-// document that runs no scripts (a frame sandboxed without allow-scripts),
-// where nothing can confirm it, once the click was sent, once. A page can
+// document where the package's isolated world cannot run (the browser
+// made none for it), where nothing can confirm it, once the click was
+// sent, once. (A frame sandboxed without allow-scripts runs no page
+// scripts, but the isolated world runs there and confirms the click.) A page can
 // move an element between the press and the release (the press moves the
 // focus, and a blur handler changes the layout above it): the release then
 // lands elsewhere and the browser sends the click to neither. Click then
@@ -144,7 +146,7 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 					*args += fmt.Sprintf(" (landed on attempt %d: the earlier click missed it)", attempt)
 				}
 				if rep.unwatched {
-					*args += " (unconfirmed: its document runs no scripts, as in a sandboxed frame)"
+					*args += " (unconfirmed: no script of the package's could watch its document)"
 				}
 				return nil
 			case clickDisabled:
@@ -381,11 +383,11 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 			cleanup(ctx)
 		}
 	}()
-	el, err := resolveNode(ctx, f, tg.node, group)
+	el, err := x.resolveIn(ctx, tg.in(), group, tg.node)
 	if err != nil {
 		return rep, err
 	}
-	armed, err := x.callFn(ctx, op, f, el, pagejs.ClickArm, nil, false)
+	armed, err := x.callFn(ctx, op, f, el[0], pagejs.ClickArm, nil, false)
 	if err != nil {
 		return rep, err
 	}

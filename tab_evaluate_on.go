@@ -21,7 +21,9 @@ import (
 // back as {}) into out unless out is nil. An unknown or old ref is an
 // ErrStaleRef error (ErrInvalidArgument if it is not a ref at all), an
 // argument that cannot be encoded as JSON is ErrInvalidArgument, and a
-// thrown exception is an ErrJavaScript error.
+// thrown exception is an ErrJavaScript error. fn runs in the page's own
+// JavaScript world, as Evaluate's expressions do: it sees the page's
+// globals (and whatever the page replaced).
 func (t *Tab) EvaluateOn(ctx context.Context, ref, fn string, out any, args ...any) error {
 	const op = "Tab.EvaluateOn"
 	if strings.TrimSpace(fn) == "" {
@@ -44,7 +46,9 @@ func (t *Tab) EvaluateOn(ctx context.Context, ref, fn string, out any, args ...a
 	wrapped := "function (...args) { return (\n" + fn + "\n).call(this, this, ...args) }"
 	return t.onRef(ctx, op, "evaluate-on", ref, fn, func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
 		var raw json.RawMessage
-		if err := x.callOn(ctx, op, tg.f, tg.node, wrapped, cargs, &raw); err != nil {
+		w := tg.in()
+		w.main = true // the caller's function expects the page's globals
+		if err := x.callOn(ctx, op, w, tg.node, wrapped, cargs, &raw); err != nil {
 			if _, ok := err.(*Error); ok {
 				return err
 			}

@@ -51,7 +51,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Secret bool   `json:"secret"`
 			Field  bool   `json:"field"` // an element that is no field holds one
 		}
-		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Fill, nil, &info); err != nil {
+		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Fill, nil, &info); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if info.Secret {
@@ -100,7 +100,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Why   string `json:"why"`
 			Value string `json:"value"`
 		}
-		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.FillDone, []any{value}, &done); err != nil {
+		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.FillDone, []any{value}, &done); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if done.OK && done.Value != value && !info.Secret {
@@ -168,7 +168,7 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 			Options  []string `json:"options"`
 			Selected []string `json:"selected"`
 		}
-		if err := x.callOn(ctx, op, tg.f, tg.node, pagejs.Select, []any{values}, &res); err != nil {
+		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Select, []any{values}, &res); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		switch res.Err {
@@ -304,6 +304,7 @@ var changedByClick = map[string]bool{
 // the page opened.
 type fileChooser struct {
 	Mode          string            `json:"mode"` // selectSingle or selectMultiple
+	FrameID       string            `json:"frameId"`
 	BackendNodeID dom.BackendNodeID `json:"backendNodeId"`
 }
 
@@ -380,7 +381,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 		if files > 1 && ev.Mode != "selectMultiple" {
 			return refTarget{}, x.badTarget(op, ref, tg, "a button whose file chooser takes one file", "pass one path")
 		}
-		return refTarget{f: tg.f, node: ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}, nil
+		return refTarget{f: tg.f, frame: ev.FrameID, node: ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}, nil
 	case <-timer.C:
 		return refTarget{}, none(fmt.Sprintf("clicking it opened no file chooser within %v", wait))
 	case <-ctx.Done():

@@ -80,10 +80,11 @@ func (x *tabExt) uploadRemote(ctx context.Context, op string, tg refTarget, path
 	f := tg.f
 	group := x.newGroup()
 	defer releaseGroup(ctx, f, group)
-	this, err := resolveNode(ctx, f, tg.node, group)
+	objs, err := x.resolveIn(ctx, tg.in(), group, tg.node)
 	if err != nil {
 		return err
 	}
+	this := objs[0]
 	parts, err := x.callFn(ctx, op, f, this, uploadParts, nil, false)
 	if err != nil {
 		return err

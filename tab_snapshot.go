@@ -231,17 +231,22 @@ func (f *frameSess) live() bool {
 // iframe element (owner) in its parent's session.
 type frameHop struct {
 	parent *frameSess
+	frame  string // the frame of parent's session that holds owner ("" for its main frame)
 	owner  dom.BackendNodeID
 }
 
 // refTarget is what a ref points at.
 type refTarget struct {
 	f     *frameSess
+	frame string // the frame of f's session that holds node ("" for its main frame)
 	node  dom.BackendNodeID
 	chain []frameHop // out-of-process owners, outermost first
 	role  string
 	name  string
 }
+
+// in is the frame of the target's node.
+func (tg refTarget) in() where { return where{f: tg.f, frame: tg.frame} }
 
 // refTable holds a tab's refs.
 type refTable struct {
@@ -451,17 +456,17 @@ func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axt
 	doc := axtext.NewDoc[refTarget](f.targetID, nodes)
 	doc.Clickable = w.clickables(f)
 	doc.Ref = func(n *axtext.Node, role, name string) refTarget {
-		return refTarget{f: f, node: n.Backend, chain: chain, role: role, name: name}
+		return refTarget{f: f, frame: frameID, node: n.Backend, chain: chain, role: role, name: name}
 	}
 	doc.Frame = func(n *axtext.Node, frameDepth int) (*axtext.Doc[refTarget], string) {
-		return w.iframe(f, chain, n, frameDepth)
+		return w.iframe(f, frameID, chain, n, frameDepth)
 	}
 	return doc, nil
 }
 
-// iframe returns the document of the iframe node n of a document in
+// iframe returns the document of the iframe node n of frame frameID of
 // session f, or why it is not shown.
-func (w *snapWalker) iframe(f *frameSess, chain []frameHop, n *axtext.Node, frameDepth int) (*axtext.Doc[refTarget], string) {
+func (w *snapWalker) iframe(f *frameSess, frameID string, chain []frameHop, n *axtext.Node, frameDepth int) (*axtext.Doc[refTarget], string) {
 	if n.Backend == 0 || frameDepth >= snapshotMaxDepth || w.docs >= snapshotMaxFrames {
 		return nil, "(not expanded: frame limit)"
 	}
@@ -478,7 +483,7 @@ func (w *snapWalker) iframe(f *frameSess, chain []frameHop, n *axtext.Node, fram
 		// Not in this process: an out-of-process iframe is its own target.
 		var of *frameSess
 		if of, err = w.x.frame(w.ctx, desc.Node.FrameID); err == nil {
-			chain := append(append([]frameHop(nil), chain...), frameHop{parent: f, owner: n.Backend})
+			chain := append(append([]frameHop(nil), chain...), frameHop{parent: f, frame: frameID, owner: n.Backend})
 			child, err = w.fetch(of, "", chain)
 		}
 	}
@@ -563,7 +568,7 @@ func (x *tabExt) discarded(ctx context.Context, ref string) bool {
 		return false
 	}
 	var shown bool
-	if err := x.callOn(ctx, "", tg.f, tg.node, pagejs.Shown, nil, &shown); err != nil {
+	if err := x.callOn(ctx, "", tg.in(), tg.node, pagejs.Shown, nil, &shown); err != nil {
 		var re *rpcc.ResponseError
 		if !errors.As(err, &re) {
 			return false

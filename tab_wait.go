@@ -407,7 +407,7 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 		e.Hint = "pass a CSS selector such as #results or button[type=submit]"
 		return e
 	}
-	err := x.poll(ctx, caller, op, pagejs.VisibleCheck(selector), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
+	err := x.poll(ctx, caller, op, true, pagejs.VisibleCheck(selector), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
 	var js *JSError
 	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", axtext.Cut(selector, 100)))
@@ -423,18 +423,24 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 // out is nil. The expression is checked at once, on every DOM change and
 // every 50 ms, and again in each new document after a navigation. An
 // exception is an ErrJavaScript error. Bounded by ctx and
-// DefaultWaitTimeout.
+// DefaultWaitTimeout. It runs in the page's own JavaScript world, with the
+// page's globals, and waits with the page's Promise and MutationObserver:
+// on a page that replaced those, wait with WaitVisible (which runs out of
+// the page's reach) or poll Evaluate.
 func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	const op = "Tab.WaitCondition"
 	return t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {
-		return x.poll(ctx, caller, op, pagejs.Condition(expr), "the condition did not become true", out)
+		return x.poll(ctx, caller, op, false, pagejs.Condition(expr), "the condition did not become true", out)
 	})
 }
 
 // poll runs pagejs.Poll with check in the page until it succeeds, retrying in
-// the next document when a navigation destroys the page's context.
-// ctx is the bounded, guarded context of Tab.waiting; caller the caller's.
-func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out any) error {
+// the next document when a navigation destroys the page's context. The
+// package's own check (own) runs in its isolated world of the main frame,
+// out of the page scripts' reach (tab_world.go); the caller's expression
+// in the page's world. ctx is the bounded, guarded context of
+// Tab.waiting; caller the caller's.
+func (x *tabExt) poll(ctx, caller context.Context, op string, own bool, check, what string, out any) error {
 	t := x.t
 	for {
 		before := x.currentLoader(ctx)
@@ -443,7 +449,16 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 			ms = max(time.Until(dl).Milliseconds(), 1)
 		}
 		expr := pagejs.PollCall(check, ms)
-		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true))
+		args := runtime.NewEvaluateArgs(expr).SetReturnByValue(true).SetAwaitPromise(true)
+		world := worldKey{f: x.refs.top, frame: t.id, doc: before}
+		id := noWorld
+		if own && before != "" {
+			id, _, _ = x.world(ctx, world)
+			if id != noWorld {
+				args.SetContextID(runtime.ExecutionContextID(id))
+			}
+		}
+		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", args)
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
 			return t.jsError(op, reply.ExceptionDetails)
 		}
@@ -478,6 +493,9 @@ func (x *tabExt) poll(ctx, caller context.Context, op, check, what string, out a
 		var re *rpcc.ResponseError
 		if err != nil && !(errors.As(err, &re) && contextGone(re.Message)) {
 			return x.waitErr(op, caller, ctx, what, err)
+		}
+		if id != noWorld {
+			x.forgetWorld(world, id) // gone with its document
 		}
 		// A navigation replaced the document: check again in the new one
 		// at once, or, if it has not committed yet, after the next

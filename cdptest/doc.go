@@ -154,6 +154,11 @@
 //     so on a fake page only elements with roles get refs),
 //     DOM.describeNode (iframes), Target.getTargets and
 //     Target.attachToTarget (out-of-process iframes).
+//   - The package's own page functions run in an isolated world of each
+//     frame, made once per document with Page.createIsolatedWorld; nodes
+//     are resolved into it (DOM.resolveNode with executionContextId), and
+//     WaitVisible evaluates in it (Runtime.evaluate with contextId). A
+//     world is gone after a navigation, as in Chromium.
 //   - Click: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
 //     Page.getLayoutMetrics, DOM.getNodeForLocation (DOM.getBoxModel on
 //     the way through out-of-process iframes), DOM.resolveNode,

@@ -22,11 +22,15 @@ func trimExpr(expr string) string {
 func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 	var p struct {
 		Expression string `json:"expression"`
+		Context    int    `json:"contextId"`
 	}
 	if e := decode(params, &p); e != nil {
 		return outcome{err: e}
 	}
 	t := s.target
+	if !t.liveContext(p.Context) {
+		return outcome{err: &Error{Code: -32000, Message: "Cannot find context with specified id"}}
+	}
 	pg := t.page
 	switch pagejs.Names[p.Expression] {
 	case "ReadyState":

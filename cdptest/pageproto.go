@@ -54,6 +54,7 @@ var pageBuiltins = map[string]func(*Browser, *session, json.RawMessage) outcome{
 	"DOM.getNodeForLocation":          (*Browser).getNodeForLocation,
 	"DOM.describeNode":                (*Browser).describeNode,
 	"DOM.resolveNode":                 (*Browser).resolveNode,
+	"Page.createIsolatedWorld":        (*Browser).createIsolatedWorld,
 	"DOM.setFileInputFiles":           (*Browser).setFileInputFiles,
 	"Runtime.callFunctionOn":          (*Browser).callFunctionOn,
 	"Runtime.releaseObjectGroup":      (*Browser).releaseObjectGroup,
@@ -73,6 +74,7 @@ type nodeParams struct {
 	Backend  int    `json:"backendNodeId"`
 	ObjectID string `json:"objectId"`
 	Group    string `json:"objectGroup"`
+	Context  int    `json:"executionContextId"` // DOM.resolveNode's world (0: the main world)
 }
 
 // nodeLocked finds the element a call names by backend id (or object id)
@@ -215,6 +217,10 @@ func (b *Browser) resolveNode(s *session, params json.RawMessage) outcome {
 	el, p, e := b.nodeLocked(s, params)
 	if e != nil {
 		return outcome{err: e}
+	}
+	if !s.target.liveContext(p.Context) {
+		// Chromium's answer for a world its document took with it.
+		return outcome{err: &Error{Code: -32000, Message: "Node with given id does not belong to the document"}}
 	}
 	id := b.newObjectLocked(s.target, &object{el: el, group: p.Group})
 	name, _ := el.tag()
