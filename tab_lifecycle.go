@@ -68,7 +68,13 @@ func (w *lifecycleWatch) note(params json.RawMessage) {
 	}
 	w.mu.Lock()
 	if len(w.seen) > 256 {
-		clear(w.seen)
+		// Forget older documents' events, never the newest main-frame
+		// document's: a Navigate may be about to look for its load.
+		for k := range w.seen {
+			if w.loader == "" || !strings.HasPrefix(k, w.loader+"/") {
+				delete(w.seen, k)
+			}
+		}
 	}
 	w.seen[string(ev.LoaderID)+"/"+ev.Name] = true
 	if ev.FrameID == w.main && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" && ev.LoaderID != w.loader {
@@ -140,17 +146,28 @@ func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) erro
 	}
 }
 
-// wait returns when the lifecycle event name has fired for loaderID, or
-// when ctx ends or the tab's connection closes.
-func (w *lifecycleWatch) wait(ctx context.Context, loaderID, name string) error {
+// waitOwn returns when the lifecycle event name has fired for the document
+// of a navigation the caller started (loaderID), or when ctx ends or the
+// tab's connection closes. Another navigation can replace that document:
+// it returns the newer document's loader id, without error, once the main
+// frame has committed a document other than loaderID after since new
+// documents (mainDoc's count when the navigation was answered), so
+// loaderID's will not fire name.
+func (w *lifecycleWatch) waitOwn(ctx context.Context, loaderID, name string, since uint64) (newer string, err error) {
 	key := loaderID + "/" + name
 	for {
-		ok, changed := w.has(key)
+		w.mu.Lock()
+		ok, changed := w.seen[key], w.changed
+		n, cur := w.commits.Load(), w.loader
+		w.mu.Unlock()
 		if ok {
-			return nil
+			return "", nil
+		}
+		if n > since && cur != loaderID {
+			return cur, nil
 		}
 		if err := w.next(ctx, changed); err != nil {
-			return err
+			return "", err
 		}
 	}
 }

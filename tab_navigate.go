@@ -208,7 +208,19 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, nil // same-document navigation: nothing to load
 	}
 	res.LoaderID = string(*reply.LoaderID)
-	if err := t.lifecycle.wait(ctx, res.LoaderID, "load"); err != nil {
+	since, _ := t.lifecycle.mainDoc()
+	newer, err := t.lifecycle.waitOwn(ctx, res.LoaderID, "load", since)
+	if newer != "" {
+		detail := echo(res.URL) + " did not finish loading: another navigation replaced it (a click, a script of the page's, or another call's Navigate)"
+		if u := t.docs.get(newer).url; u != "" {
+			detail += ", and the tab is at " + u
+		}
+		e := newError(op, ErrNavigation, detail)
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "take a snapshot to see the page the tab is on; navigate again if you still need this one"
+		return res, e
+	}
+	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			if caller.Err() != nil {
 				return res, t.callerEnded(op, caller, echo(res.URL)+" did not finish loading")

@@ -185,3 +185,44 @@ func TestANavigationCutShortByItsSessionClosingSaysTheSessionClosed(t *testing.T
 		t.Fatal(err)
 	}
 }
+
+func TestANavigationReplacedByAnotherEndsAtOnceSayingSo(t *testing.T) {
+	t.Parallel()
+	hang := make(chan struct{}) // the slow page's image never comes while the test runs
+	t.Cleanup(func() { close(hang) })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			w.Write([]byte(`<title>slow</title><img src="/hang">`))
+		case "/hang":
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+		default:
+			w.Write([]byte(`<title>fast</title><p>fast</p>`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	// A NavigationTimeout the test can afford to wait out: the replaced
+	// navigation used to end only there, as a timeout.
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 8 * time.Second})))
+
+	slow := make(chan error, 1)
+	go func() {
+		_, err := tab.Navigate(ctx, srv.URL+"/slow")
+		slow <- err
+	}()
+	waitFor(t, "the slow page to commit", func() bool {
+		var title string
+		return tab.Evaluate(ctx, "document.title", &title) == nil && title == "slow"
+	})
+	if _, err := tab.Navigate(ctx, srv.URL+"/fast"); err != nil {
+		t.Fatalf("the second Navigate: %v", err)
+	}
+	err := <-slow
+	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "another navigation replaced it") || !strings.Contains(err.Error(), "/fast") {
+		t.Errorf("the replaced Navigate returned %v; want an ErrNavigation saying another navigation replaced it and where the tab is", err)
+	}
+}
