@@ -234,11 +234,16 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 	case "Page.frameNavigated":
 		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params)
+	case "Page.frameRequestedNavigation", "Page.frameStoppedLoading":
+		t.lifecycle.noteNavigation(method, params)
 	case "Performance.metrics":
 		t.noteDoc(method, params) // the status script's report (tab_navigate.go)
 	case "Network.responseReceived", "Page.navigatedWithinDocument":
 		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params) // the network log reads it too
+		if method == "Page.navigatedWithinDocument" {
+			t.lifecycle.noteNavigation(method, params)
+		}
 	default:
 		t.x.onToolEvent(method, params) // console, network log, drag (tab_console.go)
 	}
@@ -316,7 +321,7 @@ func (x *tabExt) windowOpened(params json.RawMessage) {
 		URL string `json:"url"`
 	}
 	if json.Unmarshal(params, &ev) == nil {
-		u := redactURL(ev.URL)
+		u := shownURL(ev.URL)
 		x.opened.Store(&u)
 	}
 	x.opens.Add(1)
@@ -407,12 +412,19 @@ func (t *Tab) run(ctx context.Context, op, action, args string, check func() err
 			return t.s.wrap(op, t.id, err)
 		}
 	}
+	var nav navMark
+	if input {
+		nav = t.lifecycle.mark()
+	}
 	err = fn(ctx, x, &args)
 	if err != nil && ctx.Err() != nil {
 		t.givenUp(x, err)
 	}
 	if input {
 		x.dialog.settle(ctx)
+		if err == nil {
+			x.follow(ctx, nav, &args)
+		}
 	}
 	return err
 }
@@ -486,6 +498,12 @@ func checkNavigateURL(op, raw string) *Error {
 	}
 	return newError(op, ErrInvalidURL, detail)
 }
+
+// shownURL is a URL as the package's results show it (a navigation's, a
+// tab's): token-like query values redacted and credentials dropped, the
+// rest kept, since a page's query (a search, a page number) is part of
+// where the tab is.
+func shownURL(raw string) string { return redact.Scrub(raw) }
 
 // redactURL drops the query string, the fragment and any credentials, which
 // may carry tokens (redact.URL; attach, cdpcheck and session use it too).

@@ -27,8 +27,16 @@ type lifecycleWatch struct {
 	// commits counts the main frame's new documents (its init and commit
 	// events; written under mu, read without it).
 	commits atomic.Uint64
+	// requests counts the navigations the main frame asked for in its own
+	// tab (Page.frameRequestedNavigation: a link followed, a form
+	// submitted, a script's location change); ends counts the ways such a
+	// request ends without a new document (Page.frameStoppedLoading, a
+	// download or an answer without content; Page.navigatedWithinDocument).
+	// Written under mu, read without it (tab_follow.go).
+	requests, ends atomic.Uint64
 
 	mu      sync.Mutex
+	reqEnds uint64            // guarded by mu; ends when the newest request came
 	seen    map[string]bool   // guarded by mu; "loaderID/name" received
 	loader  string            // guarded by mu; the main frame's newest document, by its events
 	pending []*lifecycleEvent // guarded by mu; not yet taken by the agent actions (bounded)

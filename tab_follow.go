@@ -1,0 +1,90 @@
+// Room: an input action's wait for the navigation it started (a link
+// followed, a form submitted), so that the next action meets the new page.
+// The counters are lifecycleWatch's (tab_lifecycle.go), written under its
+// mu on the mux's reader.
+
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// followWait bounds how long an input action waits for the navigation it
+// started to reach a new document: a server that takes longer leaves the
+// action returned and the tab loading (the trace says so).
+const followWait = 10 * time.Second
+
+// navMark is the main frame's navigation counters when an input action
+// began.
+type navMark struct{ requests, commits uint64 }
+
+// mark returns the counters now.
+func (w *lifecycleWatch) mark() navMark {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return navMark{w.requests.Load(), w.commits.Load()}
+}
+
+// noteNavigation counts a main-frame navigation request made in the tab
+// (not in a new one), or the end of one without a new document (on the
+// mux's reader).
+func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
+	var ev struct {
+		FrameID     string `json:"frameId"`
+		Disposition string `json:"disposition"`
+	}
+	if json.Unmarshal(params, &ev) != nil || ev.FrameID != w.main {
+		return
+	}
+	w.mu.Lock()
+	switch method {
+	case "Page.frameRequestedNavigation":
+		if ev.Disposition != "" && ev.Disposition != "currentTab" {
+			w.mu.Unlock()
+			return // a new tab or window: this one stays
+		}
+		w.requests.Add(1)
+		w.reqEnds = w.ends.Load()
+	default: // Page.frameStoppedLoading, Page.navigatedWithinDocument
+		w.ends.Add(1)
+	}
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// follow waits, after an input action that made the main frame ask for a
+// navigation in its tab (nav: the counters when the action began), until
+// the navigation has committed a new document, or ended without one after
+// the newest request (a download, an answer without content, a
+// same-document move), for at most
+// followWait and ctx: a click on a form's submit button then returns with
+// the answer's page in the tab, as one on a link does, and the next
+// snapshot reads it. The page need not have loaded (Tab.WaitLoad waits for
+// that). An action that started none returns at once.
+func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
+	w := x.t.lifecycle
+	if w.requests.Load() == nav.requests {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, followWait)
+	defer cancel()
+	for {
+		w.mu.Lock()
+		changed := w.changed
+		done := w.commits.Load() > nav.commits || w.ends.Load() > w.reqEnds
+		w.mu.Unlock()
+		if done {
+			return
+		}
+		if w.next(ctx, changed) != nil {
+			if ctx.Err() == context.DeadlineExceeded && context.Cause(ctx) == context.DeadlineExceeded {
+				*args += fmt.Sprintf(" (the navigation it started had no new page after %v: the tab may still be loading it)", followWait)
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package browserpool_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserpool/browserpool"
+)
+
+// followSite answers a POST form, a GET form and a link whose answers
+// take 700 ms, a download, an answer without content and a fragment link.
+func followSite(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/done":
+		time.Sleep(700 * time.Millisecond)
+		w.Write([]byte(`<title>done ` + r.Method + `</title><p>thanks</p>`))
+	case "/file":
+		w.Header().Set("Content-Disposition", `attachment; filename="a.txt"`)
+		w.Write([]byte("a"))
+	case "/empty":
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.Write([]byte(`<title>start</title>
+<form method="post" action="/done"><input name="q" value="1"><button>Place order</button></form>
+<form method="get" action="/done"><button>Search</button></form>
+<a href="/done">Next page</a> <a href="/file">Get file</a> <a href="/empty">Ping</a> <a href="#part">Part</a>
+<p id="part" style="margin-top:2000px">part</p>`))
+	}
+}
+
+func TestAClickThatSubmitsAFormReturnsWithTheAnswersPageInTheTab(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, srv := servedTab(t, ctx, followSite)
+	for _, tc := range []struct{ role, name, title string }{
+		{"button", "Place order", "done POST"},
+		{"button", "Search", "done GET"},
+		{"link", "Next page", "done GET"},
+	} {
+		for i := range 2 {
+			if _, err := tab.Navigate(ctx, srv.URL+"/"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), tc.role, tc.name)); err != nil {
+				t.Fatalf("Click(%s %q): %v", tc.role, tc.name, err)
+			}
+			// No wait between: the click returned with the new page.
+			if s := snap(t, tab, browserpool.SnapshotOptions{}); s.Title != tc.title {
+				t.Errorf("round %d: the snapshot right after clicking %s %q reads %q; want the answer's page %q", i+1, tc.role, tc.name, s.Title, tc.title)
+			}
+		}
+	}
+}
+
+func TestAClickWhoseNavigationMakesNoNewPageReturnsWithoutWaiting(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, srv := servedTab(t, ctx, followSite)
+	for _, name := range []string{"Get file", "Ping", "Part"} {
+		if _, err := tab.Navigate(ctx, srv.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", name)); err != nil {
+			t.Fatalf("Click(%q): %v", name, err)
+		}
+		clicks := traced(tab, "click")
+		if got := clicks[len(clicks)-1]; strings.Contains(got, "had no new page") {
+			t.Errorf("clicking %q (a download, no content, a fragment) waited for a new page: %s", name, got)
+		}
+		if s := snap(t, tab, browserpool.SnapshotOptions{}); s.Title != "start" {
+			t.Errorf("after clicking %q the tab reads %q; want it still on the start page", name, s.Title)
+		}
+	}
+}
