@@ -280,10 +280,10 @@ func TestTabsAreListedOpenedActivatedAndClosed(t *testing.T) {
 	}
 	want := []browserpool.TabInfo{
 		{SessionID: s.ID(), TabID: blank.ID(), Channel: "cdp", URL: "about:blank", Title: "about:blank"},
-		{SessionID: s.ID(), TabID: ta.ID(), Channel: "cdp", URL: base + "/a", Title: "Page A"},
+		{SessionID: s.ID(), TabID: ta.ID(), Channel: "cdp", URL: base + "/a?token=REDACTED", Title: "Page A"},
 		{SessionID: s.ID(), TabID: tb.ID(), Channel: "cdp", URL: base + "/b", Title: "Page B", Active: true},
-		// A page without a title is listed under its URL, query string removed.
-		{SessionID: s.ID(), TabID: tc.ID(), Channel: "cdp", URL: base + "/c", Title: base + "/c"},
+		// A page without a title is listed under its URL, its token redacted.
+		{SessionID: s.ID(), TabID: tc.ID(), Channel: "cdp", URL: base + "/c?token=REDACTED", Title: base + "/c?token=REDACTED"},
 	}
 	if diff := cmp.Diff(want, list()); diff != "" {
 		t.Errorf("tabs after opening A, C then B (-want +got):\n%s", diff)

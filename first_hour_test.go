@@ -69,8 +69,11 @@ func TestNavigateReportsTheHTTPStatusAndTheURLAfterRedirects(t *testing.T) {
 		want got
 	}{
 		{"/missing", got{404, srv.URL + "/missing", srv.URL + "/missing"}},
-		{"/r1", got{200, srv.URL + "/r1", srv.URL + "/final"}},
+		{"/r1", got{200, srv.URL + "/r1", srv.URL + "/final?token=REDACTED"}},
 		{"/ok", got{200, srv.URL + "/ok", srv.URL + "/ok"}},
+		// A query is where the tab is (a search, a page number): only a
+		// token in it is hidden.
+		{"/ok?q=shoes&page=2&api_key=k", got{200, srv.URL + "/ok?q=shoes&page=2&api_key=REDACTED", srv.URL + "/ok?q=shoes&page=2&api_key=REDACTED"}},
 	} {
 		res, err := tab.Navigate(ctx, srv.URL+tc.path)
 		if err != nil {

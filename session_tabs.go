@@ -23,12 +23,12 @@ type TabInfo struct {
 	SessionID string // the tab's session
 	TabID     string // the CDP target id
 	Channel   string // always ChannelCDP
-	URL       string // without its query string and fragment
+	URL       string // token-like query values read REDACTED, credentials are dropped
 	// Title is the page's title. A page without one (a fresh about:blank
 	// tab, a page with no <title>) gets its URL as above instead, as a
 	// browser's tab strip shows it: Chromium itself reports either "" or the
 	// raw URL for such a tab depending on timing, and a listing must neither
-	// change between calls nor leak the query string through the title.
+	// change between calls nor leak a token through the title.
 	Title  string
 	Active bool // the tab Session.Tab gives for an empty id: the last one opened or activated (ActivateTab)
 }
@@ -50,7 +50,7 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 	s.mu.Unlock()
 	out := make([]TabInfo, 0, len(infos))
 	for _, t := range infos {
-		u := redactURL(t.URL)
+		u := shownURL(t.URL)
 		out = append(out, TabInfo{SessionID: s.id, TabID: string(t.TargetID), Channel: ChannelCDP,
 			URL: u, Title: tabTitle(t.Title, t.URL, u), Active: string(t.TargetID) == active})
 	}
@@ -59,8 +59,8 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 
 // tabTitle is the title a listing shows for a tab whose target reports
 // title at rawURL (redacted: shown). A tab without a title of its own gets
-// the redacted URL: Chromium reports "" or the raw URL (query string and
-// all, which a listing must not leak) for it, depending on timing.
+// the redacted URL: Chromium reports "" or the raw URL (tokens and all,
+// which a listing must not leak) for it, depending on timing.
 func tabTitle(title, rawURL, shown string) string {
 	if title == "" || title == rawURL || "http://"+title == rawURL || "https://"+title == rawURL {
 		return shown

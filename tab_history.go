@@ -123,7 +123,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 			return e
 		}
 		entry := h.Entries[to]
-		res.URL = redactURL(entry.URL)
+		res.URL = shownURL(entry.URL)
 		*args = res.URL
 		before := x.currentLoader(ctx)
 		start := time.Now()
@@ -232,7 +232,7 @@ func (t *Tab) currentURL(ctx context.Context) string {
 	if json.Unmarshal(reply.Result.Value, &u) != nil {
 		return ""
 	}
-	return redactURL(u)
+	return shownURL(u)
 }
 
 // historyErr turns a failed history wait into ErrTimeout when the

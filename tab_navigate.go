@@ -29,7 +29,7 @@ type NavigateResult struct {
 	SessionID string // the tab's session
 	TabID     string // the tab's CDP target id
 	Channel   string // always ChannelCDP
-	URL       string // the URL asked for, without query string and fragment
+	URL       string // the URL asked for; token-like query values read REDACTED, credentials are dropped
 	LoaderID  string // empty for a same-document navigation
 	// Status is the HTTP status of the main resource as loaded (after any
 	// redirects): 200, 404, 500, ... An HTTP error status is not an error
@@ -38,7 +38,7 @@ type NavigateResult struct {
 	// browser reports no status for.
 	Status int
 	// FinalURL is the URL the tab shows once the page loaded, after
-	// redirects, without query string and fragment (like URL).
+	// redirects, redacted like URL.
 	FinalURL string
 }
 
@@ -144,7 +144,7 @@ func (t *Tab) LastNavigation() (NavigateResult, bool) {
 }
 
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
-	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: redactURL(rawURL)}
+	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: shownURL(rawURL)}
 	caller := ctx
 	// A dialog deferred meanwhile ends the wait for the load event.
 	x := t.ext()
@@ -212,7 +212,11 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	newer, err := t.lifecycle.waitOwn(ctx, res.LoaderID, "load", since)
 	if newer != "" {
 		detail := echo(res.URL) + " did not finish loading: another navigation replaced it (a click, a script of the page's, or another call's Navigate)"
-		if u := t.docs.get(newer).url; u != "" {
+		u := t.docs.get(newer).url
+		if u == "" { // its Page.frameNavigated is still on the way
+			_, u = t.loadedStatus(ctx)
+		}
+		if u != "" {
 			detail += ", and the tab is at " + u
 		}
 		e := newError(op, ErrNavigation, detail)
@@ -284,7 +288,7 @@ func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
 	if json.Unmarshal(reply.Result.Value, &v) != nil {
 		return 0, ""
 	}
-	return v.Status, redactURL(v.URL)
+	return v.Status, shownURL(v.URL)
 }
 
 // loadedDoc is what the tab learned of one main-frame document.
@@ -352,7 +356,7 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) {
 		if json.Unmarshal(params, &ev) != nil || ev.Frame.ParentID != "" || ev.Frame.LoaderID == "" {
 			return
 		}
-		url := redact.URL(ev.Frame.URL)
+		url := shownURL(ev.Frame.URL)
 		t.docs.mu.Lock()
 		t.docs.updateLocked(ev.Frame.LoaderID, func(d *loadedDoc) { d.url = url })
 		t.docs.cur = ev.Frame.LoaderID
@@ -367,7 +371,7 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) {
 		if json.Unmarshal(params, &ev) != nil || ev.FrameID != t.id {
 			return
 		}
-		url := redact.URL(ev.URL)
+		url := shownURL(ev.URL)
 		t.docs.mu.Lock()
 		if t.docs.cur != "" {
 			t.docs.updateLocked(t.docs.cur, func(d *loadedDoc) { d.url = url })

@@ -74,7 +74,7 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 		{"/missing", got{404, srv.URL + "/missing", false}},
 		{"/r1", got{200, srv.URL + "/ok", false}},
 		{"/broken", got{500, srv.URL + "/broken", false}},
-		{"/replace", got{200, srv.URL + "/replaced", false}}, // the URL the page shows once loaded
+		{"/replace", got{200, srv.URL + "/replaced?session=REDACTED", false}}, // the URL the page shows once loaded
 		{crossSite + "/missing", got{404, crossSite + "/missing", false}},
 		{"/spoof", got{200, srv.URL + "/spoof", false}},
 	}
