@@ -320,7 +320,11 @@ func (x *tabExt) dialogErr(op string) error {
 func (x *tabExt) dialogOpenErr(op string, d Dialog, during string) error {
 	detail := fmt.Sprintf("%s %q", d.Type, d.Message)
 	if during != "" {
-		detail = during + " opened a " + detail
+		article := "a "
+		if d.Type == "alert" {
+			article = "an "
+		}
+		detail = during + " opened " + article + detail
 	}
 	e := newError(op, ErrDialogOpen, detail)
 	e.Session, e.Tab = x.t.s.id, x.t.id

@@ -226,7 +226,7 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		// The page cannot fire its load event before the alert is
 		// answered: a Navigate waiting for it would wait the minute out.
 		_, err := tab.Navigate(ctx, base+"/alerting")
-		if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), `the navigation opened a alert "loading"`) {
+		if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), `the navigation opened an alert "loading"`) {
 			t.Fatalf("Navigate to a page that alerts: error = %v, want ErrDialogOpen quoting the alert", err)
 		}
 		if err := tab.AnswerDialog(ctx, true, ""); err != nil {

@@ -169,13 +169,24 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	defer progress.Close()
 	stop := t.direct.Listen() // the download's events
 	defer stop()
+	nav := t.lifecycle.mark()
 	if err := runTrigger(ctx, trigger); err != nil {
 		return Download{}, err
+	}
+	// A trigger that opened a page (a link to an HTML page, a 404) started
+	// no download, unless that page starts one soon after it loads.
+	var paged <-chan time.Time
+	if trigger != nil && t.lifecycle.commits.Load() > nav.commits {
+		pt := time.NewTimer(pageDownloadWait)
+		defer pt.Stop()
+		paged = pt.C
 	}
 	// The download this tab started.
 	var guid string
 	for guid == "" {
 		select {
+		case <-paged:
+			return Download{}, t.pageNotDownload(op)
 		case <-begins.Ready():
 			ev, err := begins.Recv()
 			if err != nil {
@@ -341,6 +352,30 @@ func safeFileName(s string) string {
 		return "download"
 	}
 	return s
+}
+
+// pageDownloadWait bounds WaitDownload's wait for a download after its
+// trigger opened a page instead: a page that starts its file itself ("your
+// download begins in a moment") does so within it.
+const pageDownloadWait = 5 * time.Second
+
+// pageNotDownload is WaitDownload's error when its trigger opened a page
+// and no download began: it names the page and its HTTP status.
+func (t *Tab) pageNotDownload(op string) error {
+	_, loader := t.lifecycle.mainDoc()
+	d := t.docs.get(loader)
+	page := "a page"
+	if d.url != "" {
+		page += " (" + d.url
+		if d.status != 0 {
+			page += fmt.Sprintf(", HTTP %d", d.status)
+		}
+		page += ")"
+	}
+	e := newError(op, ErrDownloadFailed, fmt.Sprintf("the trigger opened %s instead of a download, and no download began within %v", page, pageDownloadWait))
+	e.Session, e.Tab = t.s.id, t.id
+	e.Hint = "the link leads to a page, not a file: take a snapshot of the page the tab is on, and look there for the download link"
+	return e
 }
 
 // runTrigger runs a WaitDownload's trigger. A navigation the browser

@@ -3,6 +3,7 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,44 @@ func TestASessionWithoutArtifactsLeavesNoOutputDir(t *testing.T) {
 	if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
 		entries, _ := os.ReadDir(out)
 		t.Errorf("after a clean close: output dir %s: %v (entries %v), want it absent", out, err, entries)
+	}
+}
+
+func TestADownloadWhoseTriggerOpensAPageSaysSoInsteadOfWaitingItsTimeoutOut(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/missing":
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(`<title>not found</title>`))
+		case "/mirror": // starts its file a moment after it loads
+			w.Write([]byte(`<title>mirror</title><p>Your download begins shortly</p><script>setTimeout(() => location.href = "/file", 1000)</script>`))
+		case "/file":
+			w.Header().Set("Content-Disposition", `attachment; filename="f.txt"`)
+			w.Write([]byte("f"))
+		default:
+			w.Write([]byte(`<title>files</title><a href="/missing">Broken link</a> <a href="/mirror">Mirror</a>`))
+		}
+	})
+	clickLink := func(name string) func(context.Context) error {
+		r := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", name)
+		return func(ctx context.Context) error { return tab.Click(ctx, r) }
+	}
+	// Without the check it waited for DefaultDownloadTimeout; the test's
+	// deadline stops it well before, as an error of another kind.
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err := tab.WaitDownload(wctx, clickLink("Broken link"))
+	if !errors.Is(err, browserpool.ErrDownloadFailed) || !strings.Contains(err.Error(), "opened a page") || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("WaitDownload whose click opened a 404 page: %v; want ErrDownloadFailed naming the page and its status", err)
+	}
+
+	if _, err := tab.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	dl, err := tab.WaitDownload(wctx, clickLink("Mirror"))
+	if err != nil || dl.SuggestedName != "f.txt" {
+		t.Errorf("WaitDownload through a page that starts its file itself: %+v, %v; want f.txt", dl, err)
 	}
 }

@@ -137,6 +137,8 @@ func (t *Tab) checkScreenshot(op string, opts ScreenshotOptions) error {
 		return bad(fmt.Sprintf("Quality %d is outside 1..100", opts.Quality), "use a JPEG quality from 1 to 100, or zero for the default 80")
 	case opts.Quality != 0 && !opts.JPEG:
 		return bad("Quality is set for a PNG", "set JPEG for a quality to apply, or leave Quality zero")
+	case opts.JPEG && strings.EqualFold(path.Ext(opts.Name), ".png"):
+		return bad(fmt.Sprintf("the name %q says PNG, and JPEG is set", opts.Name), "name the file .jpg for a JPEG, or leave JPEG unset for a PNG")
 	case opts.MaxDimension < 0:
 		return bad(fmt.Sprintf("MaxDimension %d is negative", opts.MaxDimension), "use zero for no limit, or the longest side in pixels")
 	case opts.NoFile && opts.Name != "":

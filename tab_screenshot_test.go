@@ -183,14 +183,14 @@ func TestScreenshotNamesAndOptionsAreCheckedBeforeTheBrowserWorks(t *testing.T) 
 	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "tab="+tab.ID()) || !strings.Contains(err.Error(), "Overwrite") {
 		t.Errorf("reusing a name: error = %v, want ErrInvalidArgument naming tab=%s and offering Overwrite", err, tab.ID())
 	}
-	again, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "same.png", Overwrite: true, JPEG: true})
+	again, err := tab.Screenshot(ctx, browserpool.ScreenshotOptions{Name: "same.png", Overwrite: true, MaxDimension: 100})
 	if err != nil {
 		t.Fatalf("Overwrite: %v", err)
 	}
 	if again.Path != first.Path {
 		t.Errorf("Overwrite wrote %s, want %s", again.Path, first.Path)
 	}
-	decodeShot(t, again) // the file now holds the JPEG
+	decodeShot(t, again) // the file now holds the new, smaller capture
 
 	// Overwrite replaces the name: a hard link planted there to a file
 	// elsewhere keeps that file as it was.
@@ -225,6 +225,7 @@ func TestScreenshotNamesAndOptionsAreCheckedBeforeTheBrowserWorks(t *testing.T) 
 		{"a quality over 100", browserpool.ScreenshotOptions{JPEG: true, Quality: 101}, "Quality"},
 		{"a negative max dimension", browserpool.ScreenshotOptions{MaxDimension: -1}, "MaxDimension"},
 		{"NoFile with a name", browserpool.ScreenshotOptions{NoFile: true, Name: "x.png"}, "NoFile"},
+		{"a JPEG named .png", browserpool.ScreenshotOptions{JPEG: true, Name: "shot.png"}, "says PNG"},
 		{"a ref that is not one", browserpool.ScreenshotOptions{Ref: "button"}, "not a ref"},
 	} {
 		_, err := tab.Screenshot(ctx, tc.opts)
