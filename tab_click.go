@@ -98,7 +98,12 @@ const clickAttempts = 3
 // it; the trace says so. If something covers that label too, the
 // ErrCovered error names it. A click that opens a new tab (a target=_blank link,
 // window.open) leaves the tab it acted on where it was: its trace names
-// the new tab's URL, and Session.Tabs lists the new tab.
+// the new tab's URL, and Session.Tabs lists the new tab. A click that
+// makes the tab navigate (a link followed, a form submitted) returns once
+// the new page is in the tab (its document committed; it may still be
+// loading: Tab.WaitLoad waits for that), or the navigation ended without
+// one (a download), for at most 10 seconds; so does any input action that
+// starts a navigation (Enter in a search box).
 //
 // Click returns nil only once the page has confirmed the click: a click
 // event reached the element (or, through its label, its control), or the
