@@ -76,6 +76,8 @@ func TestFlowNavigateSnapshotClickFillScreenshotOverInMemoryTransport(t *testing
 	}{
 		{nil, "png", vw, vh},
 		{map[string]any{"maxDimension": 200, "type": "jpeg", "filename": "small.jpg"}, "jpeg", 200, vh * 200 / vw},
+		// The name alone makes a JPEG: the image says so, not png.
+		{map[string]any{"maxDimension": 200, "filename": "named.jpeg"}, "jpeg", 200, vh * 200 / vw},
 	} {
 		res := call(t, cs, "browser_take_screenshot", tc.args)
 		if res.IsError {
@@ -113,13 +115,17 @@ func TestDialogWaitsForBrowserHandleDialog(t *testing.T) {
 	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL})
 	ask := find(t, `button "Ask" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
 
-	// The click opens a confirm dialog; the click reports it, naming the
-	// tool that answers it.
-	if msg := fails(t, cs, "browser_click", map[string]any{"ref": ask}); !strings.Contains(msg, "browser_handle_dialog") {
-		t.Errorf("the click's error does not name browser_handle_dialog:\n%s", msg)
+	// The click opens a confirm dialog: the click was done (no error to
+	// retry), and its result names the dialog and the tool that answers it.
+	if msg := ok(t, cs, "browser_click", map[string]any{"ref": ask}); !strings.Contains(msg, `It opened a confirm dialog "Sure?"`) || !strings.Contains(msg, "browser_handle_dialog") {
+		t.Errorf("the click's result does not name the dialog it opened and browser_handle_dialog:\n%s", msg)
 	}
 	if info := ok(t, cs, "browser_page_info", nil); !strings.Contains(info, "Sure?") {
 		t.Errorf("browser_page_info does not show the open dialog: %s", info)
+	}
+	// An action while it is open is refused: it was not done.
+	if msg := fails(t, cs, "browser_click", map[string]any{"ref": ask}); !strings.Contains(msg, "browser_handle_dialog") {
+		t.Errorf("a click while the dialog is open does not fail naming browser_handle_dialog:\n%s", msg)
 	}
 	ok(t, cs, "browser_handle_dialog", map[string]any{"accept": true})
 	ok(t, cs, "browser_wait_for", map[string]any{"text": "confirmed"})
@@ -167,6 +173,17 @@ func TestTabsAndSessionsOfOneClient(t *testing.T) {
 	if list := ok(t, cs, "browser_session_list", nil); strings.Contains(list, "second") || !strings.Contains(list, "default") {
 		t.Errorf("after closing second, the list is:\n%s", list)
 	}
+
+	// With its last tab closed, the session opens the next URL in a new
+	// tab, as a browser does.
+	ok(t, cs, "browser_tabs", map[string]any{"action": "close", "tab": firstTab})
+	again := ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/other"})
+	if !strings.Contains(again, "Navigated to") || strings.Contains(again, firstTab) {
+		t.Errorf("browser_navigate after the last tab was closed: %s", again)
+	}
+	if snap := ok(t, cs, "browser_snapshot", nil); !strings.Contains(snap, "other page") {
+		t.Errorf("the snapshot after navigating in a new tab:\n%s", snap)
+	}
 }
 
 func TestTheOtherPageToolsAgainstRealChromium(t *testing.T) {
@@ -200,6 +217,14 @@ func TestTheOtherPageToolsAgainstRealChromium(t *testing.T) {
 	ok(t, cs, "browser_type", map[string]any{"ref": find(t, `textbox "Name" (@e\d+)`, snap), "text": "!", "slowly": true, "submit": true})
 	if got := out(); got != `"entered `+long+`!"` {
 		t.Errorf("after browser_type slowly, after what the field held: %s", got)
+	}
+
+	// Email and number fields take no caret from script: the keys still
+	// go after what they hold.
+	ok(t, cs, "browser_type", map[string]any{"ref": find(t, `textbox "Mail" (@e\d+)`, snap), "text": "example.com", "slowly": true})
+	ok(t, cs, "browser_type", map[string]any{"ref": find(t, `spinbutton "Count" (@e\d+)`, snap), "text": "2", "slowly": true})
+	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "() => [mail.value, count.value]"}); got != `["ann@example.com","42"]` {
+		t.Errorf("after browser_type slowly into an email and a number field: %s", got)
 	}
 
 	sel := ok(t, cs, "browser_select_option", map[string]any{"ref": find(t, `listbox "Colors" (@e\d+)`, snap), "values": []string{"Red", "b"}})
@@ -361,7 +386,7 @@ document.addEventListener('mouseover', e => { if (e.target.id === 'zone') docume
 			t.Errorf("handle_dialog before any dialog:\n%s", msg)
 		}
 		ask := find(t, `button "Ask" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
-		fails(t, cs, "browser_click", map[string]any{"ref": ask}) // the confirm waits for an answer
+		ok(t, cs, "browser_click", map[string]any{"ref": ask}) // the confirm waits for an answer
 		waitFor(t, "the server's dialog timeout to dismiss the confirm", func() bool {
 			return !strings.Contains(ok(t, cs, "browser_page_info", nil), "Sure?")
 		})

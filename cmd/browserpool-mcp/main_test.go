@@ -200,6 +200,8 @@ const toolsPage = `<!doctype html>
 <html><head><title>Tools</title></head><body style="height: 5000px">
 <button id="hov" onmouseover="document.getElementById('out').textContent = 'hovered'">Hover me</button>
 <label>Name <input id="name" type="text" onkeydown="if (event.key === 'Enter') document.getElementById('out').textContent = 'entered ' + this.value"></label>
+<label>Mail <input id="mail" type="email" value="ann@"></label>
+<label>Count <input id="count" type="number" value="4"></label>
 <label>Colors <select id="colors" multiple><option value="r">Red</option><option value="g">Green</option><option value="b">Blue</option></select></label>
 <label>File <input id="file" type="file"></label>
 <a href="/report.csv">Report</a>

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -119,6 +120,7 @@ func where(t *browserpool.Tab) string {
 // addTools registers every tool.
 func (s *Server) addTools() {
 	s.addPageTools()
+	s.addExtraTools()
 	s.addInputTools()
 	s.addSessionTools()
 	s.addRecordingTools()
@@ -150,6 +152,7 @@ type WaitForArgs struct {
 	TextGone string  `json:"textGone,omitempty" jsonschema:"Wait until this text is no longer on the page."`
 	Selector string  `json:"selector,omitempty" jsonschema:"Wait until the first element matching this CSS selector is visible."`
 	State    string  `json:"state,omitempty" jsonschema:"Wait for the page's load event (load) or for its network to go quiet (networkidle)."`
+	Timeout  float64 `json:"timeout,omitempty" jsonschema:"Seconds to wait for text, textGone, selector or state before giving up (at most 110). Zero means 30."`
 }
 
 // ScreenshotArgs are browser_take_screenshot's arguments.
@@ -159,12 +162,16 @@ type ScreenshotArgs struct {
 	Filename     string `json:"filename,omitempty" jsonschema:"File name inside the session's output directory, such as page.png. Empty means a generated name."`
 	FullPage     bool   `json:"fullPage,omitempty" jsonschema:"Capture the whole page instead of the viewport."`
 	MaxDimension int    `json:"maxDimension,omitempty" jsonschema:"Scale the image down so its long side is at most this many pixels. Zero means the server's default (1800)."`
+	Element      string `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record."`
+	Ref          string `json:"ref,omitempty" jsonschema:"Ref of an element from browser_snapshot: capture that element only (not with fullPage)."`
 }
 
 // EvaluateArgs are browser_evaluate's arguments.
 type EvaluateArgs struct {
 	Target
-	Function string `json:"function" jsonschema:"JavaScript to run in the page: a function such as () => document.title (it is called with no arguments, and awaited if it returns a promise) or an expression. The result comes back as JSON."`
+	Function string `json:"function" jsonschema:"JavaScript to run in the page: a function such as () => document.title (it is called with no arguments, and awaited if it returns a promise) or an expression. With a ref, a function of the element: (el) => el.textContent. The result comes back as JSON."`
+	Element  string `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record."`
+	Ref      string `json:"ref,omitempty" jsonschema:"Ref of an element from browser_snapshot: the function is called with it as its argument."`
 }
 
 // DownloadArgs are browser_download's arguments.
@@ -196,6 +203,11 @@ func (s *Server) addPageTools() {
 			r, err = t.Navigate(ctx, in.URL)
 			return err
 		})
+		if errors.Is(err, browserpool.ErrTabNotFound) && in.Tab == "" {
+			// Every tab was closed: the URL opens in a new one, as in a
+			// browser whose last tab is gone.
+			r, err = s.openTab(ctx, c, in.Session, in.URL)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +232,7 @@ func (s *Server) addPageTools() {
 		// arguments are spelled in lower camel case.
 		body := strings.Replace(snap.Text, "use Interactive or a larger MaxChars]", "use interactive or a larger maxChars]", 1)
 		fmt.Fprintf(&b, "Page: %s\nURL: %s\n[session %s, tab %s]\n\n%s", snap.Title, snap.URL, snap.SessionID, snap.TabID, body)
-		if snap.Omitted > 0 {
+		if snap.Omitted > 0 && !strings.Contains(body, "[truncated: ") {
 			fmt.Fprintf(&b, "\n(%d elements left out: pass a larger maxChars, or interactive true)", snap.Omitted)
 		}
 		return text("%s", b.String()), nil
@@ -254,19 +266,24 @@ func (s *Server) addPageTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_take_screenshot",
-		Description: "Take a screenshot of the viewport (or the whole page). The image comes back scaled down to a long side of at most 1800 px and is saved in the session's output directory. To act on elements use browser_snapshot: screenshots carry no refs.",
+		Description: "Take a screenshot of the viewport (or the whole page, or one element by ref). The image comes back scaled down to a long side of at most 1800 px and is saved in the session's output directory. To act on elements use browser_snapshot: screenshots carry no refs.",
 		Annotations: annotations("Take a screenshot", false, false, false, false),
 	}, map[string][]any{"type": {"png", "jpeg"}}, s.screenshot)
 
 	add(s, &mcp.Tool{
 		Name:        "browser_evaluate",
-		Description: "Run JavaScript in the page and return its result as JSON. Promises are awaited. The code can change the page.",
+		Description: "Run JavaScript in the page (or on one element, by ref) and return its result as JSON. Promises are awaited. The code can change the page.",
 		Annotations: annotations("Evaluate JavaScript", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in EvaluateArgs) (*mcp.CallToolResult, error) {
 		var out []byte
 		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
 			var raw json.RawMessage
-			err := t.Evaluate(ctx, expression(in.Function), &raw)
+			var err error
+			if in.Ref != "" {
+				err = t.EvaluateOn(ctx, ref(in.Ref), in.Function, &raw)
+			} else {
+				err = t.Evaluate(ctx, expression(in.Function), &raw)
+			}
 			out = raw
 			return err
 		})
@@ -310,6 +327,22 @@ func (s *Server) addPageTools() {
 		}
 		return text("Downloaded %q (%d bytes) from %s to %s [session %s, tab %s]", dl.SuggestedName, dl.Bytes, dl.URL, dl.Path, dl.SessionID, dl.TabID), nil
 	})
+}
+
+// openTab opens url in a new tab of the client's session and returns its
+// navigation.
+func (s *Server) openTab(ctx context.Context, c *client, session, url string) (browserpool.NavigateResult, error) {
+	se, _, err := s.session(ctx, c, session)
+	if err != nil {
+		return browserpool.NavigateResult{}, err
+	}
+	t, err := se.OpenTab(ctx, url)
+	if err != nil {
+		return browserpool.NavigateResult{}, err
+	}
+	s.prepare(c, t)
+	r, _ := t.LastNavigation()
+	return r, nil
 }
 
 // navigated is browser_navigate's result: where the tab went, after

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -61,10 +60,12 @@ func (a ClickArgs) oneTarget(tool string) error {
 }
 
 // caretToEnd puts the caret of a text field or an editable element (this)
-// at the end of its content.
+// at the end of its content. A field without a text selection (email,
+// number) cannot take a caret from script: it returns "end", and the End
+// key moves the caret there.
 const caretToEnd = `function() {
-	if (typeof this.value === 'string' && this.setSelectionRange) {
-		try { this.setSelectionRange(this.value.length, this.value.length); return; } catch (e) {}
+	if (typeof this.value === 'string') {
+		try { this.setSelectionRange(this.value.length, this.value.length); return ""; } catch (e) { return "end"; }
 	}
 	const r = document.createRange();
 	r.selectNodeContents(this);
@@ -72,6 +73,7 @@ const caretToEnd = `function() {
 	const s = getSelection();
 	s.removeAllRanges();
 	s.addRange(r);
+	return "";
 }`
 
 // DragArgs are browser_drag's arguments: what to drag, and onto a ref or
@@ -215,7 +217,11 @@ func (s *Server) addInputTools() {
 				// click puts the caret where it lands, so it goes to the
 				// end.
 				if err = t.Click(ctx, ref(in.Ref)); err == nil {
-					if err = t.EvaluateOn(ctx, ref(in.Ref), caretToEnd, nil); err == nil {
+					var key string
+					if err = t.EvaluateOn(ctx, ref(in.Ref), caretToEnd, &key); err == nil && key == "end" {
+						err = t.Press(ctx, "End")
+					}
+					if err == nil {
 						err = t.Type(ctx, in.Text)
 					}
 				}
@@ -341,10 +347,22 @@ func (s *Server) addInputTools() {
 func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn func(t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
 	var title, url, at string
 	var opened []browserpool.TabInfo
+	var dialog *browserpool.Dialog
 	err := s.withTab(ctx, c, tg, func(t *browserpool.Tab) error {
 		before, _ := t.Session().Tabs(ctx) // to tell the tabs the action opens
+		start := time.Now()
 		if err := fn(t); err != nil {
-			return err
+			// The action itself opened a dialog: it was done, and the
+			// page now waits for an answer (not a failure to retry).
+			if !errors.Is(err, browserpool.ErrDialogOpen) {
+				return err
+			}
+			pi, perr := t.PageInfo(ctx)
+			if perr != nil || pi.Dialog == nil || pi.Dialog.Opened.Before(start) {
+				return err
+			}
+			dialog, at = pi.Dialog, where(t)
+			return nil
 		}
 		at = where(t)
 		if pi, err := t.PageInfo(ctx); err == nil {
@@ -359,6 +377,9 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 		return nil, err
 	}
 	msg := *done + " " + at
+	if d := dialog; d != nil {
+		return text("%s. It opened %s %q: the page waits for its answer; call browser_handle_dialog (accept true or false) next.", msg, dialogNamed(d.Type), d.Message), nil
+	}
 	if url != "" {
 		msg += fmt.Sprintf(". Page: %q %s", title, url)
 	}
@@ -366,6 +387,18 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 		msg += fmt.Sprintf(". It opened a new tab %s at %s; this tab stays the active one: call browser_tabs with action select and tab %s to work in the new one", o.TabID, o.URL, o.TabID)
 	}
 	return text("%s. Call browser_snapshot to see the result.", msg), nil
+}
+
+// dialogNamed names a dialog of type typ with its article: "an alert", "a
+// confirm dialog".
+func dialogNamed(typ string) string {
+	switch typ {
+	case "alert":
+		return "an alert"
+	case "beforeunload":
+		return "a leave-page dialog (beforeunload)"
+	}
+	return "a " + typ + " dialog"
 }
 
 // newTabs returns the session's tabs that are not in before.
@@ -500,37 +533,64 @@ func (s *Server) waitFor(ctx context.Context, c *client, in WaitForArgs) (*mcp.C
 			return nil, ctx.Err()
 		}
 	}
-	var done string
-	err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
+	limit := waitForDefault
+	if in.Timeout > 0 {
+		limit = time.Duration(min(in.Timeout, waitForMax.Seconds()) * float64(time.Second))
+	}
+	wctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var done, what string
+	err := s.withTab(wctx, c, in.Target, func(t *browserpool.Tab) error {
 		switch {
 		case in.Text != "":
 			q, _ := json.Marshal(in.Text)
-			done = fmt.Sprintf("The text %q is on the page", in.Text)
-			return t.WaitCondition(ctx, fmt.Sprintf("!!document.body && document.body.innerText.includes(%s)", q), nil)
+			done, what = fmt.Sprintf("The text %q is on the page", in.Text), fmt.Sprintf("the text %q did not appear", in.Text)
+			return t.WaitCondition(wctx, fmt.Sprintf(pageHasText, q), nil)
 		case in.TextGone != "":
 			q, _ := json.Marshal(in.TextGone)
-			done = fmt.Sprintf("The text %q is gone", in.TextGone)
-			return t.WaitCondition(ctx, fmt.Sprintf("!document.body || !document.body.innerText.includes(%s)", q), nil)
+			done, what = fmt.Sprintf("The text %q is gone", in.TextGone), fmt.Sprintf("the text %q was still on the page", in.TextGone)
+			return t.WaitCondition(wctx, "!"+fmt.Sprintf(pageHasText, q), nil)
 		case in.Selector != "":
-			done = fmt.Sprintf("%q is visible", in.Selector)
-			return t.WaitVisible(ctx, in.Selector)
+			done, what = fmt.Sprintf("%q is visible", in.Selector), fmt.Sprintf("no element matching %q became visible", in.Selector)
+			return t.WaitVisible(wctx, in.Selector)
 		case in.State == "load":
-			done = "The page has loaded"
-			return t.WaitLoad(ctx)
+			done, what = "The page has loaded", "the page did not finish loading"
+			return t.WaitLoad(wctx)
 		case in.State == "networkidle":
-			done = "The network is idle"
-			return t.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{})
+			done, what = "The network is idle", "the network did not go quiet"
+			return t.WaitNetworkIdle(wctx, browserpool.NetworkIdleOptions{})
 		}
 		return toolErrorf(fmt.Sprintf("unknown state %q", in.State), "pass state load or networkidle")
 	})
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		return nil, toolErrorf(fmt.Sprintf("%s within %v", what, limit),
+			"call browser_snapshot to see what the page shows; if it is only slow, call browser_wait_for again with a larger timeout")
+	}
 	if err != nil {
 		return nil, err
 	}
 	return text("%s.", done), nil
 }
 
+// browser_wait_for's bounds on a condition: the default, and the most
+// (inside the server's limit on a call, so the agent gets this tool's
+// answer rather than the call's timeout).
+const (
+	waitForDefault = 30 * time.Second
+	waitForMax     = 110 * time.Second
+)
+
+// pageHasText is the check of browser_wait_for's text and textGone, a fmt
+// template of the text as a JSON string: the text is in the page's
+// rendered text, or in that of one of its frames the page may read (its
+// own origin's; another site's frame cannot be read from the page).
+const pageHasText = `(() => { const q = %s; const has = w => { try { if (w.document.body && w.document.body.innerText.includes(q)) return true; } catch (e) {} for (let i = 0; i < w.frames.length; i++) { if (has(w.frames[i])) return true; } return false; }; return has(window); })()`
+
 func (s *Server) screenshot(ctx context.Context, c *client, in ScreenshotArgs) (*mcp.CallToolResult, error) {
 	opts := browserpool.ScreenshotOptions{Name: in.Filename, FullPage: in.FullPage, JPEG: in.Type == "jpeg", MaxDimension: in.MaxDimension}
+	if in.Ref != "" {
+		opts.Ref = ref(in.Ref)
+	}
 	if opts.MaxDimension <= 0 && s.cfg.ScreenshotMax > 0 {
 		opts.MaxDimension = s.cfg.ScreenshotMax
 	}
@@ -542,17 +602,17 @@ func (s *Server) screenshot(ctx context.Context, c *client, in ScreenshotArgs) (
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(shot.Path)
-	if err != nil {
-		return nil, toolErrorf("the screenshot was taken but could not be read back: "+err.Error(), "call browser_take_screenshot again")
-	}
-	mime := "image/png"
-	if opts.JPEG {
-		mime = "image/jpeg"
+	msg := fmt.Sprintf("Screenshot %dx%d saved to %s [session %s, tab %s]", shot.Width, shot.Height, shot.Path, shot.SessionID, shot.TabID)
+	if in.FullPage && shot.Width < 600 && shot.Height > 2*shot.Width {
+		// A long page scaled to fit the image's bound: its text is too
+		// small to read.
+		msg += ". The page is long, so the image is scaled down until its text is unreadable: to read a part, scroll there with browser_scroll and take a screenshot of the viewport, or read the page with browser_snapshot"
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: fmt.Sprintf("Screenshot %dx%d saved to %s [session %s, tab %s]", shot.Width, shot.Height, shot.Path, shot.SessionID, shot.TabID)},
-		&mcp.ImageContent{Data: data, MIMEType: mime},
+		&mcp.TextContent{Text: msg},
+		// The type the bytes are: a file name ending in .jpg makes a JPEG
+		// whatever type says.
+		&mcp.ImageContent{Data: shot.Data, MIMEType: "image/" + shot.Format},
 	}}, nil
 }
 

@@ -74,8 +74,9 @@ func TestEveryToolIsListedAnnotatedAndDescribed(t *testing.T) {
 		checkDescribed(t, tl.Name, "", tl.InputSchema)
 	}
 	want := []string{
-		"browser_click", "browser_download", "browser_drag", "browser_evaluate", "browser_file_upload", "browser_fill_form",
-		"browser_handle_dialog", "browser_hover", "browser_navigate", "browser_page_info", "browser_press_key",
+		"browser_click", "browser_console_messages", "browser_download", "browser_drag", "browser_evaluate", "browser_file_upload", "browser_fill_form",
+		"browser_handle_dialog", "browser_hover", "browser_navigate", "browser_navigate_back", "browser_navigate_forward",
+		"browser_network_requests", "browser_page_info", "browser_pdf_save", "browser_press_key", "browser_resize",
 		"browser_scroll", "browser_select_option", "browser_session_close", "browser_session_list",
 		"browser_session_open", "browser_snapshot", "browser_start_recording", "browser_stop_recording", "browser_tabs",
 		"browser_take_screenshot", "browser_type", "browser_wait_for",
@@ -110,7 +111,7 @@ func TestReadOnlyToolsAreTheOnesThatOnlyLook(t *testing.T) {
 			readOnly = append(readOnly, tl.Name)
 		}
 	}
-	want := []string{"browser_page_info", "browser_session_list", "browser_snapshot", "browser_wait_for"}
+	want := []string{"browser_console_messages", "browser_network_requests", "browser_page_info", "browser_session_list", "browser_snapshot", "browser_wait_for"}
 	if diff := cmp.Diff(want, readOnly); diff != "" {
 		t.Errorf("read-only tools (-want +got):\n%s", diff)
 	}
