@@ -226,3 +226,50 @@ func TestANavigationReplacedByAnotherEndsAtOnceSayingSo(t *testing.T) {
 		t.Errorf("the replaced Navigate returned %v; want an ErrNavigation saying another navigation replaced it and where the tab is", err)
 	}
 }
+
+// WaitLoad follows a navigation that replaced the page it waited for, with
+// another caller (a snapshot) reading the tab's events meanwhile. Whether
+// that caller takes the new page's events before WaitLoad looks is a race
+// no test can pin: on the code before the watch's document count was read
+// too, this passed as well.
+func TestWaitLoadFollowsANavigationThatReplacedItsPage(t *testing.T) {
+	t.Parallel()
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			w.Write([]byte(`<title>slow</title><img src="/hang">`))
+		case "/hang":
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+		default:
+			w.Write([]byte(`<title>fast</title><button>Go</button>`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 2 * time.Second})))
+	if _, err := tab.Navigate(ctx, srv.URL+"/slow"); !errors.Is(err, browserpool.ErrTimeout) {
+		t.Fatalf("the slow page's load: %v; want it to time out, its image hanging", err)
+	}
+	// WaitLoad waits for the slow page's load, which never comes; a script
+	// takes the tab elsewhere, and a snapshot reads the new page's events
+	// as they arrive, before WaitLoad looks.
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second) // it waited this out
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- tab.WaitLoad(wctx) }()
+	if err := tab.Evaluate(ctx, `setTimeout(() => location.href = "/fast", 100)`, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a snapshot of the new page", func() bool {
+		s, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
+		return err == nil && s.Title == "fast"
+	})
+	if err := <-waited; err != nil {
+		t.Errorf("WaitLoad across the replacing navigation: %v; want the new page's load", err)
+	}
+}

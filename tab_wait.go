@@ -111,12 +111,18 @@ func (t *Tab) waiting(ctx context.Context, op, action, args string, fn func(ctx,
 }
 
 // waitLoad waits until loader, or a main-frame navigation that replaced
-// it, has fired load.
+// it, has fired load. A replacement is seen in the events it takes, or, as
+// another caller may take those first (a Snapshot, a wait of its own), in
+// the watch's count of new main-frame documents.
 func (x *tabExt) waitLoad(ctx context.Context, loader string) error {
 	w := x.t.lifecycle
+	since, _ := w.mainDoc()
 	for {
 		_, changed := w.has("")
 		if l := x.takeLifecycle(); l != "" {
+			loader = l
+		}
+		if n, l := w.mainDoc(); n > since && l != "" {
 			loader = l
 		}
 		if ok, _ := w.has(loader + "/load"); ok {
