@@ -74,6 +74,8 @@ func TestNavigateReportsTheHTTPStatusAndTheURLAfterRedirects(t *testing.T) {
 		// A query is where the tab is (a search, a page number): only a
 		// token in it is hidden.
 		{"/ok?q=shoes&page=2&api_key=k", got{200, srv.URL + "/ok?q=shoes&page=2&api_key=REDACTED", srv.URL + "/ok?q=shoes&page=2&api_key=REDACTED"}},
+		// A fragment stays: the tab went nowhere else.
+		{"/ok#reviews", got{200, srv.URL + "/ok#reviews", srv.URL + "/ok#reviews"}},
 	} {
 		res, err := tab.Navigate(ctx, srv.URL+tc.path)
 		if err != nil {

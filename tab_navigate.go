@@ -351,12 +351,13 @@ func (t *Tab) noteDoc(method string, params json.RawMessage) {
 				ParentID string `json:"parentId"`
 				LoaderID string `json:"loaderId"`
 				URL      string `json:"url"`
+				Fragment string `json:"urlFragment"` // "#frag": the URL goes without it
 			} `json:"frame"`
 		}
 		if json.Unmarshal(params, &ev) != nil || ev.Frame.ParentID != "" || ev.Frame.LoaderID == "" {
 			return
 		}
-		url := shownURL(ev.Frame.URL)
+		url := shownURL(ev.Frame.URL + ev.Frame.Fragment)
 		t.docs.mu.Lock()
 		t.docs.updateLocked(ev.Frame.LoaderID, func(d *loadedDoc) { d.url = url })
 		t.docs.cur = ev.Frame.LoaderID
