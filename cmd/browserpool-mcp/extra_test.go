@@ -26,6 +26,9 @@ func extraSite(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/long", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Long</title><body style="height:10000px;margin:0"><p>top</p></body>`)
 	})
+	mux.HandleFunc("/dates", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Dates</title><label>Due <input id="due" type="date"></label><label>Seats <input id="seats" type="number"></label>`)
+	})
 	mux.HandleFunc("/framed", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Framed</title><iframe src="/inner"></iframe>`)
 	})
@@ -117,5 +120,23 @@ func TestWaitForReadsFramesAndGivesUpAtItsTimeoutNamingWhatItWaitedFor(t *testin
 	msg := fails(t, cs, "browser_wait_for", map[string]any{"text": "never there", "timeout": 0.5})
 	if !strings.Contains(msg, `the text "never there" did not appear within 500ms`) || !strings.Contains(msg, "timeout") {
 		t.Errorf("a wait that runs out:\n%s", msg)
+	}
+}
+
+func TestFillFormFillsDateAndNumberFieldsAsTextboxes(t *testing.T) {
+	requireBrowser(t)
+	site := extraSite(t)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/dates"})
+	snap := ok(t, cs, "browser_snapshot", map[string]any{"interactive": true})
+	// Their roles (Date, spinbutton) are no field types of the tool's
+	// (Playwright MCP's five): its description sends them to textbox.
+	ok(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"type": "textbox", "ref": find(t, `"Due" (@e\d+)`, snap), "value": "2024-02-29"},
+		{"type": "textbox", "ref": find(t, `"Seats" (@e\d+)`, snap), "value": "3"},
+	}})
+	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "() => [due.value, seats.value]"}); got != `["2024-02-29","3"]` {
+		t.Errorf("after browser_fill_form with the fields' roles as types: %s", got)
 	}
 }

@@ -101,7 +101,7 @@ type TypeArgs struct {
 // FormField is one field of browser_fill_form.
 type FormField struct {
 	Name  string `json:"name,omitempty" jsonschema:"Human-readable field name, for the record."`
-	Type  string `json:"type" jsonschema:"The field's kind: textbox (also text areas and editable elements), checkbox, radio, combobox (a select box) or slider."`
+	Type  string `json:"type" jsonschema:"The field's kind: checkbox, radio, combobox (a select box), or textbox for any field a value is typed into (text areas, editable elements, sliders, number, date and time fields)."`
 	Ref   string `json:"ref" jsonschema:"The field's ref from browser_snapshot."`
 	Value string `json:"value" jsonschema:"Text for a textbox or slider; true or false for a checkbox (a radio button takes true); the option's value or label for a combobox."`
 }
@@ -450,26 +450,27 @@ func fillForm(ctx context.Context, t *browserpool.Tab, fields []FormField) error
 	for _, f := range fields {
 		r := ref(f.Ref)
 		var err error
-		switch f.Type {
-		case "textbox", "slider", "":
-			err = t.Fill(ctx, r, f.Value)
+		kind := strings.ToLower(f.Type)
+		switch kind {
 		case "combobox":
 			_, err = t.Select(ctx, r, f.Value)
 		case "checkbox", "radio":
 			if f.Value != "true" && f.Value != "false" {
-				return toolErrorf(fmt.Sprintf("field %s is a %s with value %q", r, f.Type, f.Value), `give a checkbox or radio button the value "true" (checked) or "false" (unchecked)`)
+				return toolErrorf(fmt.Sprintf("field %s is a %s with value %q", r, kind, f.Value), `give a checkbox or radio button the value "true" (checked) or "false" (unchecked)`)
 			}
 			want := f.Value == "true"
 			var on bool
-			on, err = checked(ctx, t, r, f.Type)
+			on, err = checked(ctx, t, r, kind)
 			if err == nil && on != want {
-				if !want && f.Type == "radio" {
+				if !want && kind == "radio" {
 					return toolErrorf(fmt.Sprintf("field %s: a radio button cannot be unchecked", r), "check another radio button of its group instead")
 				}
 				err = t.Click(ctx, r)
 			}
 		default:
-			return toolErrorf(fmt.Sprintf("field %s has type %q", r, f.Type), "use textbox, checkbox, radio, combobox or slider")
+			// textbox and slider (the schema allows no other): Fill says
+			// if the element takes no value.
+			err = t.Fill(ctx, r, f.Value)
 		}
 		if err != nil {
 			return err
