@@ -49,6 +49,10 @@
 // session's output dir or, with NoFile, only in memory (Screenshot.Data).
 // A name already taken is an error unless Overwrite is set.
 //
+// Every download of a local session lands in [Session.DownloadDir] under
+// its suggested name, whether a [Tab.WaitDownload] waited for it or not
+// (a click on a download link), and [Session.Downloads] lists them.
+//
 // Files work the same on a remote browser (a [Browserless] or
 // [SeleniumGrid] lease) as on a local one: [Tab.WaitDownload] delivers the
 // file into the local [Session.DownloadDir] and [Tab.Upload] takes local

@@ -93,7 +93,7 @@ type Session struct {
 
 	profile *profileHold // the named profile it holds (profile.go), nil if none; set at launch, released by the close path
 
-	downloads sessDownloads             // whether downloads are routed into DownloadDir (tab_download.go)
+	downloads sessDownloads             // whether downloads are routed into DownloadDir (tab_download.go), and the downloads (session_downloads.go)
 	rec       atomic.Pointer[Recording] // the running recording, nil if none (recording.go)
 
 	lastUsed atomic.Int64 // unix nanos of the last call's start or end

@@ -43,20 +43,28 @@ type Download struct {
 }
 
 // DownloadDir returns where the session's downloads land:
-// <output dir>/downloads. Every download of the session goes there, and
-// files that no Tab.WaitDownload claimed keep the browser's name for them
-// (a GUID). The directory is made by the first download (the browser
-// creates it, 0700), so a session that downloads nothing leaves no
-// directory behind.
+// <output dir>/downloads. Every download of the session goes there, under
+// its suggested name made safe and unique, whether a Tab.WaitDownload
+// waited for it or not (Session.Downloads lists them); a download the
+// session could not move keeps the browser's name for it (a GUID). The
+// directory is made by the first download (the browser creates it, 0700),
+// so a session that downloads nothing leaves no directory behind.
 func (s *Session) DownloadDir() string { return filepath.Join(s.output, "downloads") }
 
-// sessDownloads records whether a session's downloads are routed.
+// sessDownloads records whether a session's downloads are routed, and the
+// downloads themselves (session_downloads.go).
 type sessDownloads struct {
 	mu  sync.Mutex
 	set bool // guarded by mu; Browser.setDownloadBehavior succeeded
 	// streaming holds the tabs running a remote WaitDownload (one at a
 	// time per tab: it owns the tab's Fetch domain); guarded by mu.
 	streaming map[string]bool
+	// The downloads the browser reported (session_downloads.go), guarded
+	// by mu: records by guid, their guids oldest first, and the completed
+	// ones Session.Downloads lists.
+	recs  map[string]*dlRecord
+	order []string
+	done  []Download
 }
 
 // ensureDownloads routes the session's downloads into DownloadDir, once.
@@ -85,6 +93,7 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 	d.mu.Lock()
 	d.set = true
 	d.mu.Unlock()
+	s.watchDownloads()
 	return nil
 }
 
@@ -121,6 +130,9 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			args += " -> " + filepath.Base(dl.Path)
 		}
 		x.record("download", args, start, &err)
+		if err == nil && t.s.remote() {
+			t.s.downloads.add(dl) // brought over: no browser event placed it
+		}
 	}()
 	caller := ctx
 	ctx, cancel := waitCtx(ctx, DefaultDownloadTimeout)
@@ -214,11 +226,14 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			received = max(received, ev.ReceivedBytes)
 			switch ev.State {
 			case "completed":
-				path, n, err := t.s.placeDownload(op, guid, dl.SuggestedName)
+				// The session's own watch may be moving it too: one of
+				// the two does, the other gets where it went.
+				t.s.downloads.claim(guid, dl)
+				placed, err := t.s.placeOnce(op, guid, dl.SuggestedName)
 				if err != nil {
 					return dl, err
 				}
-				dl.Path, dl.Bytes = path, n
+				dl.Path, dl.Bytes = placed.Path, placed.Bytes
 				return dl, nil
 			case "canceled":
 				detail := fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", echo(dl.URL), received, ev.TotalBytes)

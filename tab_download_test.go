@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
 )
 
 func TestDownloadsOnRealChromium(t *testing.T) {
@@ -174,5 +177,68 @@ func TestADownloadWhoseTriggerOpensAPageSaysSoInsteadOfWaitingItsTimeoutOut(t *t
 	dl, err := tab.WaitDownload(wctx, clickLink("Mirror"))
 	if err != nil || dl.SuggestedName != "f.txt" {
 		t.Errorf("WaitDownload through a page that starts its file itself: %+v, %v; want f.txt", dl, err)
+	}
+}
+
+func TestADownloadNobodyWaitedForIsSavedUnderItsNameAndListed(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/file" {
+			w.Header().Set("Content-Disposition", `attachment; filename="notes.txt"`)
+			w.Write([]byte("notes"))
+			return
+		}
+		w.Write([]byte(`<title>files</title><a href="/file">Notes</a>`))
+	})
+	s := tab.Session()
+	notes := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Notes")
+	// Two plain clicks, then a WaitDownload racing the session's own
+	// watch for the same file: each lands once, under its name.
+	for range 2 {
+		if err := tab.Click(ctx, notes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the two clicked downloads in Session.Downloads", func() bool { return len(s.Downloads()) == 2 })
+	dl, err := tab.WaitDownload(ctx, func(ctx context.Context) error { return tab.Click(ctx, notes) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range s.Downloads() {
+		names = append(names, filepath.Base(d.Path))
+		if b, err := os.ReadFile(d.Path); err != nil || string(b) != "notes" || d.TabID != tab.ID() || d.SuggestedName != "notes.txt" {
+			t.Errorf("listed download %+v: content %q, %v; want notes.txt of this tab holding the file", d, b, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"notes.txt", "notes (1).txt", "notes (2).txt"}, names); diff != "" {
+		t.Errorf("Session.Downloads' files (-want +got):\n%s", diff)
+	}
+	if dl.Path != filepath.Join(s.DownloadDir(), "notes (2).txt") {
+		t.Errorf("WaitDownload's file %s; want the third, notes (2).txt", dl.Path)
+	}
+	entries, err := os.ReadDir(s.DownloadDir())
+	if err != nil || len(entries) != 3 {
+		t.Errorf("the downloads dir holds %d files (%v); want the 3 downloads and nothing under the browser's names", len(entries), err)
+	}
+}
+
+func TestSessionDownloadsListsAFakeBrowsersDownloadsToo(t *testing.T) {
+	page := cdptest.NewPage("https://fake.test/", "Files", cdptest.Link("Export", "/export.csv").Downloads("export.csv", []byte("a,b\n")))
+	l := cdptest.NewLauncher(t, cdptest.WithPages(page))
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, newFakePool(t, l, browserpool.Config{}))
+	tab := mustTab(t, ctx, s)
+	if _, err := tab.Navigate(ctx, page.URL); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Export")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the download in Session.Downloads", func() bool { return len(s.Downloads()) == 1 })
+	d := s.Downloads()[0]
+	if b, err := os.ReadFile(d.Path); err != nil || string(b) != "a,b\n" || filepath.Base(d.Path) != "export.csv" || d.TabID != tab.ID() {
+		t.Errorf("the listed download %+v holds %q (%v); want export.csv of this tab", d, b, err)
 	}
 }

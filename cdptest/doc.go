@@ -193,6 +193,9 @@
 //   - Dialogs (SetDialogHandler, AnswerDialog): Page.javascriptDialogOpening
 //     and javascriptDialogClosed, Page.handleJavaScriptDialog. While a
 //     dialog is open the page answers nothing else.
+//   - Session.Downloads: no call; it reads Browser.downloadWillBegin and
+//     Browser.downloadProgress on the browser's session, as WaitDownload
+//     does.
 //   - WaitDownload: Browser.downloadWillBegin and Browser.downloadProgress
 //     (on the browser's session), Page.getFrameTree.
 //

@@ -1,0 +1,167 @@
+// Room: a session's downloads as the browser reports them
+// (Browser.downloadWillBegin and downloadProgress, tapped on the mux's
+// reader, no goroutine of its own): each completed download is moved to
+// its suggested name once, by whichever of Tab.WaitDownload and the
+// session's own watch comes first (sync.Once per download, outside any
+// lock), and listed by Session.Downloads. sessDownloads.mu guards the
+// records.
+
+package browserpool
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/browserpool/browserpool/internal/redact"
+)
+
+// DownloadsLimit is how many completed downloads Session.Downloads keeps;
+// older ones are dropped from the list first (their files stay).
+const DownloadsLimit = 64
+
+// dlRecord is one download of the session, by the browser's guid.
+type dlRecord struct {
+	once sync.Once // places the file: the first caller moves it, the others get its result
+	dl   Download  // set at begin; Path and Bytes once placed
+	err  error     // placing failed
+}
+
+// Downloads returns the session's completed downloads, oldest first, at
+// most DownloadsLimit: those a Tab.WaitDownload waited for and those
+// nobody waited for (a click on a download link, a page that starts a
+// file itself), which the session saves the same way, under their
+// suggested names made safe and unique in DownloadDir. A download still
+// running, cancelled or failed is not listed. A remote session (a fleet
+// lease) saves only what Tab.WaitDownload brings over.
+func (s *Session) Downloads() []Download {
+	d := &s.downloads
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.done)
+}
+
+// watchDownloads taps the browser's own session for its download events
+// (once, after Browser.setDownloadBehavior routed them into DownloadDir).
+func (s *Session) watchDownloads() {
+	if s.remote() || s.mux == nil {
+		return
+	}
+	s.mux.Tap("", s.onBrowserEvent) // an ended mux refuses: nothing to watch
+}
+
+// onBrowserEvent sees the events of the browser's own session, on the
+// mux's reader: it must not block.
+func (s *Session) onBrowserEvent(method string, params json.RawMessage) {
+	switch method {
+	case "Browser.downloadWillBegin":
+		var ev struct {
+			FrameID           string `json:"frameId"`
+			GUID              string `json:"guid"`
+			URL               string `json:"url"`
+			SuggestedFilename string `json:"suggestedFilename"`
+		}
+		if json.Unmarshal(params, &ev) != nil || ev.GUID == "" {
+			return
+		}
+		tab := ""
+		s.mu.Lock()
+		if s.tabs[ev.FrameID] != nil { // a main frame: its tab's id
+			tab = ev.FrameID
+		}
+		s.mu.Unlock()
+		s.downloads.record(ev.GUID, Download{SessionID: s.id, TabID: tab, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)})
+	case "Browser.downloadProgress":
+		var ev struct {
+			GUID  string `json:"guid"`
+			State string `json:"state"`
+		}
+		if json.Unmarshal(params, &ev) != nil || ev.State != "completed" {
+			return
+		}
+		s.background(func(context.Context) {
+			const op = "Session.Downloads"
+			for _, dir := range []string{s.output, s.DownloadDir()} {
+				if s.outputDir(op, dir, false) != nil {
+					return // not through a link: the file keeps the browser's name
+				}
+			}
+			s.placeOnce(op, ev.GUID, "")
+		})
+	}
+}
+
+// record notes the start of download guid, unless known.
+func (d *sessDownloads) record(guid string, dl Download) *dlRecord {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r := d.recs[guid]; r != nil {
+		return r
+	}
+	if d.recs == nil {
+		d.recs = make(map[string]*dlRecord)
+	}
+	r := &dlRecord{dl: dl}
+	d.recs[guid] = r
+	d.order = append(d.order, guid)
+	if len(d.order) > 2*DownloadsLimit { // forget the oldest records (their files stay)
+		for _, g := range d.order[:DownloadsLimit] {
+			delete(d.recs, g)
+		}
+		d.order = slices.Delete(d.order, 0, DownloadsLimit)
+	}
+	return r
+}
+
+// claim gives the record of download guid what a WaitDownload knows of it
+// (the tab: the browser's event names only a frame).
+func (d *sessDownloads) claim(guid string, dl Download) {
+	r := d.record(guid, dl)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r.dl.TabID = cmp.Or(r.dl.TabID, dl.TabID)
+	r.dl.SuggestedName = cmp.Or(r.dl.SuggestedName, dl.SuggestedName)
+	r.dl.URL = cmp.Or(r.dl.URL, dl.URL)
+}
+
+// add lists a completed download no record of the watch's placed (a
+// remote session's, which WaitDownload brought over).
+func (d *sessDownloads) add(dl Download) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.done = append(d.done, dl)
+	if len(d.done) > DownloadsLimit {
+		d.done = slices.Delete(d.done, 0, len(d.done)-DownloadsLimit)
+	}
+}
+
+// placeOnce moves the completed download guid to a safe, unique name in
+// DownloadDir, once, and returns where it went: a second caller (the
+// session's watch after a WaitDownload, or the other way round) gets the
+// first one's result. suggested names the file when the download's start
+// was not recorded.
+func (s *Session) placeOnce(op, guid, suggested string) (Download, error) {
+	d := &s.downloads
+	r := d.record(guid, Download{SessionID: s.id, SuggestedName: suggested})
+	r.once.Do(func() {
+		d.mu.Lock()
+		name := r.dl.SuggestedName
+		d.mu.Unlock()
+		path, n, err := s.placeDownload(op, guid, name)
+		d.mu.Lock()
+		r.err = err
+		if err == nil {
+			r.dl.Path, r.dl.Bytes = path, n
+		}
+		dl := r.dl
+		d.mu.Unlock()
+		if err == nil {
+			d.add(dl)
+		}
+	})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return r.dl, r.err
+}
