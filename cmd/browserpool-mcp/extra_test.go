@@ -29,6 +29,13 @@ func extraSite(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/dates", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Dates</title><label>Due <input id="due" type="date"></label><label>Seats <input id="seats" type="number"></label>`)
 	})
+	mux.HandleFunc("/files", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Files</title><a href="/notes">Notes</a>`)
+	})
+	mux.HandleFunc("/notes", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="notes.txt"`)
+		fmt.Fprint(w, "notes")
+	})
 	mux.HandleFunc("/framed", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Framed</title><iframe src="/inner"></iframe>`)
 	})
@@ -138,5 +145,43 @@ func TestFillFormFillsDateAndNumberFieldsAsTextboxes(t *testing.T) {
 	}})
 	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "() => [due.value, seats.value]"}); got != `["2024-02-29","3"]` {
 		t.Errorf("after browser_fill_form with the fields' roles as types: %s", got)
+	}
+}
+
+func TestADownloadAClickStartedIsToldOnceWithWhereItWasSaved(t *testing.T) {
+	requireBrowser(t)
+	site := extraSite(t)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": site.URL + "/files"})
+	notes := find(t, `link "Notes" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
+	told := 0
+	var note string
+	check := func(out string) {
+		if i := strings.Index(out, "a download completed"); i >= 0 {
+			told++
+			note = out[i:]
+		}
+	}
+	check(ok(t, cs, "browser_click", map[string]any{"ref": notes}))
+	waitFor(t, "a note of the download", func() bool {
+		check(ok(t, cs, "browser_page_info", nil))
+		return told > 0
+	})
+	check(ok(t, cs, "browser_page_info", nil))
+	if told != 1 || !strings.Contains(note, `"notes.txt" (5 bytes)`) || !strings.Contains(note, "notes.txt") {
+		t.Errorf("the download was told %d times; last note %q; want once, naming notes.txt and its path", told, note)
+	}
+	path := find(t, `saved to (\S+notes\.txt)`, note)
+	if b, err := os.ReadFile(path); err != nil || string(b) != "notes" {
+		t.Errorf("the file the note names: %q, %v", b, err)
+	}
+	// browser_download's own result says where its file went: no note
+	// repeats it.
+	if got := ok(t, cs, "browser_download", map[string]any{"ref": notes}); strings.Contains(got, "Note:") || !strings.Contains(got, "notes (1).txt") {
+		t.Errorf("browser_download: %s", got)
+	}
+	if got := ok(t, cs, "browser_page_info", nil); strings.Contains(got, "a download completed") {
+		t.Errorf("a note repeats browser_download's download: %s", got)
 	}
 }

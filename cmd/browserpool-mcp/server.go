@@ -97,7 +97,8 @@ type client struct {
 	mu     sync.Mutex
 	names  []string                  // guarded by mu: sessions it opened, oldest first
 	ids    map[string]string         // guarded by mu: session id to name, for the sessions in names
-	notes  []string                  // guarded by mu: news for the next tool result (a session closed behind its back)
+	notes  []string                  // guarded by mu: news for the next tool result (a session closed behind its back, a download done)
+	seen   map[string]bool           // guarded by mu: download paths the client was told of
 	view   *browserpool.AttachedView // guarded by mu: attach mode only
 	ended  bool                      // guarded by mu: the client went away
 	labels int                       // guarded by mu: tab labels generated in attach mode
@@ -312,6 +313,46 @@ func (s *Server) sessionClosed(e browserpool.SessionEvent) {
 }
 
 // takeNotes returns and forgets the client's pending notes.
+// noteDownloads adds a note for each download of the client's sessions
+// that completed since the client was last told: a click on a download
+// link saves the file, and the agent learns where.
+func (s *Server) noteDownloads(c *client) {
+	c.mu.Lock()
+	names := slices.Clone(c.names)
+	c.mu.Unlock()
+	var fresh []browserpool.Download
+	for _, n := range names {
+		se, err := s.tracker.Lookup(c.id, n)
+		if err != nil {
+			continue
+		}
+		fresh = append(fresh, se.Downloads()...)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range fresh {
+		if c.seen[d.Path] {
+			continue
+		}
+		if c.seen == nil {
+			c.seen = map[string]bool{}
+		}
+		c.seen[d.Path] = true
+		c.notes = append(c.notes, fmt.Sprintf("a download completed: %q (%d bytes) from %s, saved to %s", d.SuggestedName, d.Bytes, d.URL, d.Path))
+	}
+}
+
+// sawDownload marks a download the client was told of in a tool's result
+// (browser_download's), so that no note repeats it.
+func (c *client) sawDownload(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.seen[path] = true
+}
+
 func (c *client) takeNotes() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -80,6 +80,7 @@ func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx cont
 			s.log.Debug("tool error", "tool", t.Name, "client", c.id, "err", err)
 			res = errorResult(err)
 		}
+		s.noteDownloads(c)
 		if notes := c.takeNotes(); len(notes) > 0 {
 			var b strings.Builder
 			for _, n := range notes {
@@ -325,6 +326,7 @@ func (s *Server) addPageTools() {
 		if err != nil {
 			return nil, err
 		}
+		c.sawDownload(dl.Path)
 		return text("Downloaded %q (%d bytes) from %s to %s [session %s, tab %s]", dl.SuggestedName, dl.Bytes, dl.URL, dl.Path, dl.SessionID, dl.TabID), nil
 	})
 }
