@@ -234,7 +234,7 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 	case "Page.frameNavigated":
 		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params)
-	case "Page.frameRequestedNavigation", "Page.frameStoppedLoading":
+	case "Page.frameRequestedNavigation", "Page.frameStoppedLoading", "Page.javascriptDialogClosed":
 		t.lifecycle.noteNavigation(method, params)
 	case "Performance.metrics":
 		t.noteDoc(method, params) // the status script's report (tab_navigate.go)

@@ -8,6 +8,7 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -16,6 +17,9 @@ import (
 // started to reach a new document: a server that takes longer leaves the
 // action returned and the tab loading (the trace says so).
 const followWait = 10 * time.Second
+
+// errFollowWait is the cause of follow's own bound running out.
+var errFollowWait = errors.New("followWait passed")
 
 // navMark is the main frame's navigation counters when an input action
 // began.
@@ -30,13 +34,23 @@ func (w *lifecycleWatch) mark() navMark {
 
 // noteNavigation counts a main-frame navigation request made in the tab
 // (not in a new one), or the end of one without a new document (on the
-// mux's reader).
+// mux's reader): the frame stopped loading, moved within its document, or
+// a dialog was dismissed (a beforeunload's Cancel keeps the page, and the
+// browser says nothing more).
 func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
 	var ev struct {
 		FrameID     string `json:"frameId"`
 		Disposition string `json:"disposition"`
+		Result      *bool  `json:"result"` // Page.javascriptDialogClosed: OK (true) or Cancel
 	}
-	if json.Unmarshal(params, &ev) != nil || ev.FrameID != w.main {
+	if json.Unmarshal(params, &ev) != nil {
+		return
+	}
+	if method == "Page.javascriptDialogClosed" {
+		if ev.Result == nil || *ev.Result {
+			return // accepted: a beforeunload's OK lets the navigation go on
+		}
+	} else if ev.FrameID != w.main {
 		return
 	}
 	w.mu.Lock()
@@ -48,7 +62,7 @@ func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
 		}
 		w.requests.Add(1)
 		w.reqEnds = w.ends.Load()
-	default: // Page.frameStoppedLoading, Page.navigatedWithinDocument
+	default: // Page.frameStoppedLoading, Page.navigatedWithinDocument, a dismissed dialog
 		w.ends.Add(1)
 	}
 	close(w.changed)
@@ -70,7 +84,7 @@ func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 	if w.requests.Load() == nav.requests {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, followWait)
+	ctx, cancel := context.WithTimeoutCause(ctx, followWait, errFollowWait)
 	defer cancel()
 	for {
 		w.mu.Lock()
@@ -81,7 +95,7 @@ func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 			return
 		}
 		if w.next(ctx, changed) != nil {
-			if ctx.Err() == context.DeadlineExceeded && context.Cause(ctx) == context.DeadlineExceeded {
+			if context.Cause(ctx) == errFollowWait { // not the caller's own deadline
 				*args += fmt.Sprintf(" (the navigation it started had no new page after %v: the tab may still be loading it)", followWait)
 			}
 			return

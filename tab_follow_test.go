@@ -74,3 +74,36 @@ func TestAClickWhoseNavigationMakesNoNewPageReturnsWithoutWaiting(t *testing.T) 
 		}
 	}
 }
+
+func TestAClickLeavingAPageThatAsksBeforeUnloadReturnsOnceTheDialogKeptIt(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/next" {
+			w.Write([]byte(`<title>next</title>`))
+			return
+		}
+		w.Write([]byte(`<title>draft</title><input aria-label="Note"> <a href="/next">Leave</a>
+<script>addEventListener("beforeunload", e => { e.preventDefault(); e.returnValue = "" })</script>`))
+	})
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	if err := tab.Click(ctx, ref(t, s, "textbox", "Note")); err != nil { // the page asks only once a person used it
+		t.Fatal(err)
+	}
+	// The default handler dismisses the "Leave site?" dialog: the page
+	// stays, and the click returns without waiting for a new page.
+	if err := tab.Click(ctx, ref(t, s, "link", "Leave")); err != nil {
+		t.Fatal(err)
+	}
+	clicks := traced(tab, "click")
+	if got := clicks[len(clicks)-1]; strings.Contains(got, "had no new page") {
+		t.Errorf("the click waited out the follow bound for a navigation the dialog cancelled: %s", got)
+	}
+	ds := tab.Dialogs()
+	if len(ds) != 1 || ds[0].Type != "beforeunload" || ds[0].Accepted {
+		t.Errorf("dialogs %+v; want one beforeunload, dismissed", ds)
+	}
+	if got := snap(t, tab, browserpool.SnapshotOptions{}).Title; got != "draft" {
+		t.Errorf("the tab reads %q; want it still on the draft", got)
+	}
+}

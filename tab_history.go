@@ -137,7 +137,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		for {
 			_, changed := t.lifecycle.has("")
 			done, err := t.historyArrived(ctx, entry.ID)
-			if e := t.stayedErr(op, start, res.URL); e != nil {
+			if e := t.stayedErr(op, start, redactURL(res.URL)); e != nil {
 				return e // Chromium reports the entry it was asked for meanwhile
 			}
 			if err != nil {

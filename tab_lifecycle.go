@@ -7,10 +7,12 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/browserpool/browserpool/internal/cdpmux"
 )
@@ -135,6 +137,34 @@ func (w *lifecycleWatch) has(key string) (bool, <-chan struct{}) {
 	return w.seen[key], w.changed
 }
 
+// errPendingPassed is nextOr's answer when its timer fired first.
+var errPendingPassed = errors.New("pending passed")
+
+// nextOr is next that also returns errPendingPassed when timer (if not
+// nil) fires first.
+func (w *lifecycleWatch) nextOr(ctx context.Context, changed <-chan struct{}, timer <-chan time.Time) error {
+	if timer == nil {
+		return w.next(ctx, changed)
+	}
+	if w.ready != nil {
+		if err := w.ready(ctx); err != nil {
+			return err
+		}
+	}
+	stop := w.listen()
+	defer stop()
+	select {
+	case <-changed:
+		return nil
+	case <-timer:
+		return errPendingPassed
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.done:
+		return &cdpmux.EndError{Reason: cdpmux.ErrDetached}
+	}
+}
+
 // next waits for the next event, ctx's end or the connection's end.
 func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) error {
 	if w.ready != nil {
@@ -155,27 +185,44 @@ func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) erro
 }
 
 // waitOwn returns when the lifecycle event name has fired for the document
-// of a navigation the caller started (loaderID), or when ctx ends or the
-// tab's connection closes. Another navigation can replace that document:
-// it returns the newer document's loader id, without error, once the main
-// frame has committed a document other than loaderID after since new
-// documents (mainDoc's count when the navigation was answered), so
-// loaderID's will not fire name.
-func (w *lifecycleWatch) waitOwn(ctx context.Context, loaderID, name string, since uint64) (newer string, err error) {
-	key := loaderID + "/" + name
+// of a navigation the caller started (loaderID), or for the document a
+// navigation of the page's own led to from there (a script's location
+// change before the load: Page.frameRequestedNavigation
+// after reqs, the count when the caller's navigation was answered), and
+// names that document (final). It also returns when ctx ends or the tab's
+// connection closes. Another navigation that was not the page's (another
+// call's Navigate) can replace the document: it then returns the newer
+// document's loader id (newer), without error, once the main frame has
+// committed a document other than loaderID after since new documents.
+func (w *lifecycleWatch) waitOwn(ctx context.Context, loaderID, name string, since, reqs uint64) (final, newer string, err error) {
+	var pending <-chan time.Time // a request of the page's after its load: how long to wait for it
 	for {
 		w.mu.Lock()
-		ok, changed := w.seen[key], w.changed
-		n, cur := w.commits.Load(), w.loader
+		ok, changed := w.seen[loaderID+"/"+name], w.changed
+		n, cur, r := w.commits.Load(), w.loader, w.requests.Load()
+		ended := w.ends.Load() > w.reqEnds // the newest request ended without a document
 		w.mu.Unlock()
-		if ok {
-			return "", nil
+		switch {
+		case n > since && cur != loaderID:
+			if r == reqs {
+				return "", cur, nil
+			}
+			loaderID, since, reqs, pending = cur, n, r, nil // the page went on by itself: follow it
+			continue
+		case ok && (r == reqs || ended):
+			return loaderID, "", nil
+		case ok && pending == nil:
+			// The page asked for a navigation as it loaded (a script's
+			// location change on DOMContentLoaded): wait for it a while.
+			t := time.NewTimer(followWait)
+			defer t.Stop()
+			pending = t.C
 		}
-		if n > since && cur != loaderID {
-			return cur, nil
-		}
-		if err := w.next(ctx, changed); err != nil {
-			return "", err
+		if err := w.nextOr(ctx, changed, pending); err != nil {
+			if err == errPendingPassed {
+				return loaderID, "", nil // it never came: the page stays
+			}
+			return "", "", err
 		}
 	}
 }

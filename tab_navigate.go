@@ -48,6 +48,13 @@ type NavigateResult struct {
 // net::ERR_NAME_NOT_RESOLVED. A page the server answers with an HTTP error
 // status (404, 500, ...) loads: Navigate returns nil and the result's
 // Status says what the server answered; FinalURL is where redirects led.
+// A page that sends the tab on by itself before its load event (a script's
+// location change as it loads: a login gateway, a short link) is followed
+// to where it leads, and the result is that page's; a refresh or a timer
+// that fires after the load is the page's own business (Tab.WaitNavigation
+// waits for it). A navigation that is not
+// the page's (another call's Navigate) replacing the page before it loads
+// ends Navigate at once with an ErrNavigation error saying so.
 //
 // A dialog the tab's handler deferred does not stop Navigate: the
 // navigation closes it (Tab.Dialogs reports it closed by the page). If
@@ -145,6 +152,7 @@ func (t *Tab) LastNavigation() (NavigateResult, bool) {
 
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: shownURL(rawURL)}
+	errURL := echo(redactURL(rawURL)) // errors never carry a query string
 	caller := ctx
 	// A dialog deferred meanwhile ends the wait for the load event.
 	x := t.ext()
@@ -172,13 +180,13 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		// of the tab while the navigation waits, so stop it.
 		if caller.Err() != nil {
 			t.stopLoading()
-			e := t.callerEnded(op, caller, echo(res.URL)+" did not answer").(*Error)
+			e := t.callerEnded(op, caller, errURL+" did not answer").(*Error)
 			e.Hint = "the navigation was stopped and the tab stays on its page; retry with a longer deadline if the site is slow, or check that it is up"
 			return res, e
 		}
 		if context.Cause(ctx) == context.DeadlineExceeded {
 			t.stopLoading()
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not answer within %v", echo(res.URL), t.deps.navigationTimeout))
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not answer within %v", errURL, t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the navigation was stopped and the tab stays on its page; check that the site is up, or raise Config.NavigationTimeout"
 			return res, e
@@ -189,13 +197,13 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, e // the network policy refused it (netproxy.go)
 	}
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
-		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", echo(res.URL), *reply.ErrorText))
+		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", errURL, *reply.ErrorText))
 		e.Session, e.Tab = t.s.id, t.id
 		if *reply.ErrorText == "net::ERR_ABORTED" {
 			if err := t.endedDuring(op); err != nil {
 				return res, err // the load died with the tab or its session
 			}
-			if e := t.stayedErr(op, start, echo(res.URL)); e != nil {
+			if e := t.stayedErr(op, start, errURL); e != nil {
 				return res, e
 			}
 			// Chromium aborts the navigation of a URL that answers
@@ -208,16 +216,19 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, nil // same-document navigation: nothing to load
 	}
 	res.LoaderID = string(*reply.LoaderID)
-	since, _ := t.lifecycle.mainDoc()
-	newer, err := t.lifecycle.waitOwn(ctx, res.LoaderID, "load", since)
+	mark := t.lifecycle.mark()
+	final, newer, err := t.lifecycle.waitOwn(ctx, res.LoaderID, "load", mark.commits, mark.requests)
+	if final != "" {
+		res.LoaderID = final // where the page's own redirect led, if it did
+	}
 	if newer != "" {
-		detail := echo(res.URL) + " did not finish loading: another navigation replaced it (a click, a script of the page's, or another call's Navigate)"
+		detail := errURL + " did not finish loading: another navigation replaced it (another call's Navigate, or one through the raw client)"
 		u := t.docs.get(newer).url
 		if u == "" { // its Page.frameNavigated is still on the way
 			_, u = t.loadedStatus(ctx)
 		}
 		if u != "" {
-			detail += ", and the tab is at " + u
+			detail += ", and the tab is at " + redactURL(u)
 		}
 		e := newError(op, ErrNavigation, detail)
 		e.Session, e.Tab = t.s.id, t.id
@@ -227,9 +238,9 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 			if caller.Err() != nil {
-				return res, t.callerEnded(op, caller, echo(res.URL)+" did not finish loading")
+				return res, t.callerEnded(op, caller, errURL+" did not finish loading")
 			}
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", echo(res.URL), t.deps.navigationTimeout))
+			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", errURL, t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
 			return res, e

@@ -273,3 +273,30 @@ func TestWaitLoadFollowsANavigationThatReplacedItsPage(t *testing.T) {
 		t.Errorf("WaitLoad across the replacing navigation: %v; want the new page's load", err)
 	}
 }
+
+func TestNavigateFollowsAPageThatSendsTheTabOnByItself(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/gate": // a login gateway's script redirect
+			w.Write([]byte(`<title>gate</title><script>location.replace("/sso")</script>`))
+		case "/sso": // and another, as the page loads
+			w.Write([]byte(`<title>sso</title><script>document.addEventListener("DOMContentLoaded", () => location.href = "/home?tab=2")</script>`))
+		default:
+			w.Write([]byte(`<title>home</title>`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{})))
+	res, err := tab.Navigate(ctx, srv.URL+"/gate")
+	if err != nil {
+		t.Fatalf("Navigate to a page that redirects by script twice: %v", err)
+	}
+	if res.FinalURL != srv.URL+"/home?tab=2" || res.Status != 200 {
+		t.Errorf("the result: FinalURL %q, status %d; want where the redirects led, %s/home?tab=2, 200", res.FinalURL, res.Status, srv.URL)
+	}
+	if got := eval[string](t, tab, "document.title + ' ' + document.readyState"); got != "home complete" {
+		t.Errorf("after Navigate the tab shows %q; want the loaded home page", got)
+	}
+}

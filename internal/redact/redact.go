@@ -29,7 +29,10 @@ func URL(raw string) string {
 
 // Scrub keeps a URL's scheme, host, path and query keys for diagnosis but
 // replaces token-like query (and fragment) values with REDACTED and drops
-// credentials. A URL that does not parse is shortened as URL does.
+// credentials. A fragment is scrubbed as a query (#a=b&c=d), or as a
+// client-side route's (#/callback?code=...), and a fragment that is itself
+// a token (#eyJ...) is REDACTED whole. A URL that does not parse is
+// shortened as URL does.
 func Scrub(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -39,14 +42,23 @@ func Scrub(raw string) string {
 	if u.RawQuery != "" {
 		u.RawQuery = scrubPairs(u.RawQuery)
 	}
-	if u.Fragment != "" && strings.Contains(u.Fragment, "=") {
-		u.Fragment, u.RawFragment = scrubPairs(u.Fragment), ""
+	if f := u.Fragment; f != "" {
+		route, pairs, routed := strings.Cut(f, "?")
+		switch {
+		case routed:
+			f = route + "?" + scrubPairs(pairs)
+		case strings.Contains(f, "="):
+			f = scrubPairs(f)
+		case LooksLikeToken(f):
+			f = "REDACTED"
+		}
+		u.Fragment, u.RawFragment = f, ""
 	}
 	return u.String()
 }
 
 // sensitiveKey matches query parameter names whose values are secrets.
-var sensitiveKey = regexp.MustCompile(`(?i)(token|secret|passw|pwd|auth|api[-_]?key|^key$|access[-_]?key|private|sig(nature)?$|^sig|session|^sid$|^code$|jwt|cred|otp|nonce|ticket|^state$|saml|bearer)`)
+var sensitiveKey = regexp.MustCompile(`(?i)(token|secret|pass|^pw$|pwd|^pin$|auth|api[-_]?key|^key$|access[-_]?key|private|sig(nature)?$|^sig|session|^sid$|^code$|jwt|cred|otp|nonce|ticket|^state$|saml|bearer)`)
 
 // tokenValue matches values that look like tokens whatever their key: long
 // runs of token characters mixing letters and digits, and JWTs.

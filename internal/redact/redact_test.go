@@ -18,6 +18,11 @@ func TestScrubURLRedactsTokenLikeValuesAndKeepsTheRest(t *testing.T) {
 		{"https://user:pw@a.example/", "https://a.example/"},
 		{"https://a.example/#access_token=abc&token_type=bearer", "https://a.example/#access_token=REDACTED&token_type=REDACTED"},
 		{"https://a.example/#section-2", "https://a.example/#section-2"},
+		// A fragment that is a token, a client-side route's query, and
+		// the short names of passwords and PINs.
+		{"https://a.example/#eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "https://a.example/#REDACTED"},
+		{"https://a.example/#/cb?code=4abc&state=xyz&tab=2", "https://a.example/#/cb?code=REDACTED&state=REDACTED&tab=2"},
+		{"https://a.example/login?user=bob&pass=hunter2&pin=1234&pw=x&q=shoes", "https://a.example/login?user=bob&pass=REDACTED&pin=REDACTED&pw=REDACTED&q=shoes"},
 		{"https://a.example/?apikey=", "https://a.example/?apikey="},
 		{"::not a url?token=x", "::not a url"},
 	} {
