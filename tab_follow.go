@@ -25,8 +25,11 @@ var errFollowWait = errors.New("followWait passed")
 // began.
 type navMark struct{ requests, commits uint64 }
 
-// mark returns the counters now.
+// mark returns the counters now (zero without a watch).
 func (w *lifecycleWatch) mark() navMark {
+	if w == nil {
+		return navMark{}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return navMark{w.requests.Load(), w.commits.Load()}
@@ -74,14 +77,14 @@ func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
 // navigation in its tab (nav: the counters when the action began), until
 // the navigation has committed a new document, or ended without one after
 // the newest request (a download, an answer without content, a
-// same-document move), for at most
-// followWait and ctx: a click on a form's submit button then returns with
-// the answer's page in the tab, as one on a link does, and the next
-// snapshot reads it. The page need not have loaded (Tab.WaitLoad waits for
-// that). An action that started none returns at once.
+// same-document move, a dismissed beforeunload), for at most followWait
+// and ctx: a click on a form's submit button then returns with the
+// answer's page in the tab, as one on a link does, and the next snapshot
+// reads it. The page need not have loaded (Tab.WaitLoad waits for that).
+// An action that started none returns at once.
 func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 	w := x.t.lifecycle
-	if w.requests.Load() == nav.requests {
+	if w == nil || w.requests.Load() == nav.requests {
 		return
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, followWait, errFollowWait)
