@@ -140,12 +140,14 @@ func (w *lifecycleWatch) has(key string) (bool, <-chan struct{}) {
 // errPendingPassed is nextOr's answer when its timer fired first.
 var errPendingPassed = errors.New("pending passed")
 
-// nextOr is next that also returns errPendingPassed when timer (if not
-// nil) fires first.
+// next waits for the next event, ctx's end or the connection's end.
+func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) error {
+	return w.nextOr(ctx, changed, nil)
+}
+
+// nextOr is next that also returns errPendingPassed when timer fires
+// first (a nil timer never does).
 func (w *lifecycleWatch) nextOr(ctx context.Context, changed <-chan struct{}, timer <-chan time.Time) error {
-	if timer == nil {
-		return w.next(ctx, changed)
-	}
 	if w.ready != nil {
 		if err := w.ready(ctx); err != nil {
 			return err
@@ -158,25 +160,6 @@ func (w *lifecycleWatch) nextOr(ctx context.Context, changed <-chan struct{}, ti
 		return nil
 	case <-timer:
 		return errPendingPassed
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-w.done:
-		return &cdpmux.EndError{Reason: cdpmux.ErrDetached}
-	}
-}
-
-// next waits for the next event, ctx's end or the connection's end.
-func (w *lifecycleWatch) next(ctx context.Context, changed <-chan struct{}) error {
-	if w.ready != nil {
-		if err := w.ready(ctx); err != nil {
-			return err
-		}
-	}
-	stop := w.listen()
-	defer stop()
-	select {
-	case <-changed:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-w.done:

@@ -186,10 +186,11 @@ func TestANavigationCutShortByItsSessionClosingSaysTheSessionClosed(t *testing.T
 	}
 }
 
-func TestANavigationReplacedByAnotherEndsAtOnceSayingSo(t *testing.T) {
-	t.Parallel()
-	hang := make(chan struct{}) // the slow page's image never comes while the test runs
-	t.Cleanup(func() { close(hang) })
+// slowLoadSite serves /slow, a page whose image never comes while the test
+// runs (its load event never fires), and a fast page at any other path.
+func slowLoadSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	hang := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/slow":
@@ -200,10 +201,17 @@ func TestANavigationReplacedByAnotherEndsAtOnceSayingSo(t *testing.T) {
 			case <-r.Context().Done():
 			}
 		default:
-			w.Write([]byte(`<title>fast</title><p>fast</p>`))
+			w.Write([]byte(`<title>fast</title><button>Go</button>`))
 		}
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hang) }) // runs first: the image's handler returns
+	return srv
+}
+
+func TestANavigationReplacedByAnotherEndsAtOnceSayingSo(t *testing.T) {
+	t.Parallel()
+	srv := slowLoadSite(t)
 	// A NavigationTimeout the test can afford to wait out: the replaced
 	// navigation used to end only there, as a timeout.
 	ctx := ctxT(t)
@@ -234,22 +242,7 @@ func TestANavigationReplacedByAnotherEndsAtOnceSayingSo(t *testing.T) {
 // too, this passed as well.
 func TestWaitLoadFollowsANavigationThatReplacedItsPage(t *testing.T) {
 	t.Parallel()
-	hang := make(chan struct{})
-	t.Cleanup(func() { close(hang) })
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/slow":
-			w.Write([]byte(`<title>slow</title><img src="/hang">`))
-		case "/hang":
-			select {
-			case <-hang:
-			case <-r.Context().Done():
-			}
-		default:
-			w.Write([]byte(`<title>fast</title><button>Go</button>`))
-		}
-	}))
-	t.Cleanup(srv.Close)
+	srv := slowLoadSite(t)
 	ctx := ctxT(t)
 	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 2 * time.Second})))
 	if _, err := tab.Navigate(ctx, srv.URL+"/slow"); !errors.Is(err, browserpool.ErrTimeout) {
