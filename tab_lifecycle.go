@@ -32,9 +32,10 @@ type lifecycleWatch struct {
 	// requests counts the navigations the main frame asked for in its own
 	// tab (Page.frameRequestedNavigation: a link followed, a form
 	// submitted, a script's location change); ends counts the ways such a
-	// request ends without a new document (Page.frameStoppedLoading, a
-	// download or an answer without content; Page.navigatedWithinDocument).
-	// Written under mu, read without it (tab_follow.go).
+	// request ends without a new document (Page.frameStoppedLoading: a
+	// download or an answer without content; Page.navigatedWithinDocument;
+	// a dismissed dialog: a beforeunload's Cancel). Written under mu, read
+	// without it (tab_follow.go).
 	requests, ends atomic.Uint64
 
 	mu      sync.Mutex
@@ -170,9 +171,9 @@ func (w *lifecycleWatch) nextOr(ctx context.Context, changed <-chan struct{}, ti
 // waitOwn returns when the lifecycle event name has fired for the document
 // of a navigation the caller started (loaderID), or for the document a
 // navigation of the page's own led to from there (a script's location
-// change before the load: Page.frameRequestedNavigation
-// after reqs, the count when the caller's navigation was answered), and
-// names that document (final). It also returns when ctx ends or the tab's
+// change before the load: Page.frameRequestedNavigation after reqs, the
+// count when the caller's navigation was answered), and names that
+// document (final). It also returns when ctx ends or the tab's
 // connection closes. Another navigation that was not the page's (another
 // call's Navigate) can replace the document: it then returns the newer
 // document's loader id (newer), without error, once the main frame has

@@ -52,9 +52,9 @@ type NavigateResult struct {
 // location change as it loads: a login gateway, a short link) is followed
 // to where it leads, and the result is that page's; a refresh or a timer
 // that fires after the load is the page's own business (Tab.WaitNavigation
-// waits for it). A navigation that is not
-// the page's (another call's Navigate) replacing the page before it loads
-// ends Navigate at once with an ErrNavigation error saying so.
+// waits for it). A navigation that is not the page's (another call's
+// Navigate) replacing the page before it loads ends Navigate at once with
+// an ErrNavigation error saying so.
 //
 // A dialog the tab's handler deferred does not stop Navigate: the
 // navigation closes it (Tab.Dialogs reports it closed by the page). If
