@@ -475,6 +475,11 @@ func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py floa
 		why = fmt.Sprintf("was pressed at (%.0f, %.0f) but moved before the release, which landed on %s", px, py, on)
 	case r.PressOn != "":
 		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed on %s", px, py, r.PressOn)
+	case tg.f == x.refs.top && tg.frame == "":
+		// In the page's own frame nothing can be outside it: the
+		// browser took the press and delivered nothing to the page, or
+		// the page stopped every mouse event on its window.
+		why = fmt.Sprintf("was not pressed: no mouse event of the press at (%.0f, %.0f) reached the page", px, py)
 	default:
 		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed outside its frame", px, py)
 	}
@@ -484,8 +489,11 @@ func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py floa
 	}
 	e := newError(op, ErrClickMissed, detail)
 	e.Session, e.Tab = x.t.s.id, x.t.id
-	if r.gone {
+	switch {
+	case r.gone:
 		e.Hint = "the page navigated or the frame was removed during the click: take a new snapshot to see whether the click took effect before clicking again"
+	case strings.Contains(why, "reached the page"):
+		e.Hint = "the browser may have stopped delivering input to this tab (Chromium can, after the tab showed a network error page), or the page stops every mouse event on its window: see with a screenshot whether the click changed the page; if the tab takes no input, open the page in a new tab with Session.OpenTab and act there"
 	}
 	return e
 }

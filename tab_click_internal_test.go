@@ -1,6 +1,7 @@
 package browserpool
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,32 @@ func TestClickVerdictTrustsOnlyAClickOrAPressThePageTookAway(t *testing.T) {
 	} {
 		if got := c.r.outcome(); got != c.want {
 			t.Errorf("%s: outcome %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestAMissedClickInThePagesOwnFrameSaysNoInputReachedThePage(t *testing.T) {
+	top := &frameSess{targetID: "T"}
+	x := &tabExt{t: &Tab{id: "T", s: &Session{id: "s-1"}}}
+	x.refs.top = top
+	inFrame := &frameSess{targetID: "F"}
+	for _, c := range []struct {
+		name     string
+		tg       refTarget
+		want     string
+		wantHint string
+	}{
+		{"an element of the page's own frame", refTarget{f: top, role: "link", name: "Next"},
+			"no mouse event of the press at (10, 20) reached the page", "Session.OpenTab"},
+		{"an element of a same-process iframe", refTarget{f: top, frame: "CHILD", role: "link", name: "Next"},
+			"landed outside its frame", ""},
+		{"an element of an out-of-process iframe", refTarget{f: inFrame, role: "link", name: "Next"},
+			"landed outside its frame", ""},
+	} {
+		err := x.missed("Tab.Click", "@e1", c.tg, clickReport{Connected: true, Shown: true}, 10, 20, 3)
+		e, ok := err.(*Error)
+		if !ok || !strings.Contains(e.Detail, c.want) || strings.Contains(e.Hint, "Session.OpenTab") != (c.wantHint != "") {
+			t.Errorf("%s: %v (hint %q); want the detail to say %q, and a new tab offered only for the page's own frame", c.name, err, e.Hint, c.want)
 		}
 	}
 }
