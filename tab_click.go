@@ -464,6 +464,7 @@ func docGone(f *frameSess, err error) bool {
 // attempts aims, the last at (px, py).
 func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py float64, attempts int) error {
 	var why string
+	noInput := false // nothing of the press reached the page's own frame
 	switch {
 	case r.gone:
 		why = "went away with its document (a navigation, or its frame removed) before the press could be confirmed"
@@ -480,6 +481,7 @@ func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py floa
 		// browser took the press and delivered nothing to the page, or
 		// the page stopped every mouse event on its window.
 		why = fmt.Sprintf("was not pressed: no mouse event of the press at (%.0f, %.0f) reached the page", px, py)
+		noInput = true
 	default:
 		why = fmt.Sprintf("was not pressed: the press at (%.0f, %.0f) landed outside its frame", px, py)
 	}
@@ -492,7 +494,7 @@ func (x *tabExt) missed(op, ref string, tg refTarget, r clickReport, px, py floa
 	switch {
 	case r.gone:
 		e.Hint = "the page navigated or the frame was removed during the click: take a new snapshot to see whether the click took effect before clicking again"
-	case strings.Contains(why, "reached the page"):
+	case noInput:
 		e.Hint = "the browser may have stopped delivering input to this tab (Chromium can, after the tab showed a network error page), or the page stops every mouse event on its window: see with a screenshot whether the click changed the page; if the tab takes no input, open the page in a new tab with Session.OpenTab and act there"
 	}
 	return e

@@ -83,17 +83,20 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			// slider to its middle, and call that a value.
 			return x.badTarget(op, ref, tg, fmt.Sprintf("a %s field, and %s is not a number", info.Type, axtext.Quote(value)), "fill "+valueFormats[info.Type])
 		}
-		if info.Kind == "value" {
+		switch {
+		case info.Kind == "value":
 			// A slider or a colour well takes no typing: FillDone sets it.
-		} else if value == "" {
+		case value == "":
 			events, _ := kb.Events("Delete")
 			for _, ev := range events {
 				if err := x.key(ctx, ev); err != nil {
 					return x.fail(op, ctx, ref, err)
 				}
 			}
-		} else if err := x.insertText(ctx, tg.f, value); err != nil {
-			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		default:
+			if err := x.insertText(ctx, tg.f, value); err != nil {
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
+			}
 		}
 		var done struct {
 			OK    bool   `json:"ok"`

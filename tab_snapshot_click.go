@@ -104,7 +104,6 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 		if len(n.Parent) != len(n.Backend) || len(n.Type) != len(n.Backend) || len(n.Name) != len(n.Backend) || len(d.Layout.Node) != len(d.Layout.Styles) || n.Attrs != nil && len(n.Attrs) != len(n.Backend) {
 			continue // not the reply's documented shape
 		}
-		const undrawn = -2
 		cursor := make([]int, len(n.Backend))
 		for i := range cursor {
 			cursor[i] = undrawn
@@ -154,7 +153,7 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 				}
 			}
 		}
-		s.hiddenControlLabels(n.Parent, n.Name, n.Attrs, n.Checked.Index, cursor, str, func(label int, note string) { add(label, note) })
+		s.hiddenControlLabels(n.Parent, n.Name, n.Attrs, n.Checked.Index, cursor, str, add)
 	}
 	return set
 }
@@ -164,19 +163,12 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 // or around it. The note names the control's type, and whether it is
 // checked.
 func (s *domSnapshot) hiddenControlLabels(parent, name []int, attrs [][]int, checked []int, cursor []int, str map[string]int, add func(label int, note string)) {
-	const undrawn = -2
 	get := func(i int, key string) (string, bool) {
 		k, ok := str[key]
-		if !ok || i >= len(attrs) {
+		if !ok {
 			return "", false
 		}
-		a := attrs[i]
-		for j := 0; j+1 < len(a); j += 2 {
-			if a[j] == k && a[j+1] >= 0 && a[j+1] < len(s.Strings) {
-				return s.Strings[a[j+1]], true
-			}
-		}
-		return "", false
+		return s.attr(attrs, i, k)
 	}
 	is := func(i int, v string) bool {
 		k, ok := str[v]
@@ -238,6 +230,25 @@ func (s *domSnapshot) hiddenControlLabels(parent, name []int, attrs [][]int, che
 	}
 }
 
+// undrawn marks, in clickables' cursors, a node the page does not draw
+// (no layout object); -1 is one drawn without a computed cursor.
+const undrawn = -2
+
+// attr returns the value of the attribute named by string index key of
+// node i of a document, if it has it.
+func (s *domSnapshot) attr(attrs [][]int, i, key int) (string, bool) {
+	if i >= len(attrs) || key < 0 {
+		return "", false
+	}
+	a := attrs[i]
+	for j := 0; j+1 < len(a); j += 2 {
+		if a[j] == key && a[j+1] >= 0 && a[j+1] < len(s.Strings) {
+			return s.Strings[a[j+1]], true
+		}
+	}
+	return "", false
+}
+
 // offPage is how far left of or above the document an element must lie
 // to count as parked off the page (left: -9999px): a row scrolled out of
 // an inner pane lies less far.
@@ -247,21 +258,9 @@ const offPage = 5000
 // that has neither a name nor text (an icon): its title, or its test id
 // in words ("close-dialog" is "close dialog").
 func (s *domSnapshot) fallbackName(attrs [][]int, i, titleKey, testKey int) string {
-	if i >= len(attrs) {
-		return ""
+	if v, _ := s.attr(attrs, i, titleKey); strings.TrimSpace(v) != "" {
+		return strings.TrimSpace(v)
 	}
-	var test string
-	a := attrs[i]
-	for j := 0; j+1 < len(a); j += 2 {
-		if a[j+1] < 0 || a[j+1] >= len(s.Strings) {
-			continue
-		}
-		switch v := strings.TrimSpace(s.Strings[a[j+1]]); {
-		case a[j] == titleKey && v != "":
-			return v
-		case a[j] == testKey && v != "":
-			test = strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' }), " ")
-		}
-	}
-	return test
+	v, _ := s.attr(attrs, i, testKey)
+	return strings.Join(strings.FieldsFunc(strings.TrimSpace(v), func(r rune) bool { return r == '-' || r == '_' || r == '.' }), " ")
 }
