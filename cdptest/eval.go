@@ -413,19 +413,11 @@ func (p *parser) str(q byte) (value, bool) {
 		}
 		e := p.src[p.pos]
 		p.pos++
+		if u, ok := charEscapes[e]; ok {
+			units = append(units, u)
+			continue
+		}
 		switch e {
-		case 'n':
-			units = append(units, '\n')
-		case 't':
-			units = append(units, '\t')
-		case 'r':
-			units = append(units, '\r')
-		case 'b':
-			units = append(units, '\b')
-		case 'f':
-			units = append(units, '\f')
-		case 'v':
-			units = append(units, '\v')
 		case '0':
 			if p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
 				return value{}, false // legacy octal
@@ -474,6 +466,10 @@ func (p *parser) str(q byte) (value, bool) {
 	}
 	return value{}, false // unterminated
 }
+
+// charEscapes are the one-character escapes of a string literal: \n is a
+// newline.
+var charEscapes = map[byte]uint16{'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f', 'v': '\v'}
 
 // hex reads n hex digits.
 func (p *parser) hex(n int) (uint64, bool) {
