@@ -89,6 +89,25 @@ func TestAnIdleClientsBrowserIsReclaimedAndTheNextCallOpensAFreshOne(t *testing.
 	}
 }
 
+func TestASessionTheClientLeavesIdleIsReclaimedWhileItUsesAnother(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	// Long enough for the second browser's launch, during which the first
+	// gets no call.
+	s := newServer(t, Config{PerClient: 2, Pool: browserpool.Config{IdleTimeout: 3 * time.Second}})
+	cs := connect(t, s)
+	ok(t, cs, "browser_session_open", map[string]any{"name": "busy", "url": site.URL})
+	ok(t, cs, "browser_session_open", map[string]any{"name": "idle", "url": site.URL})
+	// Tool calls on "busy" only: "idle" gets no call and is reclaimed.
+	waitFor(t, "the idle session to be reclaimed while the other is used", func() bool {
+		ok(t, cs, "browser_page_info", map[string]any{"session": "busy"})
+		return len(s.pool.Sessions()) == 1
+	})
+	if list := ok(t, cs, "browser_session_list", nil); !strings.Contains(list, `Session "busy"`) || strings.Contains(list, `Session "idle"`) {
+		t.Errorf("after the idle session was reclaimed the list is:\n%s", list)
+	}
+}
+
 // pendingNotes counts the notes waiting for the server's clients.
 func pendingNotes(s *Server) int {
 	s.mu.Lock()

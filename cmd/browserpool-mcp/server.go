@@ -312,20 +312,14 @@ func (s *Server) sessionClosed(e browserpool.SessionEvent) {
 	}
 }
 
-// takeNotes returns and forgets the client's pending notes.
 // noteDownloads adds a note for each download of the client's sessions
 // that completed since the client was last told: a click on a download
-// link saves the file, and the agent learns where.
+// link saves the file, and the agent learns where. Reading them touches
+// no session (liveNames).
 func (s *Server) noteDownloads(c *client) {
-	c.mu.Lock()
-	names := slices.Clone(c.names)
-	c.mu.Unlock()
+	_, sess := s.liveNames(c)
 	var fresh []browserpool.Download
-	for _, n := range names {
-		se, err := s.tracker.Lookup(c.id, n)
-		if err != nil {
-			continue
-		}
+	for _, se := range sess {
 		fresh = append(fresh, se.Downloads()...)
 	}
 	c.mu.Lock()
@@ -353,6 +347,7 @@ func (c *client) sawDownload(path string) {
 	c.seen[path] = true
 }
 
+// takeNotes returns and forgets the client's pending notes.
 func (c *client) takeNotes() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -363,15 +358,29 @@ func (c *client) takeNotes() []string {
 
 // liveNames returns the client's sessions that are still open, with their
 // sessions, dropping the names of sessions that ended (idle reclaim, LRU,
-// crash).
+// crash). It reads the pool's list, which touches no session: only the
+// session a tool acts on counts as used (session and tab touch it), so one
+// the client leaves idle is reclaimed while it works in another.
 func (s *Server) liveNames(c *client) ([]string, []*browserpool.Session) {
+	open := map[string]*browserpool.Session{}
+	for _, se := range s.pool.Sessions() {
+		if se.Err() == nil {
+			open[se.ID()] = se
+		}
+	}
 	c.mu.Lock()
 	names := slices.Clone(c.names)
+	byName := make(map[string]*browserpool.Session, len(c.ids))
+	for id, n := range c.ids {
+		if se := open[id]; se != nil {
+			byName[n] = se
+		}
+	}
 	c.mu.Unlock()
 	var live []string
 	var sess []*browserpool.Session
 	for _, n := range names {
-		if se, err := s.tracker.Lookup(c.id, n); err == nil {
+		if se := byName[n]; se != nil {
 			live = append(live, n)
 			sess = append(sess, se)
 		}
@@ -422,6 +431,7 @@ func (s *Server) session(ctx context.Context, c *client, want string) (*browserp
 	if want != "" {
 		for i, n := range names {
 			if n == want || sess[i].ID() == want {
+				s.tracker.Touch(c.id, n)
 				return sess[i], n, nil
 			}
 		}
@@ -433,6 +443,7 @@ func (s *Server) session(ctx context.Context, c *client, want string) (*browserp
 		se, err := s.openSession(ctx, c, DefaultSessionName)
 		return se, DefaultSessionName, err
 	case 1:
+		s.tracker.Touch(c.id, names[0])
 		return sess[0], names[0], nil
 	}
 	return nil, "", toolErrorf(fmt.Sprintf("you have several browser sessions and named none: [%s]", strings.Join(names, ", ")),
@@ -448,6 +459,7 @@ func (s *Server) tab(ctx context.Context, c *client, tg Target) (*browserpool.Ta
 		if len(names) > 1 {
 			for i, se := range sess {
 				if t, err := se.Tab(ctx, tg.Tab); err == nil {
+					s.tracker.Touch(c.id, names[i])
 					s.prepare(c, t)
 					return t, names[i], nil
 				}
