@@ -79,7 +79,7 @@ type target struct {
 	history  []historyEntry // the session history, oldest first
 	current  int            // the index of the current entry in history
 	context  int            // execution context id of the main world
-	worlds   map[int]string // isolated worlds' execution context ids: the loader id of the document each was made in (world.go)
+	worlds   map[int]bool   // the current document's isolated worlds, by execution context id (world.go)
 	crashed  bool
 	sessions []*session // attached, oldest first
 

@@ -145,8 +145,8 @@ func jsNumber(n float64) string {
 		return "0"
 	}
 	if a := math.Abs(n); a >= 1e21 || a < 1e-6 {
-		s := strconv.FormatFloat(n, 'e', -1, 64) // 1e+21, 1e-7
-		return strings.Replace(s, "e+0", "e+", 1)
+		s := strconv.FormatFloat(n, 'e', -1, 64)  // 1e+21, 1e-07
+		return strings.Replace(s, "e-0", "e-", 1) // JavaScript's 1e-7
 	}
 	return strconv.FormatFloat(n, 'f', -1, 64)
 }
@@ -476,8 +476,8 @@ func (p *parser) hex(n int) (uint64, bool) {
 	if p.pos+n > len(p.src) {
 		return 0, false
 	}
-	u, err := strconv.ParseUint(p.src[p.pos:p.pos+n], 16, 32)
-	if err != nil || strings.ContainsAny(p.src[p.pos:p.pos+n], "+-") {
+	u, err := strconv.ParseUint(p.src[p.pos:p.pos+n], 16, 32) // no sign: ParseUint refuses one
+	if err != nil {
 		return 0, false
 	}
 	p.pos += n

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browserpool/browserpool"
 	"github.com/browserpool/browserpool/cdptest"
+	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
 func TestEvaluateDecodesJavaScriptEscapesAndLiterals(t *testing.T) {
@@ -34,6 +35,7 @@ b\q\0'`, `{"type":"string","value":"ab` + "q\\u0000" + `"}`},
 		{`2**3**2`, `{"type":"number","value":512,"description":"512"}`},
 		{`1e21`, `{"type":"number","value":1e+21,"description":"1e+21"}`},
 		{`'a' + true + null`, `{"type":"string","value":"atruenull"}`},
+		{`"" + 0.0000001 + " " + 1.5e-10`, `{"type":"string","value":"1e-7 1.5e-10"}`}, // JavaScript's exponent has no leading zero
 	} {
 		r.send(fmt.Sprintf(`{"id":2,"sessionId":"SESSION_1","method":"Runtime.evaluate","params":{"expression":%q}}`, tc.expr))
 		want := `{"id":2,"result":{"result":` + tc.want + `},"sessionId":"SESSION_1"}`
@@ -112,5 +114,28 @@ func TestFailStopsFailsStopWhileTheClosedBrowserExitsAsDocumented(t *testing.T) 
 	}
 	if closeErr == nil || !strings.Contains(closeErr.Error(), "operation not permitted") {
 		t.Errorf("Session.Close = %v, want Stop's error", closeErr)
+	}
+}
+
+func TestALongUnscriptedExpressionSaysToScriptTheWholeOfIt(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A"))
+	long := "window.app.items.filter(i => i.visible).map(i => i.title).join(', ') + " + strings.Repeat("' '", 60)
+	err := tab.Evaluate(testCtx(t), long, nil)
+	if !errors.Is(err, browserpool.ErrProtocol) || !strings.Contains(err.Error(), "Page.Script(the whole expression, exactly as evaluated") {
+		t.Errorf("Evaluate of a %d-byte expression = %v\nwant it to say Page.Script takes the whole expression, not the cut one it quotes", len(long), err)
+	}
+}
+
+func TestTheLibrarysLoadedStatusReadIsAnswered(t *testing.T) {
+	b := cdptest.NewBrowser(t, cdptest.WithPage("https://example.com/"))
+	r := newRaw(t, b)
+	defer r.tr.Close()
+	r.send(`{"id":1,"method":"Target.attachToTarget","params":{"targetId":"TARGET_1","flatten":true}}`)
+	r.fence()
+	r.send(fmt.Sprintf(`{"id":2,"sessionId":"SESSION_1","method":"Runtime.evaluate","params":{"expression":%q,"returnByValue":true}}`, pagejs.LoadedStatus))
+	got := r.next()
+	// No page is described for the URL, so it is served as a 404.
+	if !strings.Contains(got, `"status":404`) || !strings.Contains(got, `"url":"https://example.com/"`) {
+		t.Errorf("Runtime.evaluate(pagejs.LoadedStatus) answered %s; want the page's status and URL", got)
 	}
 }

@@ -245,6 +245,7 @@ func (b *Browser) loadLocked(t *target, pg *Page, typ string) []event {
 	t.loaderID = b.nextIDLocked("LOADER")
 	t.context = b.nextLocked("context")
 	t.objects = make(map[string]*object)
+	t.worlds = nil // gone with the document, as in Chromium
 	t.pressed, t.selectAll = nil, false
 
 	var post []event

@@ -42,6 +42,8 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 			"sx": 0, "sy": pg.scrollY, "pw": w, "ph": h})
 	case "SecretFocus":
 		return byValue(pg.focus != nil && pg.focus.Secret)
+	case "LoadedStatus":
+		return byValue(map[string]any{"status": pg.Status, "url": pg.URL})
 	}
 	if check, ms, ok := pagejs.ParsePollCall(p.Expression); ok {
 		f, e := b.checkLocked(t, check)
@@ -98,8 +100,16 @@ func (b *Browser) valueLocked(t *target, expr string) (remoteObject, error, *Err
 // says first what is missing and how to script it.
 func unknownExpression(expr string) *Error {
 	q := fmt.Sprintf("%q", cutText(expr, 80))
+	// Page.Script matches the whole expression: it is quoted whole when
+	// short enough to copy.
+	var key string
+	if e := trimExpr(expr); len(e) > 200 {
+		key = "the whole expression, exactly as evaluated (less surrounding spaces and a final ;)"
+	} else {
+		key = fmt.Sprintf("%q", e)
+	}
 	return &Error{Code: -32000, Message: "cdptest: the fake page cannot evaluate " + q + ": it is not scripted; " +
-		"script it on the page with Page.Script(" + q + ", func(*cdptest.Page) (any, error) {…}), " +
+		"script it on the page with Page.Script(" + key + ", func(*cdptest.Page) (any, error) {…}), " +
 		"or answer Runtime.evaluate with Browser.Handle " +
 		"(built in: the library's page JavaScript, literals, number arithmetic, string concatenation, .length, document.title and location.href)"}
 }

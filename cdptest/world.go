@@ -21,9 +21,9 @@ func (b *Browser) createIsolatedWorld(s *session, params json.RawMessage) outcom
 	}
 	id := b.nextLocked("context")
 	if t.worlds == nil {
-		t.worlds = make(map[int]string)
+		t.worlds = make(map[int]bool)
 	}
-	t.worlds[id] = t.loaderID
+	t.worlds[id] = true
 	return outcome{result: map[string]any{"executionContextId": id}}
 }
 
@@ -31,9 +31,5 @@ func (b *Browser) createIsolatedWorld(s *session, params json.RawMessage) outcom
 // none, the main world) is one of the target's current document: its main
 // world or an isolated world made in it.
 func (t *target) liveContext(id int) bool {
-	if id == 0 || id == t.context {
-		return true
-	}
-	loader, ok := t.worlds[id]
-	return ok && loader == t.loaderID
+	return id == 0 || id == t.context || t.worlds[id]
 }
