@@ -430,9 +430,9 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 // every 50 ms, and again in each new document after a navigation. An
 // exception is an ErrJavaScript error. Bounded by ctx and
 // DefaultWaitTimeout. It runs in the page's own JavaScript world, with the
-// page's globals, and waits with the page's Promise and MutationObserver:
-// on a page that replaced those, wait with WaitVisible (which runs out of
-// the page's reach) or poll Evaluate.
+// page's globals; it does not need the page's Promise (a page may have
+// replaced it), and on a page whose MutationObserver does not work it
+// checks every 50 ms only.
 func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	const op = "Tab.WaitCondition"
 	return t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {

@@ -16,7 +16,8 @@ import (
 // builtinOverrides are ways pages replace the built-ins a library's
 // injected JavaScript would lean on: an old library's Array methods, a
 // polyfill's Event, a framework's wrapped or emptied addEventListener, a
-// test shim's boxes and queries, a Promise of its own.
+// test shim's boxes and queries, a Promise of its own (a broken one, or a
+// working one that is not the engine's, as zone.js's for Angular).
 var builtinOverrides = map[string]string{
 	"Array methods":                `Array.prototype.some = function() { return false }; Array.prototype.find = function() {}; Array.prototype.includes = function() { return false }; Array.prototype.map = function() { return [] }; Array.from = function() { return [] };`,
 	"Event constructors":           `window.Event = function() { throw new Error("no Event") }; window.MouseEvent = window.Event; window.InputEvent = window.Event;`,
@@ -26,6 +27,7 @@ var builtinOverrides = map[string]string{
 	"tagName":                      `Object.defineProperty(Element.prototype, "tagName", {get() { return "X" }});`,
 	"boxes and queries":            `Element.prototype.getClientRects = function() { return [] }; Element.prototype.getBoundingClientRect = function() { return {x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0} }; Element.prototype.checkVisibility = function() { return false }; Document.prototype.querySelector = function() { return null };`,
 	"Promise and MutationObserver": `window.Promise = function() { this.then = function() {} }; window.MutationObserver = function() { throw new Error("no MO") };`,
+	"a working Promise of its own": `(() => { const N = Promise; window.Promise = class ZoneAwarePromise { constructor(ex) { this.p = new N(ex) } then(a, b) { return this.p.then(a, b) } catch(b) { return this.p.catch(b) } } })();`,
 }
 
 // overridePage is a page with a button, a field and a select, and a
@@ -62,6 +64,10 @@ func TestActionsWorkOnPagesThatReplacedTheBuiltinsTheirScriptsUse(t *testing.T) 
 			}
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a failure is this subtest's alone
 			defer cancel()
+			var shown string
+			if err := tab.WaitCondition(wctx, `document.getElementById("ready") && document.getElementById("ready").textContent`, &shown); err != nil || shown != "ready" {
+				t.Errorf("WaitCondition for the late paragraph = %q, %v; want its text %q", shown, err, "ready")
+			}
 			if err := tab.WaitVisible(wctx, "#ready"); err != nil {
 				t.Errorf("WaitVisible: %v", err)
 			}

@@ -248,9 +248,21 @@ const SecretFocus = `(() => {
 // returns a truthy value (awaited if a promise), or to {ok: false} after ms.
 // It checks at once, on every DOM mutation and every 50 ms (for changes of
 // style and layout that no mutation reports).
-const Poll = `(check, ms) => new Promise((resolve, reject) => {
-	let done = false, busy = false;
-	const finish = (f, v) => { if (done) return; done = true; obs.disconnect(); clearInterval(iv); clearTimeout(to); f(v); };
+//
+// WaitCondition runs it in the page's own world, where the page may have
+// replaced the built-ins (zone.js, which Angular loads, replaces Promise;
+// old polyfills replace it with one of their own). So it names no global
+// Promise: an async function's promise is the engine's own whatever the
+// page did, and it awaits a plain thenable. Without a working
+// MutationObserver it checks every 50 ms only.
+const Poll = `async (check, ms) => await {then(resolve, reject) {
+	let done = false, busy = false, obs = null;
+	const finish = (f, v) => {
+		if (done) return;
+		done = true;
+		try { if (obs) obs.disconnect(); } catch (e) {}
+		clearInterval(iv); clearTimeout(to); f(v);
+	};
 	const tick = async () => {
 		if (done || busy) return;
 		busy = true;
@@ -261,12 +273,14 @@ const Poll = `(check, ms) => new Promise((resolve, reject) => {
 		} catch (e) { finish(reject, e); }
 		busy = false;
 	};
-	const obs = new MutationObserver(tick);
-	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	try {
+		obs = new MutationObserver(tick);
+		obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	} catch (e) { obs = null; }
 	const iv = setInterval(tick, 50);
 	const to = setTimeout(() => finish(resolve, {ok: false}), ms);
 	tick();
-})`
+}}`
 
 // Visible is the check of WaitVisible: the first element matching sel has
 // a non-empty box and is not hidden by visibility or content-visibility.
