@@ -50,6 +50,10 @@ type inputState struct {
 	// turn holds a token while an action uses the page's one mouse and
 	// one keyboard focus (see take); capacity 1, made by newTabExt.
 	turn chan struct{}
+	// scriptLink: the action's click followed a javascript: link, whose
+	// script runs a moment later and may navigate (follow waits for it).
+	// Written and read only by the holder of turn, reset as it takes it.
+	scriptLink bool
 }
 
 // take waits for the tab's input. A page has one mouse pointer and one
@@ -62,6 +66,7 @@ type inputState struct {
 func (x *tabExt) take(ctx context.Context, op string) (func(), error) {
 	select {
 	case x.input.turn <- struct{}{}:
+		x.input.scriptLink = false
 		return func() { <-x.input.turn }, nil
 	case <-ctx.Done():
 		var dc *dialogCause
@@ -99,7 +104,9 @@ const clickAttempts = 3
 // ErrCovered error names it. A click that opens a new tab (a target=_blank link,
 // window.open) leaves the tab it acted on where it was: its trace names
 // the new tab's URL, and Session.Tabs lists the new tab. A click that
-// makes the tab navigate (a link followed, a form submitted) returns once
+// makes the tab navigate (a link followed, a form submitted, a
+// javascript: link's script, such as an ASP.NET postback, which Click
+// gives a quarter of a second to ask for the navigation) returns once
 // the new page is in the tab (its document committed; it may still be
 // loading: Tab.WaitLoad waits for that), or the navigation ended without
 // one (a download), for at most 10 seconds; so does any input action that
@@ -142,6 +149,7 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 			}
 			switch rep.outcome() {
 			case clickLanded:
+				x.input.scriptLink = rep.ScriptLink
 				if x.opens.Load() != opens {
 					if u := x.opened.Load(); u != nil {
 						*args += " (opened a new tab at " + *u + ": Session.Tabs lists it; this tab stays the one acted on)"
@@ -317,6 +325,9 @@ type clickReport struct {
 	Connected bool   `json:"connected"` // it is still in its document
 	Shown     bool   `json:"shown"`     // it still has a visible box
 	Disabled  bool   `json:"disabled"`  // it is disabled now
+	// ScriptLink: the click followed a javascript: link whose script does
+	// something (not void(0)), and the page did not prevent it.
+	ScriptLink bool `json:"scriptLink"`
 
 	// refused: the element was disabled before the press, so nothing was
 	// sent. gone: the element's document went away (a navigation, its frame

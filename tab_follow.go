@@ -18,6 +18,13 @@ import (
 // action returned and the tab loading (the trace says so).
 const followWait = 10 * time.Second
 
+// scriptLinkWait bounds how long an action whose click followed a
+// javascript: link waits for the link's script to ask for a navigation
+// (an ASP.NET __doPostBack link submits its form so): Chromium runs the
+// script about 10 ms after the click. A script that navigates nowhere
+// costs the action this long.
+const scriptLinkWait = 250 * time.Millisecond
+
 // errFollowWait is the cause of follow's own bound running out.
 var errFollowWait = errors.New("followWait passed")
 
@@ -84,7 +91,13 @@ func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
 // An action that started none returns at once.
 func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 	w := x.t.lifecycle
-	if w == nil || w.requests.Load() == nav.requests {
+	if w == nil {
+		return
+	}
+	if w.requests.Load() == nav.requests && x.input.scriptLink {
+		x.awaitScriptLink(ctx, w, nav)
+	}
+	if w.requests.Load() == nav.requests {
 		return
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, followWait, errFollowWait)
@@ -101,6 +114,23 @@ func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 			if context.Cause(ctx) == errFollowWait { // not the caller's own deadline
 				*args += fmt.Sprintf(" (the navigation it started had no new page after %v: the tab may still be loading it)", followWait)
 			}
+			return
+		}
+	}
+}
+
+// awaitScriptLink waits, after a click that followed a javascript: link,
+// until the main frame asks for a navigation in its tab, for at most
+// scriptLinkWait and ctx.
+func (x *tabExt) awaitScriptLink(ctx context.Context, w *lifecycleWatch, nav navMark) {
+	ctx, cancel := context.WithTimeout(ctx, scriptLinkWait)
+	defer cancel()
+	for {
+		w.mu.Lock()
+		changed := w.changed
+		asked := w.requests.Load() != nav.requests
+		w.mu.Unlock()
+		if asked || w.next(ctx, changed) != nil {
 			return
 		}
 	}

@@ -25,6 +25,8 @@ func followSite(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<title>start</title>
 <form method="post" action="/done"><input name="q" value="1"><button>Place order</button></form>
 <form method="get" action="/done"><button>Search</button></form>
+<form method="post" action="/done" name="pb"></form><a href="javascript:document.forms.pb.submit()">Post back</a>
+<a href="javascript:location.href='/done'">Script link</a> <a href="javascript:void(0)" onclick="document.title='start'">Nothing</a>
 <a href="/done">Next page</a> <a href="/file">Get file</a> <a href="/empty">Ping</a> <a href="#part">Part</a>
 <p id="part" style="margin-top:2000px">part</p>`))
 	}
@@ -38,6 +40,8 @@ func TestAClickThatSubmitsAFormReturnsWithTheAnswersPageInTheTab(t *testing.T) {
 		{"button", "Place order", "done POST"},
 		{"button", "Search", "done GET"},
 		{"link", "Next page", "done GET"},
+		{"link", "Post back", "done POST"}, // javascript: links run their script a moment after the click
+		{"link", "Script link", "done GET"},
 	} {
 		for i := range 2 {
 			if _, err := tab.Navigate(ctx, srv.URL+"/"); err != nil {
@@ -58,7 +62,7 @@ func TestAClickWhoseNavigationMakesNoNewPageReturnsWithoutWaiting(t *testing.T) 
 	t.Parallel()
 	ctx := ctxT(t)
 	tab, srv := servedTab(t, ctx, followSite)
-	for _, name := range []string{"Get file", "Ping", "Part"} {
+	for _, name := range []string{"Get file", "Ping", "Part", "Nothing"} {
 		if _, err := tab.Navigate(ctx, srv.URL+"/"); err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +71,7 @@ func TestAClickWhoseNavigationMakesNoNewPageReturnsWithoutWaiting(t *testing.T) 
 		}
 		clicks := traced(tab, "click")
 		if got := clicks[len(clicks)-1]; strings.Contains(got, "had no new page") {
-			t.Errorf("clicking %q (a download, no content, a fragment) waited for a new page: %s", name, got)
+			t.Errorf("clicking %q (a download, no content, a fragment, a javascript:void(0) link) waited for a new page: %s", name, got)
 		}
 		if s := snap(t, tab, browserpool.SnapshotOptions{}); s.Title != "start" {
 			t.Errorf("after clicking %q the tab reads %q; want it still on the start page", name, s.Title)
