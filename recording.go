@@ -214,14 +214,16 @@ func (r *Recording) Stop() error {
 }
 
 // ExportVideo renders the frames recorded so far into an MP4 named name
-// (a local path inside the recording dir; zero means "recording.mp4") with
+// (a file name in the recording dir; zero means "recording.mp4") with
 // ffmpeg: each frame held for its action's real time (clamped between
 // 0.2 s and 3 s), the action written as a caption below it. No ffmpeg is
 // ErrFFmpegNotFound (install the Debian package ffmpeg); no frame yet is
 // ErrInvalidArgument; a stopped recording is ErrInvalidArgument, and so is
-// a name that does not end in .mp4 or names one of the recording's own
-// files. Closing the session (or Stop) while the export runs stops it
-// (ErrInvalidArgument): a close is not held up by ffmpeg.
+// a name that does not end in .mp4, is a path, or names one of the
+// recording's own files or a directory. Closing the session (or Stop)
+// while the export runs stops it (ErrInvalidArgument): a close is not held
+// up by ffmpeg. A ctx that ends first stops ffmpeg too, and the error has
+// ctx's class (context.DeadlineExceeded or context.Canceled).
 func (r *Recording) ExportVideo(ctx context.Context, name string) (RecordingVideo, error) {
 	v, err := r.rec.ExportVideo(ctx, name)
 	if err != nil {
@@ -246,6 +248,14 @@ func (s *Session) recordErr(op string, err error) error {
 		class = ErrFFmpegNotFound
 	case record.ErrClosed, record.ErrNoFrames, record.ErrInvalidFrame, record.ErrInvalidName:
 		class = ErrInvalidArgument
+	case record.ErrVideo:
+		// ffmpeg stopped by the caller's context: the deadline's class,
+		// as every call's, not the machine's setup.
+		for _, c := range []error{context.DeadlineExceeded, context.Canceled} {
+			if errors.Is(re.Err, c) {
+				class = c
+			}
+		}
 	}
 	detail := re.Detail
 	if re.Class.Error() != class.Error() { // the recording's own words, when the class's differ

@@ -317,6 +317,9 @@ func TestRecordingMapsItsErrorsToThePackageClasses(t *testing.T) {
 	if !errors.Is(err, browserpool.ErrPathEscapes) || strings.Count(err.Error(), "path escapes") != 1 {
 		t.Errorf("ExportVideo(../escape.mp4): %v; want ErrPathEscapes, said once", err)
 	}
+	if _, err := rec.ExportVideo(ctx, "sub/clip.mp4"); !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "a path, not a file name") {
+		t.Errorf("ExportVideo(sub/clip.mp4): %v; want ErrInvalidArgument: a path inside the recording is not a file name", err)
+	}
 	if _, err := rec.ExportVideo(ctx, "events.jsonl"); !errors.Is(err, browserpool.ErrInvalidArgument) {
 		t.Errorf("ExportVideo(events.jsonl): %v; want ErrInvalidArgument (the recording's own file)", err)
 	}
@@ -332,8 +335,8 @@ func TestRecordingMapsItsErrorsToThePackageClasses(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(rec.Dir(), "index.html")); err != nil {
 		t.Errorf("no replay page after the session closed: %v", err)
 	}
-	if _, err := rec.ExportVideo(ctx, ""); !errors.Is(err, browserpool.ErrInvalidArgument) {
-		t.Errorf("ExportVideo after the session closed: %v; want ErrInvalidArgument", err)
+	if _, err := rec.ExportVideo(ctx, ""); !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "export the video before the recording stops") {
+		t.Errorf("ExportVideo after the session closed: %v; want ErrInvalidArgument saying to export before the recording stops", err)
 	}
 }
 

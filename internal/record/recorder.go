@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/browserpool/browserpool/internal/redact"
@@ -153,7 +154,7 @@ func New(outputDir string, opts Options) (*Recorder, error) {
 		root.Close()
 		if errors.Is(err, fs.ErrExist) {
 			e := newError(op, ErrWrite, fmt.Sprintf("%s already holds a recording", name), nil)
-			e.Hint = "choose another Options.DirName, or move the earlier recording away"
+			e.Hint = "choose another dir name (RecordingOptions.DirName), or move the earlier recording away"
 			return nil, e
 		}
 		return nil, newError(op, ErrWrite, "cannot create "+EventsFile, err)
@@ -190,7 +191,11 @@ func dirError(op, name string, err error) *Error {
 	if escapes(err) {
 		return newError(op, ErrPathEscapes, fmt.Sprintf("%q leads out of the output dir", name), nil)
 	}
-	return newError(op, ErrWrite, "cannot create the recording dir "+name, err)
+	e := newError(op, ErrWrite, "cannot create the recording dir "+name, err)
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
+		e.Hint = "a file of that name (or on its path) is in the output dir: move it away, or choose another dir name (RecordingOptions.DirName)"
+	}
+	return e
 }
 
 // Dir returns the recording dir's path.

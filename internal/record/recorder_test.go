@@ -157,8 +157,19 @@ func TestNewRefusesADirThatAlreadyHoldsARecording(t *testing.T) {
 	}
 	r.Close()
 	_, err = New(out, Options{})
-	if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "recording already holds a recording") {
-		t.Errorf("second New in the same dir: %v; want ErrWrite saying the dir holds a recording", err)
+	if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "recording already holds a recording") || !strings.Contains(err.Error(), "RecordingOptions.DirName") {
+		t.Errorf("second New in the same dir: %v; want ErrWrite saying the dir holds a recording, naming the option to change", err)
+	}
+}
+
+func TestNewWhereAFileTakesTheDirsNameSaysSo(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, DefaultDirName), []byte("notes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(out, Options{})
+	if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "a file of that name") {
+		t.Errorf("New where a file is named %q: %v; want ErrWrite whose hint says a file takes the name", DefaultDirName, err)
 	}
 }
 
@@ -188,8 +199,8 @@ func TestAClosedRecorderRefusesMoreAndCloseIsIdempotent(t *testing.T) {
 	if err := r.WriteIndex(); !errors.Is(err, ErrClosed) {
 		t.Errorf("WriteIndex after Close: %v; want ErrClosed", err)
 	}
-	if _, err := r.ExportVideo(t.Context(), ""); !errors.Is(err, ErrClosed) {
-		t.Errorf("ExportVideo after Close: %v; want ErrClosed", err)
+	if _, err := r.ExportVideo(t.Context(), ""); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "export the video before the recording stops") {
+		t.Errorf("ExportVideo after Close: %v; want ErrClosed saying to export before the recording stops", err)
 	}
 }
 

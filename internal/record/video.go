@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // frames are JPEG or PNG
@@ -123,9 +124,14 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 	if name == "" {
 		name = DefaultVideoName
 	}
-	if !filepath.IsLocal(name) || strings.ContainsRune(name, '/') {
-		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q is not a file name", name), nil)
+	if !filepath.IsLocal(name) {
+		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q leads out of the recording dir", name), nil)
 		e.Hint = "give a file name such as recording.mp4: the video is written inside the recording dir"
+		return Video{}, e
+	}
+	if strings.ContainsRune(name, '/') {
+		e := newError(op, ErrInvalidName, fmt.Sprintf("%q is a path, not a file name", name), nil)
+		e.Hint = "give a file name such as recording.mp4: the video is written inside the recording dir, and a copy can go elsewhere once it is written"
 		return Video{}, e
 	}
 	if !strings.HasSuffix(strings.ToLower(name), ".mp4") || strings.HasPrefix(name, ".") || isFrameName(name) {
@@ -134,9 +140,18 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 	}
 	root, entries, err := r.snapshot(op)
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Class == ErrClosed {
+			e.Hint = "export the video before the recording stops (Recording.Stop, or its session's close); its frames, events.jsonl and index.html stay in its dir"
+		}
 		return Video{}, err
 	}
 	defer r.inflight.Done()
+	if fi, err := root.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		e := newError(op, ErrInvalidName, fmt.Sprintf("%q exists in the recording dir and is not a file (%s)", name, fi.Mode().Type()), nil)
+		e.Hint = "choose another name for the video"
+		return Video{}, e
+	}
 	// Close stops an export under way: closing a session is bounded.
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -181,7 +196,9 @@ func (r *Recorder) ExportVideo(ctx context.Context, name string) (Video, error) 
 			if context.Cause(ctx) == errRecordingClosed {
 				return Video{}, newError(op, ErrClosed, "the recording was stopped (its session closed) while ffmpeg ran; the video was not written", nil)
 			}
-			return Video{}, newError(op, ErrVideo, "ffmpeg stopped", ctx.Err())
+			e := newError(op, ErrVideo, "ffmpeg was stopped before it finished: the video was not written", ctx.Err())
+			e.Hint = "retry with a longer deadline: the export encodes every frame of the recording"
+			return Video{}, e
 		}
 		return Video{}, newError(op, ErrVideo, "", err)
 	}

@@ -93,10 +93,13 @@ func TestExportVideoRefusesANameOutsideTheRecordingAndNeedsFrames(t *testing.T) 
 	if _, err := r.ExportVideo(t.Context(), ""); !errors.Is(err, ErrNoFrames) {
 		t.Errorf("ExportVideo without frames: %v; want ErrNoFrames", err)
 	}
-	for _, name := range []string{"../out.mp4", "/tmp/out.mp4", "sub/out.mp4"} {
+	for _, name := range []string{"../out.mp4", "/tmp/out.mp4", "sub/../../out.mp4"} {
 		if _, err := r.ExportVideo(t.Context(), name); !errors.Is(err, ErrPathEscapes) || strings.Contains(err.Error(), "recording dir name") {
 			t.Errorf("ExportVideo(%q): %v; want ErrPathEscapes, with a hint about the file name", name, err)
 		}
+	}
+	if _, err := r.ExportVideo(t.Context(), "sub/out.mp4"); !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), "a path, not a file name") {
+		t.Errorf("ExportVideo(%q): %v; want ErrInvalidName: a path inside the dir is no escape, but not a file name either", "sub/out.mp4", err)
 	}
 	// The recording's own files, and names that are not a video's.
 	videoFlow(t, r)
@@ -205,13 +208,24 @@ func TestExportVideoStopsWithItsContextAndLeavesNoFile(t *testing.T) {
 	videoFlow(t, r)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := r.ExportVideo(ctx, ""); !errors.Is(err, ErrVideo) || !errors.Is(err, context.Canceled) {
-		t.Errorf("ExportVideo with a cancelled context: %v; want ErrVideo wrapping context.Canceled", err)
+	if _, err := r.ExportVideo(ctx, ""); !errors.Is(err, ErrVideo) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "retry with a longer deadline") {
+		t.Errorf("ExportVideo with a cancelled context: %v; want ErrVideo wrapping context.Canceled, whose hint asks for a longer deadline", err)
 	}
 	for _, n := range dirNames(t, r.Dir()) {
 		if strings.HasSuffix(n, ".mp4") || strings.HasPrefix(n, ".video-") {
 			t.Errorf("file %s left after a cancelled export", n)
 		}
+	}
+}
+
+func TestExportVideoOntoADirectoryIsRefusedBeforeFFmpegRuns(t *testing.T) {
+	r := newRecorder(t, Options{FFmpeg: "/nonexistent/ffmpeg"}) // the name is judged first
+	videoFlow(t, r)
+	if err := os.Mkdir(filepath.Join(r.Dir(), "clip.mp4"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ExportVideo(t.Context(), "clip.mp4"); !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), `"clip.mp4" exists in the recording dir and is not a file`) {
+		t.Errorf("ExportVideo onto a directory: %v; want ErrInvalidName saying the name is taken by a directory", err)
 	}
 }
 
