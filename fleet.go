@@ -91,17 +91,21 @@ func fleetWaitError(ctx context.Context, id, endpoint string) *Error {
 }
 
 // cleanupContext returns the context a lease request runs on: ctx's values,
-// not its cancellation, bounded by ctx's deadline (if any) plus grace, so
-// that a request given up on can still be followed to its end.
-func cleanupContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+// not its cancellation or deadline, so that a request given up on can still
+// be followed to its end. The launch waits for the request while ctx
+// lasts; once it gives up, followFor bounds the rest.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.WithoutCancel(ctx))
+}
+
+// followFor bounds the follow of a lease request given up on to grace
+// (DefaultFleetCleanupTimeout when zero) from now: cancel, the request's
+// context's, runs then. It returns the func that stops the bound.
+func followFor(grace time.Duration, cancel context.CancelFunc) (stop func() bool) {
 	if grace <= 0 {
 		grace = DefaultFleetCleanupTimeout
 	}
-	bound := grace
-	if d, ok := ctx.Deadline(); ok {
-		bound += time.Until(d)
-	}
-	return context.WithTimeout(context.WithoutCancel(ctx), bound)
+	return time.AfterFunc(grace, cancel).Stop
 }
 
 // probeVersion sends Browser.getVersion over t and returns the product once
@@ -178,7 +182,7 @@ func fleetCall(ctx context.Context, client *http.Client, method, rawURL string, 
 		if errors.As(err, &ue) && ue.Unwrap() != nil {
 			err = ue.Unwrap() // *url.Error quotes the URL; keep its cause
 		}
-		return 0, nil, fmt.Errorf("%s %s: %v", method, fleetEndpoint(rawURL), err)
+		return 0, nil, fmt.Errorf("%s %s: %w", method, fleetEndpoint(rawURL), err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
@@ -347,7 +351,7 @@ func (b *leasedBrowser) Stop(ctx context.Context) error {
 // though the sweep only asks for leases of the launcher's own fleet.
 func otherFleet(l LeaseEnder, info SpawnInfo) error {
 	kind, endpoint := l.LeaseFleet()
-	if info.Fleet != kind || info.Endpoint != endpoint {
+	if info.Fleet != kind || !sameFleet(info.Endpoint, endpoint) {
 		return fmt.Errorf("the lease is on %s %s, not on this launcher's %s %s: end it with a launcher of that fleet", info.Fleet, info.Endpoint, kind, endpoint)
 	}
 	return nil

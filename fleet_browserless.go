@@ -5,13 +5,16 @@
 package browserpool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -85,7 +88,7 @@ func (l *Browserless) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrow
 		err error
 	}
 	res := make(chan dialed, 1)
-	dctx, cancel := cleanupContext(ctx, l.CleanupTimeout)
+	dctx, cancel := cleanupContext(ctx)
 	go func() {
 		t, err := DialWebSocket(dctx, wsURL, DialOptions{Header: l.Header})
 		res <- dialed{t, err}
@@ -97,8 +100,10 @@ func (l *Browserless) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrow
 	case <-ctx.Done():
 		// The server may have queued the handshake: it would still launch a
 		// browser for it later. Follow it and close what it gives.
+		stop := followFor(l.CleanupTimeout, cancel)
 		l.bg.start(func() {
 			defer cancel()
+			defer stop()
 			if d := <-res; d.t != nil {
 				d.t.Close()
 			}
@@ -196,11 +201,22 @@ func browserlessTracked(sessionID string) bool { return len(sessionID) < 32 && i
 
 // waitReleased polls GET /sessions until the server no longer lists the
 // lease tracked as id, bounded by ctx: the server drops a browser from that
-// list in the same step as it frees its slot.
+// list in the same step as it frees its slot. The lease itself ended with
+// its socket: a server that cannot be reached (it died, and its browsers
+// with it) or that keeps its list from this client (401, 403, 404: a
+// proxy in front of it, another token) cannot say more, and the lease
+// counts as ended.
 func (l *Browserless) waitReleased(ctx context.Context, id string) error {
 	var last error
 	for {
 		code, body, err := fleetCall(ctx, nil, http.MethodGet, l.httpURL("/sessions", url.Values{"trackingId": {id}}), l.Header, nil, 10*time.Second)
+		var op *net.OpError
+		if err != nil && errors.As(err, &op) && op.Op == "dial" {
+			return nil
+		}
+		if err == nil && (code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound) {
+			return nil
+		}
 		if err == nil && code == http.StatusOK {
 			var list []struct {
 				TrackingID string `json:"trackingId"`
@@ -230,8 +246,11 @@ func (l *Browserless) waitReleased(ctx context.Context, id string) error {
 	}
 }
 
-// httpURL is the server's base URL for its HTTP API with the token and
-// the extra query values.
+// httpURL is the URL of the server's HTTP API path (such as /sessions)
+// with the token and the extra query values. A URL that reaches the server
+// under a prefix (ws://proxy/bl/chromium: the route is its last part) keeps
+// the prefix, and a token in the URL's query (browserless's documented
+// form, ?token=) is sent when Token is empty.
 func (l *Browserless) httpURL(path string, extra url.Values) string {
 	u, err := url.Parse(l.URL)
 	if err != nil {
@@ -243,16 +262,32 @@ func (l *Browserless) httpURL(path string, extra url.Values) string {
 	case "wss":
 		u.Scheme = "https"
 	}
-	u.Path = path
+	token := cmp.Or(l.Token, u.Query().Get("token"))
+	u.Path = browserlessPrefix(u.Path) + path
+	u.RawPath = ""
 	q := url.Values{}
 	for k, v := range extra {
 		q[k] = v
 	}
-	if l.Token != "" {
-		q.Set("token", l.Token)
+	if token != "" {
+		q.Set("token", token)
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// browserlessPrefix is the part of a Browserless.URL's path before its
+// route (/chromium, /chrome, /edge, optionally with /playwright or
+// /stealth after it): "" for a server at the root.
+func browserlessPrefix(p string) string {
+	p = strings.TrimSuffix(p, "/")
+	for _, mode := range []string{"/playwright", "/stealth"} {
+		p = strings.TrimSuffix(p, mode)
+	}
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // dialError maps a failed lease to the package's classes.

@@ -24,8 +24,10 @@ import (
 // (or /session/<id>/se/cdp for the Grid face) is one fresh cdptest
 // browser. It answers 401 to a wrong token (the token query parameter, or
 // an Authorization: Bearer header) and 429 when Size leases are
-// live, and can drop a lease. The Grid face serves POST /session (with
-// Grid's exact Content-Type rule) and DELETE /session/<id>.
+// live, and can drop a lease; its HTTP API (/sessions, /pressure) wants
+// the token in the query too. The Grid face serves POST /session (with
+// Grid's exact Content-Type rule), DELETE /session/<id> and GraphQL's
+// session figures.
 type fakeFleet struct {
 	URL   string // ws://127.0.0.1:PORT
 	HTTP  string // http://127.0.0.1:PORT
@@ -99,6 +101,14 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/session/"):
 		f.deleteGridSession(w, strings.TrimPrefix(r.URL.Path, "/session/"))
+		return
+	case (r.URL.Path == "/sessions" || r.URL.Path == "/pressure") && f.Token != "" && r.URL.Query().Get("token") != f.Token:
+		http.Error(w, "Bad or missing authentication.", http.StatusUnauthorized) // as browserless's HTTP API
+		return
+	case r.URL.Path == "/graphql":
+		f.mu.Lock()
+		fmt.Fprintf(w, `{"data":{"grid":{"sessionCount":%d,"maxSession":%d,"sessionQueueSize":0}}}`, len(f.grid), f.Size)
+		f.mu.Unlock()
 		return
 	case r.URL.Path == "/sessions":
 		f.mu.Lock()

@@ -117,7 +117,7 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 		err error
 	}
 	res := make(chan created, 1)
-	pctx, cancel := cleanupContext(ctx, g.CleanupTimeout)
+	pctx, cancel := cleanupContext(ctx)
 	go func() {
 		s, err := g.newSession(pctx, body)
 		res <- created{s, err}
@@ -129,13 +129,17 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 	case <-ctx.Done():
 		// Grid creates the session even for a request cut short: let the
 		// request finish and delete what it made.
+		stop := followFor(g.CleanupTimeout, cancel)
 		g.bg.start(func() {
 			defer cancel()
 			if c := <-res; c.err == nil {
-				g.deleteSession(pctx, c.s.id)
+				stop()
+				dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				g.deleteSession(dctx, c.s.id)
+				dcancel()
 			}
 		})
-		return nil, fleetWaitError(ctx, spec.SessionID, endpoint)
+		return nil, g.waitError(ctx, spec.SessionID, endpoint)
 	}
 	if c.err != nil {
 		return nil, g.createError(ctx, spec.SessionID, endpoint, c.err)
@@ -318,29 +322,64 @@ func (g *SeleniumGrid) createError(ctx context.Context, id, endpoint string, err
 	return fleetLaunchError(id, endpoint, "no session", "check that the Grid runs and this machine reaches it (GET /status on it answers)", err)
 }
 
+// waitError is the error of a launch whose ctx ended while the Grid had
+// not answered. A Grid with free slots that still gave no session has no
+// node for the capabilities, which is not the full Grid fleetWaitError
+// suggests: it says so.
+func (g *SeleniumGrid) waitError(ctx context.Context, id, endpoint string) error {
+	e := fleetWaitError(ctx, id, endpoint)
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return e // a cancelled launch (the pool closing) needs no figures
+	}
+	gr, ok := g.counts(ctx)
+	switch {
+	case !ok:
+	case gr.MaxSession == 0:
+		e.Detail = fmt.Sprintf("the Grid at %s gave no session before the launch deadline (Config.LaunchTimeout): it has no node (0 slots)", endpoint)
+		e.Hint = "start a node on the Grid (or check that its nodes registered: GET /status lists them); the request given up on is ended when the Grid answers it"
+	case gr.SessionCount < gr.MaxSession:
+		e.Detail = fmt.Sprintf("the Grid at %s gave no session before the launch deadline (Config.LaunchTimeout) though %d of its %d slots were free", endpoint, gr.MaxSession-gr.SessionCount, gr.MaxSession)
+		e.Hint = "no node of the Grid may take SeleniumGrid.Capabilities: compare them (browserName, its options) with the nodes' stereotypes that GET /status lists; the request given up on is ended when the Grid answers it"
+	default:
+		e.Detail += fmt.Sprintf(" (%d of %d slots in use, %d queued)", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
+	}
+	return e
+}
+
+// gridCounts are the Grid's session figures (GraphQL's grid fields).
+type gridCounts struct {
+	SessionCount     int `json:"sessionCount"`
+	MaxSession       int `json:"maxSession"`
+	SessionQueueSize int `json:"sessionQueueSize"`
+}
+
 // load describes how full the Grid is ("2 of 2 slots in use, 1 queued"), or
 // "" when it cannot tell within 300 ms (the
 // capacity error stays fast; a loaded server may not answer that soon).
 func (g *SeleniumGrid) load(ctx context.Context) string {
+	gr, ok := g.counts(ctx)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d slots in use, %d queued", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
+}
+
+// counts reads the Grid's session figures, within 300 ms.
+func (g *SeleniumGrid) counts(ctx context.Context) (gridCounts, bool) {
 	q := []byte(`{"query":"{ grid { sessionCount maxSession sessionQueueSize } }"}`)
 	code, b, err := fleetCall(context.WithoutCancel(ctx), g.HTTPClient, http.MethodPost, g.path("/graphql"), g.Header, q, 300*time.Millisecond)
 	if err != nil || code != http.StatusOK {
-		return ""
+		return gridCounts{}, false
 	}
 	var r struct {
 		Data struct {
-			Grid struct {
-				SessionCount     int `json:"sessionCount"`
-				MaxSession       int `json:"maxSession"`
-				SessionQueueSize int `json:"sessionQueueSize"`
-			} `json:"grid"`
+			Grid gridCounts `json:"grid"`
 		} `json:"data"`
 	}
 	if json.Unmarshal(b, &r) != nil {
-		return ""
+		return gridCounts{}, false
 	}
-	gr := r.Data.Grid
-	return fmt.Sprintf("%d of %d slots in use, %d queued", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
+	return r.Data.Grid, true
 }
 
 // WaitCleanups implements CleanupWaiter: it waits for the background

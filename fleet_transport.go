@@ -75,10 +75,10 @@ type WebSocketTransport struct {
 
 // DialWebSocket opens a websocket to a DevTools endpoint (ws:// or wss://;
 // http:// and https:// are taken as ws:// and wss://) and returns it once
-// the server has upgraded. ctx bounds the handshake; the connection
-// outlives it. On failure the error never contains the URL's query or
-// credentials (tokens live there); a refusal with an HTTP status gives a
-// *HandshakeError reachable with errors.As.
+// the server has upgraded. ctx bounds the handshake (its deadline, or its
+// cancellation); the connection outlives it. On failure the error never
+// contains the URL's query or credentials (tokens live there); a refusal
+// with an HTTP status gives a *HandshakeError reachable with errors.As.
 func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSocketTransport, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -97,8 +97,35 @@ func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSo
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 	}
+	// The websocket library bounds the handshake by ctx's deadline only: a
+	// cancelled ctx (no deadline) must end it too, so the connection's
+	// deadline is set to the past when ctx ends.
+	var (
+		mu   sync.Mutex
+		conn net.Conn // guarded by mu; the handshake's connection, once dialled
+	)
+	ended := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if conn != nil {
+			conn.SetDeadline(time.Unix(1, 0))
+		}
+	}
+	stop := context.AfterFunc(ctx, ended)
+	defer stop()
 	d := websocket.Dialer{
-		NetDialContext:  dial,
+		NetDialContext: func(dctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(dctx, network, addr)
+			if err == nil {
+				mu.Lock()
+				conn = c
+				mu.Unlock()
+				if ctx.Err() != nil {
+					ended() // ctx ended while dialling, before the watch could see c
+				}
+			}
+			return c, err
+		},
 		TLSClientConfig: opts.TLSConfig,
 		ReadBufferSize:  1 << 16,
 		WriteBufferSize: 1 << 16,
@@ -125,6 +152,12 @@ func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSo
 			return nil, fmt.Errorf("websocket handshake with %s: %w", fleetEndpoint(rawURL), context.Cause(ctx))
 		}
 		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrub(err.Error(), fleetSecrets(u, opts.Header)))
+	}
+	if !stop() {
+		// ctx ended as the handshake finished: the connection's deadline
+		// is in the past.
+		c.Close()
+		return nil, fmt.Errorf("websocket handshake with %s: %w", fleetEndpoint(rawURL), context.Cause(ctx))
 	}
 	c.SetReadLimit(-1)
 	return &WebSocketTransport{c: c, exited: make(chan struct{})}, nil
@@ -270,4 +303,35 @@ func fleetEndpoint(rawURL string) string {
 		return s
 	}
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// sameFleet reports whether two fleet endpoints (fleetEndpoint's) name one
+// server: alike but for the case of the scheme and host, the ws and http
+// spellings of a scheme, a default port, and trailing slashes (a lease
+// recorded under http://grid:4444 is ended by a pool given
+// http://grid:4444/).
+func sameFleet(a, b string) bool {
+	return fleetKey(a) == fleetKey(b)
+}
+
+// fleetKey is endpoint in sameFleet's canonical form.
+func fleetKey(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(endpoint, "/")
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "ws":
+		scheme = "http"
+	case "wss":
+		scheme = "https"
+	}
+	host := strings.ToLower(u.Hostname())
+	if port := u.Port(); port != "" && !(scheme == "http" && port == "80" || scheme == "https" && port == "443") {
+		host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host + strings.TrimRight(u.Path, "/")
 }

@@ -96,6 +96,10 @@ func (p *Pool) await(ctx context.Context, opName string, op *launchOp) (*Session
 		e.Err = nil // the class says it
 	}
 	e.Hint = "retry with a longer deadline; a cold browser start takes about half a second, more on a loaded machine"
+	if le, ok := p.launcher.(LeaseEnder); ok {
+		kind, endpoint := le.LeaseFleet()
+		e.Hint = fmt.Sprintf("retry with a longer deadline: the %s fleet at %s has given no browser yet (it may be full and have queued the request, or be slow to answer)", kind, endpoint)
+	}
 	return nil, e
 }
 

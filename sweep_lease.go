@@ -40,7 +40,7 @@ func (sw *sweeper) endLeases() {
 			sw.p.log.Warn("browserpool: sweep kept the record of a remote lease whose host is gone: "+why, "session", e.Session,
 				"fleet", e.Fleet, "endpoint", e.Endpoint, "lease", e.LeaseID, "err", err)
 		}
-		if le == nil || e.Fleet != kind || e.Endpoint != endpoint {
+		if le == nil || e.Fleet != kind || !sameFleet(e.Endpoint, endpoint) {
 			keep("this pool's launcher is not of its fleet; a pool on that fleet ends it", nil)
 			continue
 		}
