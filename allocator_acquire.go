@@ -334,7 +334,7 @@ func (a *Allocator) deliverLocked(w *waiter, l *launchRun) {
 		c.st.LaunchFailures++
 		a.releaseLocked(c)
 		a.emitLocked(AuditEvent{Kind: AuditLaunchFailed, Task: t.name, Computer: c.name, Wait: w.waited, Err: l.err})
-		w.err = retag(l.err, func(e *Error) { e.Task = t.name })
+		w.err = retag(l.err, func(e *Error) { e.Op, e.Task = "Allocator.Acquire", t.name })
 	} else {
 		w.lease = newLease(t.name, c.name, t.name, l.s, w.waited)
 		t.lease = w.lease

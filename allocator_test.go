@@ -870,8 +870,8 @@ func TestAllocatorFailedLaunchGivesTheSlotBack(t *testing.T) {
 		f.launchers["c1"].FailLaunches(errors.New("no display"))
 		_, err := f.a.Acquire(context.Background(), "t1", browserpool.AcquireOptions{Computer: "c1"})
 		var e *browserpool.Error
-		if !errors.Is(err, browserpool.ErrLaunchFailed) || !errors.As(err, &e) || e.Task != "t1" {
-			t.Fatalf("got %v, want ErrLaunchFailed naming t1", err)
+		if !errors.Is(err, browserpool.ErrLaunchFailed) || !errors.As(err, &e) || e.Task != "t1" || e.Op != "Allocator.Acquire" {
+			t.Fatalf("got %v, want ErrLaunchFailed from Allocator.Acquire (the call made, not the launch's Pool.Open) naming t1", err)
 		}
 		f.launchers["c1"].FailLaunches(nil)
 		f.mustAcquire("t1", browserpool.AcquireOptions{Policy: browserpool.PolicyReject})

@@ -213,6 +213,7 @@ type Pool struct {
 	pendingRm map[string]time.Time // guarded by mu; profile dirs to retry removing
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
+	closing   map[*Session]bool    // guarded by mu; sessions whose close is under way (closeSession), which Pool.Close waits for
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
 	reaper    *time.Timer          // guarded by mu; the idle reaper's next tick (reaper.go), nil until the first session
 	warm      warmSet              // guarded by mu; warm browsers (pool_warm.go)
@@ -253,6 +254,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		pendingRm: make(map[string]time.Time),
 		leaked:    make(map[*Session]bool),
 		attached:  make(map[string]*Session),
+		closing:   make(map[*Session]bool),
 		attaching: make(map[int]*attachOp),
 		cdp:       cdpProbe{conns: devtools.NewTable(CDPPromptPatience, CDPParkTimeout)},
 	}

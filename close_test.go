@@ -148,6 +148,34 @@ func TestASecondPoolCloseReturnsOnlyOnceTheFirstHasStoppedTheBrowsers(t *testing
 	}
 }
 
+func TestPoolCloseWaitsForASessionCloseItsCallerStoppedWaitingFor(t *testing.T) {
+	g := stopGateLauncher{l: cdptest.NewLauncher(t), gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	var hooks atomic.Int32
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: g, IdleTimeout: -1,
+		Hooks: browserpool.Hooks{SessionClosed: func(browserpool.SessionEvent) { hooks.Add(1) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, ctxT(t), p)
+	ctx, cancel := context.WithCancel(ctxT(t))
+	go func() { <-g.entered; cancel() }() // the close is stopping the browser: its caller leaves
+	if err := s.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Session.Close whose caller left: %v; want context.Canceled (the close goes on)", err)
+	}
+	time.AfterFunc(time.Second, func() { close(g.gate) }) // Pool.Close needs far less for the rest
+	if err := p.Close(); err != nil {
+		t.Errorf("Pool.Close = %v, want nil", err)
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Error("Pool.Close returned while the session's own close was still stopping its browser")
+	}
+	if got := hooks.Load(); got != 1 {
+		t.Errorf("SessionClosed ran %d times by the time Pool.Close returned; want once", got)
+	}
+}
+
 func TestASecondTrackerCloseReturnsOnlyOnceTheFirstHasClosedTheSessions(t *testing.T) {
 	g := stopGateLauncher{l: cdptest.NewLauncher(t), gate: make(chan struct{}), entered: make(chan struct{}, 1)}
 	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: g, IdleTimeout: -1})

@@ -48,6 +48,7 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 		delete(p.attached, s.id)
 	}
 	p.dropWarmLocked(s)
+	p.closing[s] = true
 	p.mu.Unlock()
 
 	// For a browser we did not launch, Stop only disconnects: it is never
@@ -90,13 +91,18 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 		e.Session, e.Err = s.id, errors.Join(stopErr, rmErr)
 		s.closeErr = e
 	}
-	s.finishClose()
+	// The event is queued before the close is done: Pool.Close, which
+	// waits for every close under way (closing), then stops the queue.
 	ev := SessionEvent{Time: time.Now(), SessionID: s.id, PID: s.info.PID, Reason: reason, Err: cause, Duration: time.Since(s.created)}
 	p.events.emit(p.hook(func(h Hooks) {
 		if h.SessionClosed != nil {
 			h.SessionClosed(ev)
 		}
 	}))
+	s.finishClose()
+	p.mu.Lock()
+	delete(p.closing, s)
+	p.mu.Unlock()
 	return s.closeErr
 }
 
@@ -130,6 +136,9 @@ func (p *Pool) Close() error {
 	}
 	live = append(live, p.warm.ready...)
 	p.warm.ready = nil
+	for s := range p.closing {
+		live = append(live, s) // closed by another caller: waited for
+	}
 	p.mu.Unlock()
 
 	var wg sync.WaitGroup

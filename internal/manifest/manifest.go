@@ -109,6 +109,9 @@ type File struct {
 
 // Open opens (creating it if needed) the manifest of root, with this process
 // as the owner of the entries it adds. It fails early on an unwritable root.
+// It removes the temp files of writes that a killed process left (a write
+// makes and renames its temp file under the lock, so one seen under the
+// lock is no writer's).
 func Open(root string) (*File, error) {
 	m := &File{path: filepath.Join(root, FileName), lockPath: filepath.Join(root, LockName)}
 	m.owner.OwnerPID = os.Getpid()
@@ -116,8 +119,17 @@ func Open(root string) (*File, error) {
 		m.owner.OwnerStart = st
 	}
 	m.owner.OwnerBoot, _ = proc.BootID()
-	return m, m.update(func([]Entry) []Entry { return nil }, true)
+	return m, m.update(func([]Entry) []Entry {
+		stale, _ := filepath.Glob(filepath.Join(root, tempPattern))
+		for _, f := range stale {
+			os.Remove(f)
+		}
+		return nil
+	}, true)
 }
+
+// tempPattern names writeAtomic's temp files.
+const tempPattern = ".manifest-*.tmp"
 
 // Owner returns the owner fields (OwnerPID, OwnerStart, OwnerBoot) this File
 // gives its new entries.
@@ -308,7 +320,7 @@ func writeAtomic(path string, entries []Entry) error {
 		return err
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".manifest-*.tmp")
+	tmp, err := os.CreateTemp(dir, tempPattern)
 	if err != nil {
 		return err
 	}

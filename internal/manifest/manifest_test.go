@@ -152,6 +152,21 @@ func TestTheFileIsPrivateAndNoTempFileIsLeft(t *testing.T) {
 	}
 }
 
+func TestOpenRemovesTheTempFilesOfAWriterThatWasKilled(t *testing.T) {
+	root := newRoot(t)
+	open(t, root)
+	// A process killed between its temp file's creation and its rename
+	// leaves the temp file behind.
+	stale := filepath.Join(root, ".manifest-1450009078.tmp")
+	if err := os.WriteFile(stale, []byte(`{"entries":[`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open(t, root)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the killed writer's temp file after the next Open: %v; want it removed", err)
+	}
+}
+
 func TestAGarbageFileIsKeptAsideAndReplaced(t *testing.T) {
 	root := newRoot(t)
 	torn := []byte(`{"version":1,"entries":[{"sess`)
