@@ -334,8 +334,12 @@ type clickReport struct {
 	// removed) before the report after the release could be read; Pressed
 	// is then what was read after the press, if that could be. unwatched:
 	// its document calls no listener (it runs no scripts), so the click
-	// was sent once and nothing could confirm it.
-	refused, gone, unwatched bool
+	// was sent once and nothing could confirm it. navigated: after the
+	// release the main frame asked for a navigation (a link followed, a
+	// form submitted): the click was taken, and the old document answers
+	// nothing more until the new one commits (Chromium holds a tab's
+	// commands during its navigation), so its report is not read.
+	refused, gone, unwatched, navigated bool
 }
 
 // clickOutcome is Click's verdict on one click.
@@ -352,7 +356,7 @@ func (r clickReport) outcome() clickOutcome {
 	switch {
 	case r.refused:
 		return clickDisabled
-	case r.Clicked, r.unwatched:
+	case r.Clicked, r.unwatched, r.navigated:
 		return clickLanded
 	case r.Pressed && (r.gone || !r.Connected || !r.Shown || r.Disabled):
 		// The page reacted to the press: it removed, hid or disabled the
@@ -394,7 +398,18 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 			releaseGroup(ctx, f, group)
 		}
 		// A caller whose context ended is not held up by a page too busy
-		// to answer the cleanup: it runs after the return.
+		// to answer the cleanup: it runs after the return; so does the
+		// cleanup of a click that started a navigation, which the browser
+		// holds until the new page commits (bounded: a page may never come).
+		if rep.navigated {
+			if x.t.s.background(func(ctx context.Context) {
+				ctx, cancel := context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+				cleanup(ctx)
+			}) {
+				return
+			}
+		}
 		if ctx.Err() == nil || !x.t.s.background(cleanup) {
 			cleanup(ctx)
 		}
@@ -427,6 +442,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 		return rep, err
 	}
 	pressed, perr := x.callFn(ctx, op, f, watch, pagejs.ClickReport, []any{false}, true)
+	nav := x.t.lifecycle.mark()
 	if err := x.release(ctx, px, py); err != nil {
 		return rep, err
 	}
@@ -438,7 +454,13 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 			return rep, err
 		}
 	}
-	final, err := x.callFn(ctx, op, f, watch, pagejs.ClickReport, []any{true}, true)
+	rctx, asked, stop := x.t.lifecycle.untilRequest(ctx, nav)
+	final, err := x.callFn(rctx, op, f, watch, pagejs.ClickReport, []any{true}, true)
+	stop()
+	if asked() && ctx.Err() == nil {
+		rep.navigated = true
+		return rep, nil
+	}
 	if err != nil {
 		if !docGone(f, err) {
 			return rep, err

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -71,7 +72,11 @@ func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
 			return // a new tab or window: this one stays
 		}
 		w.requests.Add(1)
-		w.reqEnds = w.ends.Load()
+		w.reqEnds, w.reqDocs = w.ends.Load(), w.commits.Load()
+		if f := w.onRequest; f != nil {
+			w.onRequest = nil
+			f()
+		}
 	default: // Page.frameStoppedLoading, Page.navigatedWithinDocument, a dismissed dialog
 		w.ends.Add(1)
 	}
@@ -134,4 +139,43 @@ func (x *tabExt) awaitScriptLink(ctx context.Context, w *lifecycleWatch, nav nav
 			return
 		}
 	}
+}
+
+// untilRequest returns ctx, also cancelled when the main frame asks for a
+// navigation in its tab after nav (at once if it has already), and reports
+// through asked whether that is why it ended. stop clears the watch; the
+// caller must call it. Without a watch it is ctx.
+func (w *lifecycleWatch) untilRequest(ctx context.Context, nav navMark) (_ context.Context, asked func() bool, stop func()) {
+	if w == nil {
+		return ctx, func() bool { return false }, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var fired atomic.Bool
+	onRequest := func() { fired.Store(true); cancel() }
+	w.mu.Lock()
+	if w.requests.Load() != nav.requests {
+		onRequest()
+	} else {
+		w.onRequest = onRequest
+	}
+	w.mu.Unlock()
+	return ctx, fired.Load, func() {
+		w.mu.Lock()
+		w.onRequest = nil
+		w.mu.Unlock()
+		cancel()
+	}
+}
+
+// navigating reports whether the main frame's newest navigation request
+// (renderer-initiated: a link, a submit, a script) has neither committed a
+// document nor ended without one: the browser holds the tab's calls into
+// its page until it does.
+func (w *lifecycleWatch) navigating() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.requests.Load() > 0 && w.commits.Load() == w.reqDocs && w.ends.Load() == w.reqEnds
 }

@@ -58,6 +58,31 @@ func TestAClickThatSubmitsAFormReturnsWithTheAnswersPageInTheTab(t *testing.T) {
 	}
 }
 
+func TestAClickOnALinkWhoseServerDoesNotAnswerReturnsAfterTheFollowsBound(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	answer := make(chan struct{})
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			select { // until the test ends: the browser holds the old page's commands meanwhile
+			case <-answer:
+			case <-r.Context().Done():
+			}
+			w.Write([]byte(`<title>slow</title>`))
+			return
+		}
+		w.Write([]byte(`<title>start</title><a href="/slow">Slow</a>`))
+	})
+	t.Cleanup(func() { close(answer) })
+	if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Slow")); err != nil {
+		t.Fatal(err)
+	}
+	clicks := traced(tab, "click")
+	if got := clicks[len(clicks)-1]; !strings.Contains(got, "had no new page after 10s") {
+		t.Errorf("the click's trace %q; want it to say the navigation had no new page after the follow's 10 s", got)
+	}
+}
+
 func TestAClickWhoseNavigationMakesNoNewPageReturnsWithoutWaiting(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)

@@ -40,10 +40,15 @@ type lifecycleWatch struct {
 
 	mu      sync.Mutex
 	reqEnds uint64            // guarded by mu; ends when the newest request came
+	reqDocs uint64            // guarded by mu; commits when the newest request came
 	seen    map[string]bool   // guarded by mu; "loaderID/name" received
 	loader  string            // guarded by mu; the main frame's newest document, by its events
 	pending []*lifecycleEvent // guarded by mu; not yet taken by the agent actions (bounded)
 	changed chan struct{}     // guarded by mu; closed and replaced on every event
+	// onRequest, when set, runs (on the mux's reader, under mu: it must
+	// not block) at the next navigation request counted in requests, and
+	// is then cleared (tab_follow.go: a click's read of the old document).
+	onRequest func() // guarded by mu
 }
 
 // lifecyclePending bounds the events kept for the agent actions between

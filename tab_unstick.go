@@ -13,15 +13,19 @@ import (
 // givenUp follows an action of the tab that failed because its caller's
 // context ended: unless a dialog holds the page or the tab is gone, it
 // starts an unstick check, and then says so in err's hint.
+// A tab whose page is navigating is not checked: the browser holds calls
+// into the page until the new document commits, and a stop sent meanwhile
+// would reach the new page. The hint is changed only for a call the page
+// did not answer (a wait that ran out keeps its own).
 func (t *Tab) givenUp(x *tabExt, err error) {
-	if t.direct.Err() != nil {
+	if t.direct.Err() != nil || t.lifecycle.navigating() {
 		return
 	}
 	if _, open := x.dialog.current(); open || !t.unstick() {
 		return
 	}
 	var e *Error
-	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) {
+	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) && e.Detail == noAnswerDetail {
 		e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; retry, with a longer deadline if the page is only slow"
 	}
 }

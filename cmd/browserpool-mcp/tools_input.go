@@ -341,10 +341,16 @@ func (s *Server) addInputTools() {
 	})
 }
 
+// pageInfoWait bounds act's read of the page after the action: a tab
+// whose navigation has not committed (a slow server) answers no call into
+// its page until it does.
+const pageInfoWait = 2 * time.Second
+
 // act runs fn on the tab and reports *done (which fn may write) with the
 // tab's page.
 func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn func(t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
 	var title, url, at string
+	loading := false
 	var opened []browserpool.TabInfo
 	var dialog *browserpool.Dialog
 	err := s.withTab(ctx, c, tg, func(t *browserpool.Tab) error {
@@ -364,8 +370,13 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 			return nil
 		}
 		at = where(t)
-		if pi, err := t.PageInfo(ctx); err == nil {
+		pctx, cancel := context.WithTimeout(ctx, pageInfoWait)
+		pi, err := t.PageInfo(pctx)
+		cancel()
+		if err == nil {
 			title, url = pi.Title, pi.URL
+		} else if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			loading = true
 		}
 		if before != nil {
 			opened = newTabs(ctx, t.Session(), before)
@@ -381,6 +392,9 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 	}
 	if url != "" {
 		msg += fmt.Sprintf(". Page: %q %s", title, url)
+	}
+	if loading {
+		msg += ". The tab is still loading the page the action led to (its server has not answered yet)"
 	}
 	for _, o := range opened {
 		msg += fmt.Sprintf(". It opened a new tab %s at %s; this tab stays the active one: call browser_tabs with action select and tab %s to work in the new one", o.TabID, o.URL, o.TabID)
