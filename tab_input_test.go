@@ -703,6 +703,31 @@ digits.addEventListener('beforeinput', e => { if (e.data && /\D/.test(e.data)) e
 	}
 }
 
+func TestFillOnAnEditableElementSaysWhatItHoldsAndWhenThePageRefusedTheText(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>notes</title>
+<div contenteditable role=textbox aria-label="Note" id=note>draft</div>
+<div contenteditable role=textbox aria-label="Locked" id=locked>locked</div>
+<script>locked.addEventListener('beforeinput', e => e.preventDefault())</script>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	if err := tab.Fill(ctx, ref(t, s, "textbox", "Note"), "hello world"); err != nil {
+		t.Fatalf("Fill of an editable div: %v", err)
+	}
+	if got := eval[string](t, tab, "note.innerText"); got != "hello world" {
+		t.Errorf("the editable div holds %q; want %q", got, "hello world")
+	}
+	fills := traced(tab, "fill")
+	if got := fills[len(fills)-1]; strings.Contains(got, "the page made it") {
+		t.Errorf("the fill's trace %q says the page changed a value it kept", got)
+	}
+	err := tab.Fill(ctx, ref(t, s, "textbox", "Locked"), "new text")
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "refused the typed text") {
+		t.Errorf("Fill of an editable div whose page cancels typing: %v; want ErrInvalidArgument saying the page refused it", err)
+	}
+	if got := eval[string](t, tab, "locked.innerText"); got != "locked" {
+		t.Errorf("the locked div holds %q; want its text kept", got)
+	}
+}
+
 // Navigating away from a page that asks to confirm leaving (beforeunload),
 // with the default dismissal, leaves the tab on it: Navigate says so and
 // how to accept such dialogs, not that the URL may be a download.

@@ -160,7 +160,7 @@ const Fill = `function() {
 	if (kind !== 'text' && kind !== 'editable' && kind !== 'value') return {kind, secret, type};
 	if (el.disabled) return {kind: 'disabled', secret, type};
 	if (el.readOnly) return {kind: 'readonly', secret, type};
-	el.__browserpoolBefore = 'value' in el ? el.value : null;
+	el.__browserpoolBefore = 'value' in el ? el.value : el.innerText;
 	el.focus();
 	if (kind === 'text') {
 		try { el.select(); } catch (e) {}
@@ -189,6 +189,8 @@ const Fill = `function() {
 // whether the field holds v or the page's form of it, why not ("refused",
 // "cut" by maxlength or the input type, or "format": a value its input
 // type refuses whole, left as it was, with no event), and what it holds.
+// An editable element's text is its value: typing that left it unchanged
+// was refused.
 const FillDone = `function(v) {
 	const el = this;
 	const before = el.__browserpoolBefore;
@@ -212,7 +214,14 @@ const FillDone = `function(v) {
 		}
 	}
 	el.dispatchEvent(new Event('change', {bubbles: true}));
-	if (!('value' in el)) return {ok: true, value: ''};
+	if (!('value' in el)) {
+		// An editable element: its text is its value (innerText, as it
+		// reads; the line break a block ends with does not count).
+		const text = s => (s || '').replace(/\n$/, '');
+		const now = text(el.innerText);
+		if (v !== '' && now === text(before) && now !== v) return {ok: false, why: 'refused', value: now};
+		return {ok: true, value: now};
+	}
 	if (why === '' && el.value !== v && !(fits && el.value !== before)) why = 'cut';
 	return {ok: why === '', why, value: el.value};
 }`
