@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
+
+	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/jsonscan"
 )
@@ -181,4 +184,22 @@ func jsTypeOf(typ string, subtype *string) string {
 		return *subtype
 	}
 	return typ
+}
+
+// unreturnable is the ErrDecode error of a call whose value the browser
+// could not send back as JSON (a cyclic object, a Symbol, a value deeper
+// than it walks), or nil for any other err.
+func unreturnable(op string, err error) *Error {
+	var re *rpcc.ResponseError
+	if !errors.As(err, &re) {
+		return nil
+	}
+	for _, msg := range []string{"Object reference chain is too long", "Object couldn't be returned by value"} {
+		if strings.Contains(re.Message, msg) {
+			e := newError(op, ErrDecode, "the value has no JSON form the browser can send (a cyclic object, a Symbol, or nesting too deep): "+re.Message)
+			e.Hint = "return plain data: pick the fields you need (e.g. ({id: x.id, name: x.name})), or convert it in the expression (String(x), JSON.stringify with a replacer)"
+			return e
+		}
+	}
+	return nil
 }

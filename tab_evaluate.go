@@ -34,6 +34,10 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		var buf [256]byte
 		raw, err := t.direct.Call(ctx, "Runtime.evaluate", appendEvaluateParams(buf[:0], expr))
 		if err != nil {
+			if e := unreturnable(op, err); e != nil {
+				e.Session, e.Tab = t.s.id, t.id
+				return e
+			}
 			return x.fail(op, ctx, "", err)
 		}
 		reply, ok := scanEvaluateReply(raw)
@@ -202,6 +206,20 @@ type JSError struct {
 	Message string // the exception's text, e.g. "ReferenceError: x is not defined"
 	Line    int    // 1-based line in the evaluated source
 	Column  int    // 1-based column
+}
+
+// rebase gives e's position in src's own numbering, when src ran from
+// line before+1 of a wrapper: a position past src's end (an error met at
+// the wrapper's closing, as for a missing operand) is src's end.
+func (e *JSError) rebase(before int, src string) {
+	lines := strings.Split(src, "\n")
+	e.Line -= before
+	switch {
+	case e.Line < 1:
+		e.Line, e.Column = 1, 1
+	case e.Line > len(lines):
+		e.Line, e.Column = len(lines), utf8.RuneCountInString(lines[len(lines)-1])+1
+	}
 }
 
 // Error shows the exception's message with its line and column.

@@ -6,6 +6,7 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -43,24 +44,32 @@ func (t *Tab) EvaluateOn(ctx context.Context, ref, fn string, out any, args ...a
 		}
 		cargs[i] = json.RawMessage(b)
 	}
-	wrapped := "function (...args) { return (\n" + fn + "\n).call(this, this, ...args) }"
+	// fn starts on the wrapper's second line: exceptions' lines are
+	// given back in fn's own numbering.
+	wrapped := "function (...args) { const f = (\n" + fn + "\n); if (typeof f !== 'function') throw new TypeError('EvaluateOn takes a function such as el => el.textContent; this is a ' + typeof f); return f.call(this, this, ...args) }"
 	return t.onRef(ctx, op, "evaluate-on", ref, fn, func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
 		var raw json.RawMessage
 		w := tg.in()
 		w.main = true // the caller's function expects the page's globals
 		if err := x.callOn(ctx, op, w, tg.node, wrapped, cargs, &raw); err != nil {
+			var js *JSError
+			if errors.As(err, &js) {
+				js.rebase(1, fn) // fn starts on the wrapper's second line
+			}
 			if _, ok := err.(*Error); ok {
 				return err
+			}
+			if e := unreturnable(op, err); e != nil {
+				e.Session, e.Tab = t.s.id, t.id
+				return e
 			}
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if out == nil || len(raw) == 0 {
 			return nil
 		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			e := newError(op, ErrProtocol, "cannot decode the result into "+fmt.Sprintf("%T", out))
-			e.Session, e.Tab, e.Err = t.s.id, t.id, err
-			e.Hint = "pass a pointer to a type that matches the function's JSON value"
+		if e := decodeJS(op, raw, "", "", out); e != nil {
+			e.Session, e.Tab = t.s.id, t.id
 			return e
 		}
 		return nil

@@ -2,6 +2,7 @@ package browserpool_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,4 +73,37 @@ func TestEvaluateOnSeesTheElementOnRealChromium(t *testing.T) {
 			t.Errorf("throwing function: JSError = %+v, want message %q", js, "Error: boom")
 		}
 	})
+}
+
+func TestValuesWithoutAJSONFormAndBadCodeAreReportedInTheCallersTerms(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>terms</title><button>Press</button>`)
+	cyclic := `(() => { const o = {name: "loop"}; o.self = o; return o })()`
+	for _, expr := range []string{cyclic, `Symbol("s")`} {
+		var v any
+		if err := tab.Evaluate(ctx, expr, &v); !errors.Is(err, browserpool.ErrDecode) || errors.Is(err, browserpool.ErrProtocol) {
+			t.Errorf("Evaluate(%s): %v; want ErrDecode (the browser raised nothing)", expr, err)
+		}
+	}
+	var v any
+	if err := tab.WaitCondition(ctx, cyclic, &v); !errors.Is(err, browserpool.ErrDecode) {
+		t.Errorf("WaitCondition of a cyclic value: %v; want ErrDecode", err)
+	}
+	var js *browserpool.JSError
+	if err := tab.WaitCondition(ctx, "1 +", nil); !errors.As(err, &js) || js.Line != 1 {
+		t.Errorf("WaitCondition(\"1 +\"): %v; want a JSError on line 1 of the expression", err)
+	}
+	button := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Press")
+	if err := tab.EvaluateOn(ctx, button, "42", nil); !errors.Is(err, browserpool.ErrJavaScript) || !strings.Contains(err.Error(), "EvaluateOn takes a function") {
+		t.Errorf("EvaluateOn with a number for a function: %v; want ErrJavaScript saying it takes a function", err)
+	}
+	if err := tab.EvaluateOn(ctx, button, "el => {\n\tthrow new Error(\"boom\")\n}", nil); !errors.As(err, &js) || js.Line != 2 {
+		t.Errorf("EvaluateOn throwing on its second line: %v; want a JSError on line 2 of the function", err)
+	}
+	var n int
+	if err := tab.EvaluateOn(ctx, button, "el => el.textContent", &n); !errors.Is(err, browserpool.ErrDecode) {
+		t.Errorf("EvaluateOn of a string into an int: %v; want ErrDecode", err)
+	}
+	if err := tab.EvaluateOn(ctx, button, "el => { const o = {}; o.o = o; return o }", &v); !errors.Is(err, browserpool.ErrDecode) {
+		t.Errorf("EvaluateOn of a cyclic value: %v; want ErrDecode", err)
+	}
 }

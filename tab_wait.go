@@ -466,7 +466,16 @@ func (x *tabExt) poll(ctx, caller context.Context, op string, own bool, check, w
 		}
 		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", args)
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
-			return t.jsError(op, reply.ExceptionDetails)
+			jerr := t.jsError(op, reply.ExceptionDetails)
+			var js *JSError
+			if expr, ok := pagejs.ParseCondition(check); ok && !own && errors.As(jerr, &js) {
+				js.rebase(pagejs.ConditionLine, expr) // in the caller's expression's numbering
+			}
+			return jerr
+		}
+		if e := unreturnable(op, err); e != nil {
+			e.Session, e.Tab = t.s.id, t.id
+			return e
 		}
 		if err == nil && reply.ExceptionDetails == nil {
 			var res struct {

@@ -51,6 +51,11 @@ func ParsePollCall(expr string) (check string, ms int64, ok bool) {
 // value of the caller's expression.
 func Condition(expr string) string { return "() => (\n" + expr + "\n)" }
 
+// ConditionLine is how many lines of PollCall(Condition(expr), ms) come
+// before the caller's expr: an exception's line less this is the line in
+// expr.
+var ConditionLine = strings.Count(PollCall(Condition(""), 0), "\n") - 1
+
 // ParseCondition is the inverse of Condition.
 func ParseCondition(check string) (expr string, ok bool) {
 	rest, ok := strings.CutPrefix(check, "() => (\n")
