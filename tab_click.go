@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/protocol/input"
+	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
@@ -179,7 +180,7 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 	const op = "Tab.ClickAt"
 	return t.inputAct(ctx, op, "click-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		if err := t.checkPoint(op, px, py); err != nil {
+		if err := x.checkPoint(ctx, op, px, py); err != nil {
 			return err
 		}
 		if err := x.click(ctx, px, py); err != nil {
@@ -195,7 +196,7 @@ func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 func (t *Tab) HoverAt(ctx context.Context, px, py float64) error {
 	const op = "Tab.HoverAt"
 	return t.inputAct(ctx, op, "hover-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		if err := t.checkPoint(op, px, py); err != nil {
+		if err := x.checkPoint(ctx, op, px, py); err != nil {
 			return err
 		}
 		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
@@ -205,12 +206,28 @@ func (t *Tab) HoverAt(ctx context.Context, px, py float64) error {
 	})
 }
 
-// checkPoint refuses a point that is not one of the viewport's.
-func (t *Tab) checkPoint(op string, px, py float64) error {
-	if math.IsNaN(px) || math.IsNaN(py) || math.IsInf(px, 0) || math.IsInf(py, 0) || px < 0 || py < 0 {
-		e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport", px, py))
+// checkPoint refuses a point that is not one of the viewport's: not a
+// number, negative, or past its right or bottom edge (the browser would
+// send the event nowhere, and say nothing).
+func (x *tabExt) checkPoint(ctx context.Context, op string, px, py float64) error {
+	t := x.t
+	bad := math.IsNaN(px) || math.IsNaN(py) || math.IsInf(px, 0) || math.IsInf(py, 0) || px < 0 || py < 0
+	size := ""
+	if !bad {
+		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ViewportSize).SetReturnByValue(true))
+		if err != nil {
+			return x.fail(op, ctx, "", err)
+		}
+		var wh [2]float64
+		if reply.ExceptionDetails == nil && json.Unmarshal(reply.Result.Value, &wh) == nil && wh[0] > 0 && wh[1] > 0 {
+			bad = px >= wh[0] || py >= wh[1]
+			size = fmt.Sprintf(" (%g×%g CSS pixels)", wh[0], wh[1])
+		}
+	}
+	if bad {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport%s", px, py, size))
 		e.Session, e.Tab = t.s.id, t.id
-		e.Hint = "give CSS pixels from the viewport's top left corner; Tab.PageInfo tells the viewport's size"
+		e.Hint = "give CSS pixels from the viewport's top left corner, inside it; Tab.PageInfo tells the viewport's size, and Tab.Scroll brings the rest of the page into it"
 		return e
 	}
 	return nil
@@ -293,6 +310,19 @@ func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 	args := fmt.Sprintf("dx=%g dy=%g ref=%s at=%g,%g", opts.DeltaX, opts.DeltaY, opts.Ref, opts.X, opts.Y)
 	return t.inputAct(ctx, op, "scroll", args, nil, func(ctx context.Context, x *tabExt, _ *string) error {
 		px, py := opts.X, opts.Y
+		for _, d := range []float64{opts.DeltaX, opts.DeltaY} {
+			if math.IsNaN(d) || math.IsInf(d, 0) {
+				e := newError(op, ErrInvalidArgument, fmt.Sprintf("the scroll (%g, %g) is not a number of pixels", opts.DeltaX, opts.DeltaY))
+				e.Session, e.Tab = t.s.id, t.id
+				e.Hint = "give DeltaX and DeltaY in CSS pixels (positive scrolls right and down)"
+				return e
+			}
+		}
+		if opts.Ref == "" && (px != 0 || py != 0) {
+			if err := x.checkPoint(ctx, op, px, py); err != nil {
+				return err
+			}
+		}
 		switch {
 		case opts.Ref != "":
 			tg, err := x.resolve(ctx, op, opts.Ref)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -788,5 +789,28 @@ func TestAClickOnAnElementWithoutPointerEventsSaysSo(t *testing.T) {
 	err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Pay"))
 	if !errors.Is(err, browserpool.ErrInvalidArgument) || errors.Is(err, browserpool.ErrCovered) || !strings.Contains(err.Error(), "pointer-events: none") {
 		t.Errorf("Click on a pointer-events:none button: %v, want ErrInvalidArgument saying it takes no pointer input", err)
+	}
+}
+
+func TestPointsOutsideTheViewportAndScrollsThatAreNoNumberAreRefused(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>points</title><button style="margin:40px">Press</button>`)
+	press := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Press")
+	for name, err := range map[string]error{
+		"ClickAt past the right edge": tab.ClickAt(ctx, 5000, 10),
+		"ClickAt below the bottom":    tab.ClickAt(ctx, 10, 5000),
+		"HoverAt a negative point":    tab.HoverAt(ctx, -5, -5),
+		"DragTo past the viewport":    tab.DragTo(ctx, press, 1e6, 1e6),
+		"Scroll by NaN":               tab.Scroll(ctx, browserpool.ScrollOptions{DeltaY: math.NaN()}),
+		"Scroll at a point outside":   tab.Scroll(ctx, browserpool.ScrollOptions{DeltaY: 100, X: 9000, Y: 10}),
+	} {
+		if !errors.Is(err, browserpool.ErrInvalidArgument) {
+			t.Errorf("%s: %v; want ErrInvalidArgument (the browser would send the event nowhere and say nothing)", name, err)
+		}
+	}
+	if err := tab.ClickAt(ctx, 5000, 10); err == nil || !strings.Contains(err.Error(), "×") {
+		t.Errorf("ClickAt past the edge: %v; want the viewport's size in the error", err)
+	}
+	if err := tab.ClickAt(ctx, 60, 50); err != nil {
+		t.Errorf("ClickAt inside the viewport: %v", err)
 	}
 }

@@ -312,6 +312,10 @@ const Visible = `() => {
 	return el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : getComputedStyle(el).visibility !== 'hidden';
 }`
 
+// ViewportSize reads the viewport's size in CSS pixels, scrollbars
+// included: [width, height].
+const ViewportSize = `[innerWidth, innerHeight]`
+
 // PageInfo reads the page's URL, title, viewport size, scroll offset and
 // document size.
 const PageInfo = `(() => {
