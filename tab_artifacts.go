@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // writeArtifact writes data as an artifact of tab in the session's output
@@ -75,9 +76,9 @@ func (s *Session) createArtifact(op, tab, name, prefix, ext string, overwrite bo
 		}
 		return nil, "", s.artifactErr(op, prefix, errors.New("could not find a free name"))
 	}
-	if err := checkArtifactName(name); err != nil {
-		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q: %v", truncName(name), err))
-		e.Session, e.Tab, e.Hint = s.id, tab, "give a shorter file name such as shot.png"
+	if why, hint := checkArtifactName(name); why != "" {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q: %s", truncName(name), why))
+		e.Session, e.Tab, e.Hint = s.id, tab, hint
 		return nil, "", e
 	}
 	path, err := confine(root, name)
@@ -165,7 +166,10 @@ func (s *Session) outputDir(op, dir string, create bool) error {
 func (s *Session) existsErr(op, tab, name string) error {
 	e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q already exists in the output dir", truncName(name)))
 	e.Session, e.Tab = s.id, tab
-	e.Hint = "choose another file name, pass an empty name to get a generated one, or set Overwrite to replace the file"
+	e.Hint = "choose another file name, pass an empty name to get a generated one, or remove the file first"
+	if op == "Tab.Screenshot" { // the one artifact with an Overwrite option
+		e.Hint = "choose another file name, pass an empty name to get a generated one, or set Overwrite to replace the file"
+	}
 	return e
 }
 
@@ -179,16 +183,22 @@ const (
 // checkArtifactName rejects a name the file system would refuse for its
 // length, so a long name is reported as a bad name, not as an unwritable
 // output dir.
-func checkArtifactName(name string) error {
+// It returns why the name is refused and what to do, or "" for a name it
+// takes.
+func checkArtifactName(name string) (why, hint string) {
+	const shorter = "give a shorter file name such as shot.png"
 	if len(name) > maxName {
-		return fmt.Errorf("the name is %d bytes long; the limit is %d bytes", len(name), maxName)
+		return fmt.Sprintf("the name is %d bytes long; the limit is %d bytes", len(name), maxName), shorter
 	}
 	for _, elem := range strings.Split(name, "/") {
 		if len(elem) > maxNameElem {
-			return fmt.Errorf("a file or directory name of %d bytes is too long; the limit is %d bytes per name", len(elem), maxNameElem)
+			return fmt.Sprintf("a file or directory name of %d bytes is too long; the limit is %d bytes per name", len(elem), maxNameElem), shorter
 		}
 	}
-	return nil
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return "the name holds a control character (a newline, a tab, ...)", "give a plain file name such as shot.png"
+	}
+	return "", ""
 }
 
 // truncName shortens a caller's name for an error message.

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/rpcc"
 )
 
 // Paper is a paper size for Tab.PDF.
@@ -127,6 +128,13 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 			pargs.SetPageRanges(opts.PageRanges)
 		}
 		reply, err := invoke[page.PrintToPDFReply](ctx, t.direct, "Page.printToPDF", pargs)
+		var re *rpcc.ResponseError
+		if errors.As(err, &re) && strings.Contains(re.Message, "Page range exceeds page count") {
+			e := newError(op, ErrInvalidArgument, fmt.Sprintf("page ranges %q name a page past the document's last", echo(opts.PageRanges)))
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "print without PageRanges to see how many pages the document has, then give ranges within them"
+			return e
+		}
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}

@@ -47,11 +47,15 @@ func TestPDFSavesThePageInTheOutputDirOnRealChromium(t *testing.T) {
 			{"existing name", browserpool.PDFOptions{Name: "sub/page.pdf"}, browserpool.ErrInvalidArgument},
 			{"unknown paper", browserpool.PDFOptions{Paper: "B7"}, browserpool.ErrInvalidArgument},
 			{"scale too large", browserpool.PDFOptions{Scale: 3}, browserpool.ErrInvalidArgument},
+			{"a page past the last", browserpool.PDFOptions{PageRanges: "99"}, browserpool.ErrInvalidArgument},
 		} {
 			_, err := tab.PDF(ctx, c.opts)
 			var be *browserpool.Error
 			if !errors.Is(err, c.class) || !errors.As(err, &be) || be.Hint == "" || be.Tab == "" {
 				t.Errorf("%s: PDF = %v, want %v naming the tab, with a hint", c.name, err, c.class)
+			}
+			if be != nil && strings.Contains(be.Hint, "Overwrite") {
+				t.Errorf("%s: the hint %q names Overwrite, which PDFOptions has not", c.name, be.Hint)
 			}
 		}
 		if _, err := os.Stat(filepath.Join(out, "..", "escape.pdf")); !errors.Is(err, os.ErrNotExist) {

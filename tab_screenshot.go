@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of JPEG screenshots
@@ -19,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/rpcc"
 )
 
 // DefaultJPEGQuality is the quality of a JPEG screenshot whose
@@ -139,6 +141,8 @@ func (t *Tab) checkScreenshot(op string, opts ScreenshotOptions) error {
 		return bad("Quality is set for a PNG", "set JPEG for a quality to apply, or leave Quality zero")
 	case opts.JPEG && strings.EqualFold(path.Ext(opts.Name), ".png"):
 		return bad(fmt.Sprintf("the name %q says PNG, and JPEG is set", opts.Name), "name the file .jpg for a JPEG, or leave JPEG unset for a PNG")
+	case otherImageExt[strings.ToLower(path.Ext(opts.Name))]:
+		return bad(fmt.Sprintf("the name %q says %s, and a screenshot is a PNG or a JPEG", truncName(opts.Name), strings.ToUpper(strings.TrimPrefix(path.Ext(opts.Name), "."))), "name the file .png (or .jpg with JPEG set)")
 	case opts.MaxDimension < 0:
 		return bad(fmt.Sprintf("MaxDimension %d is negative", opts.MaxDimension), "use zero for no limit, or the longest side in pixels")
 	case opts.NoFile && opts.Name != "":
@@ -146,9 +150,8 @@ func (t *Tab) checkScreenshot(op string, opts ScreenshotOptions) error {
 	case opts.NoFile || opts.Name == "":
 		return nil
 	}
-	if err := checkArtifactName(opts.Name); err != nil {
-		e := bad(fmt.Sprintf("%q: %v", truncName(opts.Name), err), "give a shorter file name such as shot.png")
-		return e
+	if why, hint := checkArtifactName(opts.Name); why != "" {
+		return bad(fmt.Sprintf("%q: %s", truncName(opts.Name), why), hint)
 	}
 	path, err := confine(t.s.output, opts.Name)
 	if err != nil && !os.IsNotExist(err) {
@@ -163,6 +166,10 @@ func (t *Tab) checkScreenshot(op string, opts ScreenshotOptions) error {
 	}
 	return nil
 }
+
+// otherImageExt are the image formats a screenshot is not: a file so named
+// would hold PNG or JPEG bytes under the wrong name.
+var otherImageExt = map[string]bool{".webp": true, ".gif": true, ".bmp": true, ".avif": true, ".tif": true, ".tiff": true, ".svg": true, ".heic": true}
 
 // screenshot takes the picture for Tab.Screenshot, inside its traced
 // action.
@@ -187,6 +194,12 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 		clip = page.Viewport{Width: max(cs.Width, w), Height: max(cs.Height, h), Scale: 1}
 	case opts.Clip != nil:
 		c := opts.Clip
+		if pw, ph := max(vm.Content.Width, w), max(vm.Content.Height, h); c.X >= pw || c.Y >= ph {
+			e := newError(op, ErrInvalidArgument, fmt.Sprintf("Clip at (%g, %g) starts past the page, which is %g×%g CSS pixels", c.X, c.Y, pw, ph))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "give a Clip inside the page (Tab.PageInfo tells its size), or take the FullPage"
+			return Screenshot{}, e
+		}
 		clip = page.Viewport{X: c.X, Y: c.Y, Width: c.Width, Height: c.Height, Scale: 1}
 	case opts.Ref != "":
 		tg, err := x.resolve(ctx, op, opts.Ref)
@@ -219,6 +232,13 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 		return Screenshot{}, t.s.wrap(op, t.id, err)
 	}
 	img, err := invoke[page.CaptureScreenshotReply](ctx, t.direct, "Page.captureScreenshot", args)
+	var re *rpcc.ResponseError
+	if errors.As(err, &re) && strings.Contains(re.Message, "Unable to capture screenshot") {
+		e := newError(op, ErrInvalidArgument, fmt.Sprintf("the browser could not capture %g×%g CSS pixels at scale %g", clip.Width, clip.Height, clip.Scale))
+		e.Session, e.Tab, e.Err = t.s.id, t.id, err
+		e.Hint = "capture a smaller area (Clip), or set MaxDimension so the image is smaller"
+		return Screenshot{}, e
+	}
 	if err != nil {
 		return Screenshot{}, t.s.wrap(op, t.id, err)
 	}

@@ -227,6 +227,10 @@ func TestScreenshotNamesAndOptionsAreCheckedBeforeTheBrowserWorks(t *testing.T) 
 		{"NoFile with a name", browserpool.ScreenshotOptions{NoFile: true, Name: "x.png"}, "NoFile"},
 		{"a JPEG named .png", browserpool.ScreenshotOptions{JPEG: true, Name: "shot.png"}, "says PNG"},
 		{"a ref that is not one", browserpool.ScreenshotOptions{Ref: "button"}, "not a ref"},
+		{"a WebP name", browserpool.ScreenshotOptions{Name: "shot.webp"}, "says WEBP"},
+		{"a newline in the name", browserpool.ScreenshotOptions{Name: "a\nb.png"}, "control character"},
+		{"a clip past the page", browserpool.ScreenshotOptions{NoFile: true, Clip: &browserpool.Rect{X: 0, Y: 50000, Width: 100, Height: 100}}, "starts past the page"},
+		{"a clip too large to capture", browserpool.ScreenshotOptions{NoFile: true, Clip: &browserpool.Rect{Width: 1e6, Height: 1e6}}, "could not capture"},
 	} {
 		_, err := tab.Screenshot(ctx, tc.opts)
 		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
