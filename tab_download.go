@@ -103,7 +103,9 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 // DownloadDir under the suggested name, made safe (no directories, no
 // control characters) and unique (" (1)", " (2)", … before the
 // extension); it never overwrites a file. A cancelled or failed download
-// is an ErrDownloadFailed error. Bounded by ctx and
+// is an ErrDownloadFailed error, and so is a trigger's own error (an
+// *Error of the package's comes back as it is; another error inside one,
+// reachable with errors.Is and errors.As). Bounded by ctx and
 // DefaultDownloadTimeout.
 //
 // On a remote browser (a Browserless or SeleniumGrid session) the file
@@ -156,6 +158,13 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			e.Hint = "check that the action starts a download; pass a context with a longer deadline for big files"
 			return e
 		}
+		if caller.Err() != nil {
+			// The caller's own deadline: say what was still awaited.
+			e := newError(op, caller.Err(), what)
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "the caller's context ended first: check that the action starts a download, and pass a longer deadline for a big file"
+			return e
+		}
 		return t.s.wrap(op, t.id, ctx.Err())
 	}
 	// A stream ends with ctx, or when the connection or tab goes away.
@@ -183,6 +192,10 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	defer stop()
 	nav := t.lifecycle.mark()
 	if err := runTrigger(ctx, trigger); err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Session == "" {
+			e.Session, e.Tab = t.s.id, t.id
+		}
 		return Download{}, err
 	}
 	// A trigger that opened a page (a link to an HTML page, a 404) started
@@ -404,6 +417,14 @@ func runTrigger(ctx context.Context, trigger func(context.Context) error) error 
 	var e *Error
 	if errors.As(err, &e) && e.Class == ErrNavigation && strings.Contains(e.Detail, "net::ERR_ABORTED") {
 		return nil
+	}
+	if err != nil && e == nil {
+		// The caller's own error: inside one of the package's, reachable
+		// with errors.Is and errors.As.
+		e := newError("Tab.WaitDownload", ErrDownloadFailed, "the trigger failed before any download began")
+		e.Err = err
+		e.Hint = "fix what the trigger does; WaitDownload waits for the download it starts"
+		return e
 	}
 	return err
 }

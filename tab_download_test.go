@@ -242,3 +242,19 @@ func TestSessionDownloadsListsAFakeBrowsersDownloadsToo(t *testing.T) {
 		t.Errorf("the listed download %+v holds %q (%v); want export.csv of this tab", d, b, err)
 	}
 }
+
+func TestAWaitDownloadWithoutADownloadOrWithAFailingTriggerSaysWhichItWas(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>nothing to download</title>`)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err := tab.WaitDownload(short, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no download started") || strings.Contains(err.Error(), "before the browser answered") {
+		t.Errorf("WaitDownload that saw no download before the caller's deadline: %v; want the deadline's class saying no download started", err)
+	}
+	boom := errors.New("the button was not found")
+	_, err = tab.WaitDownload(ctx, func(context.Context) error { return boom })
+	var be *browserpool.Error
+	if !errors.Is(err, browserpool.ErrDownloadFailed) || !errors.Is(err, boom) || !errors.As(err, &be) || be.Tab != tab.ID() {
+		t.Errorf("WaitDownload whose trigger failed: %v; want an ErrDownloadFailed *Error naming the tab, wrapping the trigger's error", err)
+	}
+}
