@@ -59,9 +59,10 @@ type Tab struct {
 	navMu   sync.Mutex
 	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
 
-	docs            docWatch     // the main frame's latest documents (tab_navigate.go); locks itself
-	statusFallbacks atomic.Int64 // navigations whose status was read after their load event (tests)
-	unsticking      atomic.Bool  // an unstick check of the page runs (see unstick)
+	docs            docWatch      // the main frame's latest documents (tab_navigate.go); locks itself
+	statusFallbacks atomic.Int64  // navigations whose status was read after their load event (tests)
+	unsticking      atomic.Bool   // an unstick check of the page runs (see unstick)
+	navigates       atomic.Uint64 // Navigate calls begun: one that begins during another's replaces it
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session

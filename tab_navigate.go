@@ -171,6 +171,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, fail(err)
 	}
 	start := time.Now()
+	gen := t.navigates.Add(1)
 	var reply page.NavigateReply
 	if err := t.direct.Invoke(ctx, "Page.navigate", page.NewNavigateArgs(rawURL), &reply); err != nil {
 		if ctx.Err() == nil || t.direct.Err() != nil {
@@ -204,6 +205,11 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 				return res, err // the load died with the tab or its session
 			}
 			if e := t.stayedErr(op, start, errURL); e != nil {
+				return res, e
+			}
+			if t.navigates.Load() != gen {
+				e.Detail = errURL + " did not load: another Navigate of this tab began before it committed, and replaced it"
+				e.Hint = "take a snapshot to see the page the tab is on; navigate again if you still need this one, one Navigate at a time per tab"
 				return res, e
 			}
 			// Chromium aborts the navigation of a URL that answers

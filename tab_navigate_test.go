@@ -235,6 +235,36 @@ func TestANavigationReplacedByAnotherEndsAtOnceSayingSo(t *testing.T) {
 	}
 }
 
+func TestANavigationReplacedBeforeItsPageCameSaysSoNotThatItWasADownload(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	asked, answer := make(chan struct{}, 1), make(chan struct{})
+	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			asked <- struct{}{}
+			select {
+			case <-answer:
+			case <-r.Context().Done():
+			}
+		}
+		w.Write([]byte(`<title>page</title>`))
+	})
+	t.Cleanup(func() { close(answer) })
+	first := make(chan error, 1)
+	go func() {
+		_, err := tab.Navigate(ctx, srv.URL+"/hang")
+		first <- err
+	}()
+	<-asked // the first navigation waits for its server
+	if _, err := tab.Navigate(ctx, srv.URL+"/fast"); err != nil {
+		t.Fatalf("the second Navigate: %v", err)
+	}
+	err := <-first
+	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "another Navigate of this tab began") || strings.Contains(err.Error(), "download") {
+		t.Errorf("the replaced Navigate returned %v; want an ErrNavigation saying another Navigate replaced it, not a download hint", err)
+	}
+}
+
 // WaitLoad follows a navigation that replaced the page it waited for, with
 // another caller (a snapshot) reading the tab's events meanwhile. Whether
 // that caller takes the new page's events before WaitLoad looks is a race
