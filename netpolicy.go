@@ -184,7 +184,9 @@ func (np NetworkPolicy) compile() (*netPolicy, error) {
 	}
 	if np.Unrestricted {
 		if len(np.Allow)+len(np.Block) > 0 {
-			return nil, bad("Network: Unrestricted is set together with Allow or Block rules; drop one")
+			e := bad("Network: Unrestricted is set together with Allow or Block rules")
+			e.(*Error).Hint = "drop Unrestricted to enforce the rules, or drop the rules to let the browsers reach every host"
+			return nil, e
 		}
 		return nil, nil
 	}

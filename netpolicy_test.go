@@ -200,6 +200,9 @@ func TestANetworkRuleThatDoesNotParseIsRefusedAtNewPool(t *testing.T) {
 		if !errors.As(err, &e) || !errors.Is(err, browserpool.ErrInvalidConfig) || !strings.Contains(e.Detail, "Network") || e.Hint == "" {
 			t.Errorf("NewPool(Network: %+v) = %v, want ErrInvalidConfig naming the Network rule with a hint", np, err)
 		}
+		if e != nil && np.Unrestricted && !strings.Contains(e.Hint, "drop Unrestricted") {
+			t.Errorf("NewPool(Network: %+v) hint %q; want it to say which setting to drop, not how to write a rule", np, e.Hint)
+		}
 	}
 	_, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: unusedLauncher{}, BrowserArgs: []string{"--proxy-server=http://x:1"}})
 	if !errors.Is(err, browserpool.ErrInvalidConfig) || !strings.Contains(err.Error(), "Unrestricted") {
