@@ -31,6 +31,10 @@ type TabInfo struct {
 	// change between calls nor leak a token through the title.
 	Title  string
 	Active bool // the tab Session.Tab gives for an empty id: the last one opened or activated (ActivateTab)
+	// Crashed: a call on the tab found its renderer crashed. The browser
+	// still lists it, but it answers nothing: close it with
+	// Session.CloseTab and open another.
+	Crashed bool
 }
 
 // Tabs lists the session's page tabs, with which one is active.
@@ -45,15 +49,15 @@ func (s *Session) Tabs(ctx context.Context) ([]TabInfo, error) {
 	if err != nil {
 		return nil, s.wrap(op, "", err)
 	}
+	out := make([]TabInfo, 0, len(infos))
 	s.mu.Lock()
 	active := s.activeLocked(infos)
-	s.mu.Unlock()
-	out := make([]TabInfo, 0, len(infos))
 	for _, t := range infos {
 		u := shownURL(t.URL)
 		out = append(out, TabInfo{SessionID: s.id, TabID: string(t.TargetID), Channel: ChannelCDP,
-			URL: u, Title: tabTitle(t.Title, t.URL, u), Active: string(t.TargetID) == active})
+			URL: u, Title: tabTitle(t.Title, t.URL, u), Active: string(t.TargetID) == active, Crashed: s.crashed[string(t.TargetID)]})
 	}
+	s.mu.Unlock()
 	return out, nil
 }
 

@@ -57,6 +57,10 @@ func TestATabWhoseRendererCrashedSaysSoOnEveryLaterCallAndTheSessionLivesOn(t *t
 			t.Errorf("Session.Tab(%q) after the crash: error = %v, want ErrTabClosed saying the renderer crashed, hinting CloseTab(%s)", id, err, tab.ID())
 		}
 	}
+	tabs, err := s.Tabs(ctx)
+	if err != nil || len(tabs) != 1 || !tabs[0].Crashed {
+		t.Errorf("Session.Tabs after the crash: %+v, %v; want the tab listed, marked Crashed", tabs, err)
+	}
 	if err := s.CloseTab(ctx, tab.ID()); err != nil {
 		t.Fatalf("CloseTab of the crashed tab: %v", err)
 	}

@@ -149,7 +149,11 @@ func (s *Server) tabList(ctx context.Context, se *browserpool.Session) (string, 
 		if t.Active {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "%s tab %s: %q %s\n", mark, t.TabID, t.Title, t.URL)
+		fmt.Fprintf(&b, "%s tab %s: %q %s", mark, t.TabID, t.Title, t.URL)
+		if t.Crashed {
+			b.WriteString(" (its page crashed and answers nothing: close it with browser_tabs action close)")
+		}
+		b.WriteString("\n")
 	}
 	if len(tabs) == 0 {
 		b.WriteString("  (no tabs)\n")
