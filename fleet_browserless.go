@@ -211,7 +211,7 @@ func (l *Browserless) waitReleased(ctx context.Context, id string) error {
 	for {
 		code, body, err := fleetCall(ctx, nil, http.MethodGet, l.httpURL("/sessions", url.Values{"trackingId": {id}}), l.Header, nil, 10*time.Second)
 		var op *net.OpError
-		if err != nil && errors.As(err, &op) && op.Op == "dial" {
+		if err != nil && ctx.Err() == nil && errors.As(err, &op) && op.Op == "dial" {
 			return nil
 		}
 		if err == nil && (code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound) {
@@ -277,17 +277,21 @@ func (l *Browserless) httpURL(path string, extra url.Values) string {
 }
 
 // browserlessPrefix is the part of a Browserless.URL's path before its
-// route (/chromium, /chrome, /edge, optionally with /playwright or
-// /stealth after it): "" for a server at the root.
+// route (/chromium, /chrome or /edge, optionally with /playwright or
+// /stealth after it): the whole path when it ends in no route (the server
+// at a proxy's /bl), "" for a server at the root.
 func browserlessPrefix(p string) string {
 	p = strings.TrimSuffix(p, "/")
+	route := p
 	for _, mode := range []string{"/playwright", "/stealth"} {
-		p = strings.TrimSuffix(p, mode)
+		route = strings.TrimSuffix(route, mode)
 	}
-	if i := strings.LastIndex(p, "/"); i >= 0 {
-		return p[:i]
+	for _, r := range []string{"/chromium", "/chrome", "/edge"} {
+		if strings.HasSuffix(route, r) {
+			return strings.TrimSuffix(route, r)
+		}
 	}
-	return ""
+	return p
 }
 
 // dialError maps a failed lease to the package's classes.

@@ -132,8 +132,9 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 		stop := followFor(g.CleanupTimeout, cancel)
 		g.bg.start(func() {
 			defer cancel()
-			if c := <-res; c.err == nil {
-				stop()
+			c := <-res
+			stop()
+			if c.err == nil {
 				dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 				g.deleteSession(dctx, c.s.id)
 				dcancel()
@@ -339,7 +340,7 @@ func (g *SeleniumGrid) waitError(ctx context.Context, id, endpoint string) error
 		e.Hint = "start a node on the Grid (or check that its nodes registered: GET /status lists them); the request given up on is ended when the Grid answers it"
 	case gr.SessionCount < gr.MaxSession:
 		e.Detail = fmt.Sprintf("the Grid at %s gave no session before the launch deadline (Config.LaunchTimeout) though %d of its %d slots were free", endpoint, gr.MaxSession-gr.SessionCount, gr.MaxSession)
-		e.Hint = "no node of the Grid may take SeleniumGrid.Capabilities: compare them (browserName, its options) with the nodes' stereotypes that GET /status lists; the request given up on is ended when the Grid answers it"
+		e.Hint = "no free node may take SeleniumGrid.Capabilities (the free slots may be another browser's, or no node has this one): compare them (browserName, its options) with the nodes' stereotypes that GET /status lists; the request given up on is ended when the Grid answers it"
 	default:
 		e.Detail += fmt.Sprintf(" (%d of %d slots in use, %d queued)", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
 	}

@@ -21,6 +21,7 @@ func TestFleetFakeBrowserlessLeaseEndsAtOnceWhenTheURLCarriesTheTokenOrAPrefix(t
 	for name, u := range map[string]string{
 		"token in the query": f.URL + "/chromium?token=" + f.Token,
 		"behind a prefix":    "ws" + strings.TrimPrefix(behind.URL, "http") + "/bl/chromium?token=" + f.Token,
+		"a prefix, no route": "ws" + strings.TrimPrefix(behind.URL, "http") + "/bl?token=" + f.Token,
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := newFleetPool(t, &browserpool.Browserless{URL: u, CleanupTimeout: time.Minute}, 0)

@@ -63,6 +63,7 @@ type Tab struct {
 	statusFallbacks atomic.Int64  // navigations whose status was read after their load event (tests)
 	unsticking      atomic.Bool   // an unstick check of the page runs (see unstick)
 	navigates       atomic.Uint64 // Navigate calls begun: one that begins during another's replaces it
+	vpSize          atomic.Uint64 // width<<32 | height of the viewport the package gave the tab (connect, SetViewport); 0: none (an attached browser's own)
 }
 
 // tabDeps is what a Tab needs of its pool, handed over when its session
@@ -182,6 +183,7 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 	}
 	if vp, ok := t.viewportParams(); ok {
 		reqs = append(reqs, cdpmux.Request{Method: "Emulation.setDeviceMetricsOverride", Params: vp})
+		t.setViewportSize(t.deps.viewport)
 	}
 	required := len(reqs) // the ones after may be refused:
 	reqs = append(reqs,

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/protocol/input"
-	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
@@ -180,7 +179,7 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 	const op = "Tab.ClickAt"
 	return t.inputAct(ctx, op, "click-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		if err := x.checkPoint(ctx, op, px, py); err != nil {
+		if err := x.checkPoint(op, px, py); err != nil {
 			return err
 		}
 		if err := x.click(ctx, px, py); err != nil {
@@ -196,7 +195,7 @@ func (t *Tab) ClickAt(ctx context.Context, px, py float64) error {
 func (t *Tab) HoverAt(ctx context.Context, px, py float64) error {
 	const op = "Tab.HoverAt"
 	return t.inputAct(ctx, op, "hover-at", fmt.Sprintf("%g,%g", px, py), nil, func(ctx context.Context, x *tabExt, _ *string) error {
-		if err := x.checkPoint(ctx, op, px, py); err != nil {
+		if err := x.checkPoint(op, px, py); err != nil {
 			return err
 		}
 		if err := x.mouse(ctx, input.NewDispatchMouseEventArgs("mouseMoved", px, py)); err != nil {
@@ -207,22 +206,18 @@ func (t *Tab) HoverAt(ctx context.Context, px, py float64) error {
 }
 
 // checkPoint refuses a point that is not one of the viewport's: not a
-// number, negative, or past its right or bottom edge (the browser would
-// send the event nowhere, and say nothing).
-func (x *tabExt) checkPoint(ctx context.Context, op string, px, py float64) error {
+// number, negative, or past the right or bottom edge of the viewport the
+// package gave the tab (Config.Viewport, SetViewport; the browser would
+// send the event nowhere, and say nothing). It asks the browser nothing:
+// a page that is navigating answers nothing until its next document
+// commits, and an input event need not wait for that.
+func (x *tabExt) checkPoint(op string, px, py float64) error {
 	t := x.t
 	bad := math.IsNaN(px) || math.IsNaN(py) || math.IsInf(px, 0) || math.IsInf(py, 0) || px < 0 || py < 0
 	size := ""
-	if !bad {
-		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ViewportSize).SetReturnByValue(true))
-		if err != nil {
-			return x.fail(op, ctx, "", err)
-		}
-		var wh [2]float64
-		if reply.ExceptionDetails == nil && json.Unmarshal(reply.Result.Value, &wh) == nil && wh[0] > 0 && wh[1] > 0 {
-			bad = px >= wh[0] || py >= wh[1]
-			size = fmt.Sprintf(" (%g×%g CSS pixels)", wh[0], wh[1])
-		}
+	if w, h, ok := t.givenViewport(); ok && !bad {
+		bad = px >= w || py >= h
+		size = fmt.Sprintf(" (%g×%g CSS pixels)", w, h)
 	}
 	if bad {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("(%g, %g) is not a point of the viewport%s", px, py, size))
@@ -319,7 +314,7 @@ func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 			}
 		}
 		if opts.Ref == "" && (px != 0 || py != 0) {
-			if err := x.checkPoint(ctx, op, px, py); err != nil {
+			if err := x.checkPoint(op, px, py); err != nil {
 				return err
 			}
 		}
@@ -366,9 +361,10 @@ type clickReport struct {
 	// its document calls no listener (it runs no scripts), so the click
 	// was sent once and nothing could confirm it. navigated: after the
 	// release the main frame asked for a navigation (a link followed, a
-	// form submitted): the click was taken, and the old document answers
-	// nothing more until the new one commits (Chromium holds a tab's
-	// commands during its navigation), so its report is not read.
+	// form submitted), and the old document answers nothing more until the
+	// new one commits (Chromium holds a tab's commands during its
+	// navigation), so its report is not read: the document counts as gone,
+	// and the click as taken if the element got the press.
 	refused, gone, unwatched, navigated bool
 }
 
@@ -386,7 +382,7 @@ func (r clickReport) outcome() clickOutcome {
 	switch {
 	case r.refused:
 		return clickDisabled
-	case r.Clicked, r.unwatched, r.navigated:
+	case r.Clicked, r.unwatched:
 		return clickLanded
 	case r.Pressed && (r.gone || !r.Connected || !r.Shown || r.Disabled):
 		// The page reacted to the press: it removed, hid or disabled the
@@ -488,7 +484,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 	final, err := x.callFn(rctx, op, f, watch, pagejs.ClickReport, []any{true}, true)
 	stop()
 	if asked() && ctx.Err() == nil {
-		rep.navigated = true
+		rep.navigated, rep.gone = true, true
 		return rep, nil
 	}
 	if err != nil {

@@ -192,11 +192,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	defer stop()
 	nav := t.lifecycle.mark()
 	if err := runTrigger(ctx, trigger); err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Session == "" {
-			e.Session, e.Tab = t.s.id, t.id
-		}
-		return Download{}, err
+		return Download{}, t.triggerErr(ctx, err, timeout)
 	}
 	// A trigger that opened a page (a link to an HTML page, a 404) started
 	// no download, unless that page starts one soon after it loads.
@@ -418,13 +414,27 @@ func runTrigger(ctx context.Context, trigger func(context.Context) error) error 
 	if errors.As(err, &e) && e.Class == ErrNavigation && strings.Contains(e.Detail, "net::ERR_ABORTED") {
 		return nil
 	}
-	if err != nil && e == nil {
-		// The caller's own error: inside one of the package's, reachable
-		// with errors.Is and errors.As.
+	return err
+}
+
+// triggerErr is WaitDownload's error for its trigger's err: the wait's
+// timeout (what it gives for "no download started") when ctx ended, which
+// cut the trigger short; a package error naming the tab; or the caller's
+// own error inside an ErrDownloadFailed one (errors.Is and errors.As reach
+// it).
+func (t *Tab) triggerErr(ctx context.Context, err error, timeout func(string) error) error {
+	if ctx.Err() != nil {
+		return timeout("no download started")
+	}
+	var e *Error
+	if !errors.As(err, &e) {
 		e := newError("Tab.WaitDownload", ErrDownloadFailed, "the trigger failed before any download began")
-		e.Err = err
+		e.Session, e.Tab, e.Err = t.s.id, t.id, err
 		e.Hint = "fix what the trigger does; WaitDownload waits for the download it starts"
 		return e
 	}
-	return err
+	if e.Session != "" {
+		return err
+	}
+	return retag(err, func(c *Error) { c.Session, c.Tab = t.s.id, t.id })
 }

@@ -251,6 +251,12 @@ func TestAWaitDownloadWithoutADownloadOrWithAFailingTriggerSaysWhichItWas(t *tes
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no download started") || strings.Contains(err.Error(), "before the browser answered") {
 		t.Errorf("WaitDownload that saw no download before the caller's deadline: %v; want the deadline's class saying no download started", err)
 	}
+	short2, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel2()
+	_, err = tab.WaitDownload(short2, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browserpool.ErrDownloadFailed) || !strings.Contains(err.Error(), "no download started") {
+		t.Errorf("WaitDownload whose trigger the deadline cut short: %v; want the deadline's class saying no download started, not a failed trigger", err)
+	}
 	boom := errors.New("the button was not found")
 	_, err = tab.WaitDownload(ctx, func(context.Context) error { return boom })
 	var be *browserpool.Error

@@ -94,7 +94,7 @@ func (t *Tab) DragTo(ctx context.Context, fromRef string, px, py float64) error 
 	const op = "Tab.DragTo"
 	at := fmt.Sprintf("%g,%g", px, py)
 	return t.inputOnRef(ctx, op, "drag", fromRef, "to "+at, func(ctx context.Context, x *tabExt, from refTarget, args *string) error {
-		if err := x.checkPoint(ctx, op, px, py); err != nil {
+		if err := x.checkPoint(op, px, py); err != nil {
 			return err
 		}
 		return x.dragFrom(ctx, op, fromRef, from, "", func() (float64, float64, error) { return px, py, nil }, args)

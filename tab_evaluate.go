@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -204,14 +205,22 @@ var ErrJavaScript = errors.New("JavaScript threw an exception")
 // JSError is the exception a page's JavaScript threw.
 type JSError struct {
 	Message string // the exception's text, e.g. "ReferenceError: x is not defined"
-	Line    int    // 1-based line in the evaluated source
+	Line    int    // 1-based line in the evaluated source, or in URL's script
 	Column  int    // 1-based column
+	// URL is the page's script the exception was thrown in (a function of
+	// the page's that the evaluated code called), its query redacted; ""
+	// when it was thrown in the evaluated code itself.
+	URL string
 }
 
 // rebase gives e's position in src's own numbering, when src ran from
 // line before+1 of a wrapper: a position past src's end (an error met at
-// the wrapper's closing, as for a missing operand) is src's end.
+// the wrapper's closing, as for a missing operand) is src's end. An
+// exception thrown in one of the page's scripts keeps its position there.
 func (e *JSError) rebase(before int, src string) {
+	if e.URL != "" {
+		return
+	}
 	lines := strings.Split(src, "\n")
 	e.Line -= before
 	switch {
@@ -222,8 +231,12 @@ func (e *JSError) rebase(before int, src string) {
 	}
 }
 
-// Error shows the exception's message with its line and column.
+// Error shows the exception's message with its line and column (and the
+// page's script it was thrown in, if it was).
 func (e *JSError) Error() string {
+	if e.URL != "" {
+		return fmt.Sprintf("%s (line %d, column %d of %s)", e.Message, e.Line, e.Column, e.URL)
+	}
 	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
 }
 
@@ -236,7 +249,47 @@ func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
 	}
 	e := newError(op, ErrJavaScript, "")
 	e.Session, e.Tab = t.s.id, t.id
-	e.Err = &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
+	js := &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
+	if ex.Exception != nil && ex.Exception.Description != nil {
+		if u, line, col, ok := thrownAt(*ex.Exception.Description); ok {
+			js.URL, js.Line, js.Column = redactURL(u), line, col
+		}
+	}
+	e.Err = js
 	e.Hint = "fix the expression; the page is unchanged unless the code ran partly"
 	return e
+}
+
+// thrownAt reads, from an exception's stack as V8 describes it ("Error:
+// x\n    at boom (http://host/app.js:3:8)\n    at <anonymous>:2:7"),
+// where a page's script threw it: the top frame's URL, line and column.
+// ok is false when the top frame is the evaluated code (<anonymous>) or
+// there is no stack (a syntax error).
+func thrownAt(description string) (url string, line, col int, ok bool) {
+	for l := range strings.SplitSeq(description, "\n") {
+		l = strings.TrimSpace(l)
+		at, found := strings.CutPrefix(l, "at ")
+		if !found {
+			continue
+		}
+		if i := strings.LastIndexByte(at, '('); i >= 0 && strings.HasSuffix(at, ")") {
+			at = at[i+1 : len(at)-1]
+		}
+		c := strings.LastIndexByte(at, ':')
+		if c < 0 {
+			return "", 0, 0, false
+		}
+		r := strings.LastIndexByte(at[:c], ':')
+		if r < 0 {
+			return "", 0, 0, false
+		}
+		url = at[:r]
+		line, err1 := strconv.Atoi(at[r+1 : c])
+		col, err2 := strconv.Atoi(at[c+1:])
+		if err1 != nil || err2 != nil || url == "" || url == "<anonymous>" {
+			return "", 0, 0, false
+		}
+		return url, line, col, true
+	}
+	return "", 0, 0, false
 }

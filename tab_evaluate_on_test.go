@@ -76,7 +76,11 @@ func TestEvaluateOnSeesTheElementOnRealChromium(t *testing.T) {
 }
 
 func TestValuesWithoutAJSONFormAndBadCodeAreReportedInTheCallersTerms(t *testing.T) {
-	ctx, tab, _ := htmlTab(t, `<title>terms</title><button>Press</button>`)
+	ctx, tab, _ := htmlTab(t, `<title>terms</title><button>Press</button><script>
+function boom() {
+	throw new Error("deep")
+}
+</script>`)
 	cyclic := `(() => { const o = {name: "loop"}; o.self = o; return o })()`
 	for _, expr := range []string{cyclic, `Symbol("s")`} {
 		var v any
@@ -98,6 +102,9 @@ func TestValuesWithoutAJSONFormAndBadCodeAreReportedInTheCallersTerms(t *testing
 	}
 	if err := tab.EvaluateOn(ctx, button, "el => {\n\tthrow new Error(\"boom\")\n}", nil); !errors.As(err, &js) || js.Line != 2 {
 		t.Errorf("EvaluateOn throwing on its second line: %v; want a JSError on line 2 of the function", err)
+	}
+	if err := tab.EvaluateOn(ctx, button, "el => boom()", nil); !errors.As(err, &js) || js.Line != 3 || js.URL == "" {
+		t.Errorf("EvaluateOn calling a page function that throws on the page's line 3: %v (%+v); want that line and the page's script", err, js)
 	}
 	var n int
 	if err := tab.EvaluateOn(ctx, button, "el => el.textContent", &n); !errors.Is(err, browserpool.ErrDecode) {

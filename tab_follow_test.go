@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -80,6 +81,12 @@ func TestAClickOnALinkWhoseServerDoesNotAnswerReturnsAfterTheFollowsBound(t *tes
 	clicks := traced(tab, "click")
 	if got := clicks[len(clicks)-1]; !strings.Contains(got, "had no new page after 10s") {
 		t.Errorf("the click's trace %q; want it to say the navigation had no new page after the follow's 10 s", got)
+	}
+	// Mouse input needs no answer of the page, which gives none meanwhile.
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := tab.HoverAt(hctx, 10, 10); err != nil {
+		t.Errorf("HoverAt while the tab waits for the link's server: %v; want it sent", err)
 	}
 }
 

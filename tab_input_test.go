@@ -720,6 +720,17 @@ func TestFillOnAnEditableElementSaysWhatItHoldsAndWhenThePageRefusedTheText(t *t
 	if got := fills[len(fills)-1]; strings.Contains(got, "the page made it") {
 		t.Errorf("the fill's trace %q says the page changed a value it kept", got)
 	}
+	// The element keeps runs of spaces and a trailing one as no-break
+	// spaces: no refusal, and no change of the page's.
+	for _, v := range []string{"two  spaces", "two  spaces", "trailing "} {
+		if err := tab.Fill(ctx, ref(t, s, "textbox", "Note"), v); err != nil {
+			t.Errorf("Fill(%q) of an editable div: %v", v, err)
+		}
+		fills := traced(tab, "fill")
+		if got := fills[len(fills)-1]; strings.Contains(got, "the page made it") {
+			t.Errorf("the fill of %q traced %q: the page changed nothing", v, got)
+		}
+	}
 	err := tab.Fill(ctx, ref(t, s, "textbox", "Locked"), "new text")
 	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "refused the typed text") {
 		t.Errorf("Fill of an editable div whose page cancels typing: %v; want ErrInvalidArgument saying the page refused it", err)
@@ -793,7 +804,8 @@ func TestAClickOnAnElementWithoutPointerEventsSaysSo(t *testing.T) {
 }
 
 func TestPointsOutsideTheViewportAndScrollsThatAreNoNumberAreRefused(t *testing.T) {
-	ctx, tab, _ := htmlTab(t, `<title>points</title><button style="margin:40px">Press</button>`)
+	// The page's own idea of its size is not the viewport's.
+	ctx, tab, _ := htmlTab(t, `<title>points</title><button style="margin:40px">Press</button><script>Object.defineProperty(window, "innerWidth", {value: 100})</script>`)
 	press := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Press")
 	for name, err := range map[string]error{
 		"ClickAt past the right edge": tab.ClickAt(ctx, 5000, 10),
@@ -810,7 +822,9 @@ func TestPointsOutsideTheViewportAndScrollsThatAreNoNumberAreRefused(t *testing.
 	if err := tab.ClickAt(ctx, 5000, 10); err == nil || !strings.Contains(err.Error(), "×") {
 		t.Errorf("ClickAt past the edge: %v; want the viewport's size in the error", err)
 	}
-	if err := tab.ClickAt(ctx, 60, 50); err != nil {
-		t.Errorf("ClickAt inside the viewport: %v", err)
+	for _, x := range []float64{60, 600} {
+		if err := tab.ClickAt(ctx, x, 50); err != nil {
+			t.Errorf("ClickAt(%g, 50) inside the viewport: %v", x, err)
+		}
 	}
 }

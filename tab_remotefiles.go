@@ -201,7 +201,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 		case err := <-trigC:
 			trigC = nil
 			if err != nil {
-				return Download{}, err
+				return Download{}, t.triggerErr(ctx, err, timeout)
 			}
 		case <-paused.Ready():
 			ev, err := paused.Recv()

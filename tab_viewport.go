@@ -121,6 +121,23 @@ func (t *Tab) SetViewport(ctx context.Context, width, height int, scale float64)
 		if err := t.direct.Invoke(ctx, "Emulation.setDeviceMetricsOverride", viewportArgs(v), nil); err != nil {
 			return x.fail(op, ctx, "", err)
 		}
+		t.setViewportSize(v)
 		return nil
 	})
+}
+
+// setViewportSize records the viewport size the package gave the tab.
+func (t *Tab) setViewportSize(v Viewport) {
+	t.vpSize.Store(uint64(v.Width)<<32 | uint64(uint32(v.Height)))
+}
+
+// givenViewport returns the viewport size the package gave the tab, in CSS
+// pixels; ok is false when it gave none (an attached browser's tab keeps
+// its own size, unknown here without asking the page).
+func (t *Tab) givenViewport() (w, h float64, ok bool) {
+	s := t.vpSize.Load()
+	if s == 0 {
+		return 0, 0, false
+	}
+	return float64(s >> 32), float64(uint32(s)), true
 }

@@ -181,8 +181,7 @@
 //   - Scroll: Page.getLayoutMetrics (or, with a ref, Click's aiming
 //     without the hit test), Input.dispatchMouseEvent (mouseWheel).
 //   - Evaluate: Runtime.evaluate (returnByValue, awaitPromise). PageInfo:
-//     Runtime.evaluate (pagejs.PageInfo); ClickAt, HoverAt and DragTo
-//     read the viewport's size first (pagejs.ViewportSize).
+//     Runtime.evaluate (pagejs.PageInfo).
 //   - WaitLoad: Page.getFrameTree, Runtime.evaluate (pagejs.ReadyState),
 //     Page.lifecycleEvent. WaitNavigation: Page.getFrameTree,
 //     Page.lifecycleEvent.

@@ -40,9 +40,6 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 		vw, vh := pg.viewport()
 		return byValue(map[string]any{"url": pg.URL, "title": pg.Title, "vw": vw, "vh": vh,
 			"sx": 0, "sy": pg.scrollY, "pw": w, "ph": h})
-	case "ViewportSize":
-		vw, vh := pg.viewport()
-		return byValue([]any{vw, vh})
 	case "SecretFocus":
 		return byValue(pg.focus != nil && pg.focus.Secret)
 	case "LoadedStatus":

@@ -394,7 +394,7 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 		msg += fmt.Sprintf(". Page: %q %s", title, url)
 	}
 	if loading {
-		msg += ". The tab is still loading the page the action led to (its server has not answered yet)"
+		msg += fmt.Sprintf(". The tab did not answer within %v: it may still be loading the page the action led to, or be busy with a script", pageInfoWait)
 	}
 	for _, o := range opened {
 		msg += fmt.Sprintf(". It opened a new tab %s at %s; this tab stays the active one: call browser_tabs with action select and tab %s to work in the new one", o.TabID, o.URL, o.TabID)

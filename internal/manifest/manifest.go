@@ -120,9 +120,11 @@ func Open(root string) (*File, error) {
 	}
 	m.owner.OwnerBoot, _ = proc.BootID()
 	return m, m.update(func([]Entry) []Entry {
-		stale, _ := filepath.Glob(filepath.Join(root, tempPattern))
-		for _, f := range stale {
-			os.Remove(f)
+		des, _ := os.ReadDir(root) // not filepath.Glob: root may hold [ or *
+		for _, de := range des {
+			if ok, _ := filepath.Match(tempPattern, de.Name()); ok {
+				os.Remove(filepath.Join(root, de.Name()))
+			}
 		}
 		return nil
 	}, true)

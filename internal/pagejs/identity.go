@@ -20,7 +20,7 @@ var Names = map[string]string{
 	ClickArm: "ClickArm", ClickReport: "ClickReport", Fill: "Fill", FillDone: "FillDone",
 	Select: "Select", SecretFocus: "SecretFocus", Poll: "Poll", Visible: "Visible", PageInfo: "PageInfo", Shown: "Shown",
 	LabelOf: "LabelOf", ScrollCenter: "ScrollCenter",
-	Status: "Status", LoadedStatus: "LoadedStatus", ViewportSize: "ViewportSize",
+	Status: "Status", LoadedStatus: "LoadedStatus",
 }
 
 // PollCall is the expression that runs Poll with check (a function

@@ -215,11 +215,13 @@ const FillDone = `function(v) {
 	}
 	el.dispatchEvent(new Event('change', {bubbles: true}));
 	if (!('value' in el)) {
-		// An editable element: its text is its value (innerText, as it
-		// reads; the line break a block ends with does not count).
-		const text = s => (s || '').replace(/\n$/, '');
-		const now = text(el.innerText);
-		if (v !== '' && now === text(before) && now !== v) return {ok: false, why: 'refused', value: now};
+		// An editable element: its text is its value, as it reads
+		// (innerText), compared with spaces folded: the element keeps a
+		// run of spaces or a trailing one as no-break spaces.
+		const fold = s => (s || '').replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim();
+		const now = (el.innerText || '').replace(/\n$/, '');
+		if (fold(now) === fold(v)) return {ok: true, value: v};
+		if (v !== '' && fold(now) === fold(before)) return {ok: false, why: 'refused', value: now};
 		return {ok: true, value: now};
 	}
 	if (why === '' && el.value !== v && !(fits && el.value !== before)) why = 'cut';
@@ -311,10 +313,6 @@ const Visible = `() => {
 	if (r.width === 0 || r.height === 0) return false;
 	return el.checkVisibility ? el.checkVisibility({visibilityProperty: true}) : getComputedStyle(el).visibility !== 'hidden';
 }`
-
-// ViewportSize reads the viewport's size in CSS pixels, scrollbars
-// included: [width, height].
-const ViewportSize = `[innerWidth, innerHeight]`
 
 // PageInfo reads the page's URL, title, viewport size, scroll offset and
 // document size.

@@ -14,7 +14,7 @@ var sources = map[string]string{
 	"ClickArm": ClickArm, "ClickReport": ClickReport, "Fill": Fill, "FillDone": FillDone,
 	"Select": Select, "SecretFocus": SecretFocus, "Poll": Poll, "Visible": Visible, "PageInfo": PageInfo, "Shown": Shown,
 	"LabelOf": LabelOf, "ScrollCenter": ScrollCenter,
-	"Status": Status, "LoadedStatus": LoadedStatus, "ViewportSize": ViewportSize,
+	"Status": Status, "LoadedStatus": LoadedStatus,
 }
 
 // balanced reports whether the brackets of src pair up, skipping string
