@@ -46,6 +46,7 @@ type fakeFleet struct {
 	failDel   int                        // guarded by mu; DELETEs to answer 500 before succeeding
 	postDelay time.Duration              // guarded by mu; Grid POST answers after this
 	checks    int                        // guarded by mu; GET /session/{id}/timeouts answered
+	lists     int                        // guarded by mu; GET /sessions answered (with the token)
 }
 
 // forgetGridSession ends Grid session id as a DELETE from elsewhere or
@@ -112,6 +113,7 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case r.URL.Path == "/sessions":
 		f.mu.Lock()
+		f.lists++
 		list := []map[string]string{}
 		for _, id := range f.live {
 			list = append(list, map[string]string{"trackingId": id})

@@ -27,8 +27,17 @@ func TestFleetFakeBrowserlessLeaseEndsAtOnceWhenTheURLCarriesTheTokenOrAPrefix(t
 			p := newFleetPool(t, &browserpool.Browserless{URL: u, CleanupTimeout: time.Minute}, 0)
 			ctx := ctxT(t)
 			s := mustOpen(t, ctx, p)
+			f.mu.Lock()
+			lists := f.lists
+			f.mu.Unlock()
 			if err := s.Close(ctx); err != nil {
 				t.Errorf("Session.Close: %v; want the lease confirmed ended", err)
+			}
+			f.mu.Lock()
+			asked := f.lists > lists
+			f.mu.Unlock()
+			if !asked {
+				t.Error("Session.Close did not ask the server's session list: the release went unconfirmed")
 			}
 			if err := p.Close(); err != nil {
 				t.Errorf("Pool.Close: %v", err)
