@@ -35,7 +35,7 @@ type Registry struct {
 
 	mu        sync.Mutex
 	browsers  map[string]*sharedBrowser // guarded by mu; by browser key
-	groups    map[string]string         // guarded by mu; group key -> browser key
+	groups    map[string]*sharedBrowser // guarded by mu; group key -> the browser it published (and pins), which may have ended since
 	lastGroup string                    // guarded by mu
 	closed    bool                      // guarded by mu
 	closeDone chan struct{}             // guarded by mu; made by the first Close, closed when it returns
@@ -63,7 +63,7 @@ func NewRegistry(cfg RegistryConfig) (*Registry, error) {
 	if cfg.Pool == nil {
 		return nil, &Error{Op: "NewRegistry", Class: ErrInvalidConfig, Detail: "Pool: is required", Hint: hints[ErrInvalidConfig]}
 	}
-	r := &Registry{pool: cfg.Pool, open: cfg.Open, browsers: map[string]*sharedBrowser{}, groups: map[string]string{}}
+	r := &Registry{pool: cfg.Pool, open: cfg.Open, browsers: map[string]*sharedBrowser{}, groups: map[string]*sharedBrowser{}}
 	if r.open == nil {
 		r.open = func(ctx context.Context, _ Identity) (*Session, error) { return cfg.Pool.Open(ctx) }
 	}
@@ -382,18 +382,18 @@ func (h *Holder) Publish(ctx context.Context, groupKey string) error {
 	r := h.r
 	r.mu.Lock()
 	var release *sharedBrowser
-	if prev, ok := r.groups[groupKey]; ok && prev != h.b.key {
-		if pb := r.browsers[prev]; pb != nil {
-			pb.pins--
-			if r.releasableLocked(pb) {
-				release = pb
-			}
+	// The pin is the browser's, not its key's: a browser that ended was
+	// replaced under the same key by one this group never pinned.
+	if pb := r.groups[groupKey]; pb != nil && pb != h.b {
+		pb.pins--
+		if r.browsers[pb.key] == pb && r.releasableLocked(pb) {
+			release = pb
 		}
 	}
-	if r.groups[groupKey] != h.b.key {
+	if r.groups[groupKey] != h.b {
 		h.b.pins++
 	}
-	r.groups[groupKey] = h.b.key
+	r.groups[groupKey] = h.b
 	r.lastGroup = groupKey
 	r.mu.Unlock()
 	if release != nil {
@@ -406,15 +406,15 @@ func (h *Holder) Publish(ctx context.Context, groupKey string) error {
 // last thing keeping it.
 func (r *Registry) Unpublish(ctx context.Context, groupKey string) error {
 	r.mu.Lock()
-	key, ok := r.groups[groupKey]
+	b := r.groups[groupKey]
 	delete(r.groups, groupKey)
 	if r.lastGroup == groupKey {
 		r.lastGroup = ""
 	}
 	var release *sharedBrowser
-	if b := r.browsers[key]; ok && b != nil {
+	if b != nil {
 		b.pins--
-		if r.releasableLocked(b) {
+		if r.browsers[b.key] == b && r.releasableLocked(b) {
 			release = b
 		}
 	}
@@ -430,14 +430,11 @@ func (r *Registry) Unpublish(ctx context.Context, groupKey string) error {
 func (r *Registry) Lookup(groupKey string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key, ok := r.groups[groupKey]
-	if !ok {
-		return "", false
+	b := r.groups[groupKey]
+	if b == nil || r.browsers[b.key] != b || (b.s != nil && b.s.Err() != nil) {
+		return "", false // ended: a browser opened since under its key is not the one published
 	}
-	if b := r.browsers[key]; b == nil || (b.s != nil && b.s.Err() != nil) {
-		return "", false
-	}
-	return key, true
+	return b.key, true
 }
 
 // LastGroup returns the group published most recently, or "".

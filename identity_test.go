@@ -327,3 +327,56 @@ func TestAcquireForHandsTheBrowserToTheChildStillHoldingItWhenTheOwnerFinishes(t
 		t.Errorf("an acquire once the last holder finished: %v", err)
 	}
 }
+
+// A group pins the browser it published, not the key: when that browser
+// ends and another opens under its key, the group does not lead to the
+// new one, and unpublishing it leaves the new one's own publications be.
+func TestAGroupPinsTheBrowserItPublishedNotItsKey(t *testing.T) {
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: cdptest.NewLauncher(t), IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	r := newRegistry(t, p)
+	ctx := ctxT(t)
+	step1, _ := browserpool.GroupKey(t.TempDir(), "step1")
+	step2, _ := browserpool.GroupKey(t.TempDir(), "step2")
+	run1, err := r.Attach(ctx, browserpool.Identity{ToolSessionID: "run1", BrowserSessionID: "b-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run1.Publish(ctx, step1); err != nil {
+		t.Fatal(err)
+	}
+	if err := run1.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := run1.Session().Close(ctx); err != nil { // the published browser ends (a crash, a reclaim)
+		t.Fatal(err)
+	}
+	run2, err := r.Attach(ctx, browserpool.Identity{ToolSessionID: "run2", BrowserSessionID: "b-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run2.Session() == run1.Session() {
+		t.Fatal("the second run got the browser that ended")
+	}
+	if key, ok := r.Lookup(step1); ok {
+		t.Errorf("Lookup(step1) = %q after its browser ended; want nothing: the browser open under its key now is not the one published", key)
+	}
+	if err := r.Unpublish(ctx, step1); err != nil {
+		t.Fatal(err)
+	}
+	if err := run2.Publish(ctx, step2); err != nil {
+		t.Fatal(err)
+	}
+	if err := run2.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := run2.Session().Err(); err != nil {
+		t.Fatalf("the browser step2 published closed when its run detached: %v", err)
+	}
+	if _, err := r.AttachGroup(ctx, step2, browserpool.NewIdentity("builder")); err != nil {
+		t.Errorf("AttachGroup(step2): %v; want the browser step2 published", err)
+	}
+}
