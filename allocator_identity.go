@@ -6,6 +6,7 @@ package browserpool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -31,7 +32,11 @@ type browserClaim struct {
 // that task (the first by name) with the owner's slot, instead of being
 // closed: finishing one task never destroys a browser another still uses
 // (I4). The last holder's Finish reclaims it. A task waiting for the
-// owner's own acquire waits at most until ctx ends.
+// owner's own acquire waits at most until ctx ends. When the owner's
+// browser has ended (a crash, a reclaim) and it has not acquired again,
+// the next task with the key owns a browser of its own. A task acts in one
+// browser: AcquireFor with another key for a task that already holds one
+// is an ErrTaskBusy error.
 func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, opts AcquireOptions) (*Lease, error) {
 	const op = "Allocator.AcquireFor"
 	key := id.BrowserKey()
@@ -44,6 +49,17 @@ func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, op
 		a.mu.Lock()
 		if a.browsers == nil {
 			a.browsers = make(map[string]*browserClaim)
+		}
+		// A task holds one session: one that acts in another browser
+		// (its parent's, say) cannot also act in this one.
+		for k, other := range a.browsers {
+			_, holds := other.holders.get(task)
+			if k != key && (other.owner == task || holds) {
+				a.mu.Unlock()
+				e := allocError(op, task, ErrTaskBusy, fmt.Sprintf("task %s already acts in browser %s, and a task holds one session", task, k))
+				e.Hint = "acquire this identity (an isolated child's) under a task of its own, or Finish the task first"
+				return nil, e
+			}
 		}
 		c := a.browsers[key]
 		if c == nil {
@@ -77,9 +93,15 @@ func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, op
 		}
 		a.mu.Lock()
 		still := a.browsers[key] == c
+		if still && !a.ownsLiveLocked(owner) {
+			// The owner's browser ended and it has not acquired again:
+			// the claim is void, and this task may own the browser.
+			delete(a.browsers, key)
+			still = false
+		}
 		a.mu.Unlock()
 		if !still {
-			continue // the owner's acquire failed or it finished: try to own it
+			continue // the owner's acquire failed, it finished, or its browser ended: try to own it
 		}
 		opts.ShareWith = owner
 		l, err := a.Acquire(ctx, task, opts)
@@ -88,8 +110,24 @@ func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, op
 			c.holders.add(task, struct{}{})
 			a.mu.Unlock()
 		}
-		return l, err
+		// Errors of the share AcquireFor chose are its own, not a
+		// ShareWith the caller set.
+		return l, retag(err, func(e *Error) {
+			e.Op = op
+			switch {
+			case errors.Is(err, ErrWrongComputer):
+				e.Hint = fmt.Sprintf("the browser this identity shares is task %s's, on another computer: acquire with the computer that task is on, or leave Computer empty", owner)
+			case errors.Is(err, ErrNotShared):
+				e.Hint = fmt.Sprintf("task %s, whose browser this identity shares, has no live session now: retry once it has acquired again, or Finish it to let this task own the browser", owner)
+			}
+		})
 	}
+}
+
+// ownsLiveLocked reports whether task holds a live session of its own.
+func (a *Allocator) ownsLiveLocked(task string) bool {
+	t := a.tasks[task]
+	return t != nil && t.lease != nil && !t.lease.Shared() && t.lease.s.Err() == nil // Session.mu is a leaf lock
 }
 
 // HoldersOf returns the tasks holding the browser key through AcquireFor,

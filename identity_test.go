@@ -380,3 +380,34 @@ func TestAGroupPinsTheBrowserItPublishedNotItsKey(t *testing.T) {
 		t.Errorf("AttachGroup(step2): %v; want the browser step2 published", err)
 	}
 }
+
+func TestAcquireForGivesATaskOneBrowserAndTheBrowserOfAnOwnerThatEndedToTheNext(t *testing.T) {
+	f := newAllocFixture(t, oneComputer("c1", 2))
+	ctx := ctxT(t)
+	parent := browserpool.NewIdentity("chat-7")
+	opts := browserpool.AcquireOptions{Computer: "c1", Policy: browserpool.PolicyReject}
+	owner, err := f.a.AcquireFor(ctx, "task-a", parent, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same task cannot also act in an isolated child's browser: it
+	// would have been handed its parent's session under the child's key.
+	if _, err := f.a.AcquireFor(ctx, "task-a", parent.IsolatedChild("solo"), opts); !errors.Is(err, browserpool.ErrTaskBusy) {
+		t.Errorf("AcquireFor of an isolated child by the parent's task: %v; want ErrTaskBusy", err)
+	}
+	if hs := f.a.HoldersOf(parent.IsolatedChild("solo").BrowserKey()); len(hs) != 0 {
+		t.Errorf("the isolated child's browser key is held by %v; want nobody", hs)
+	}
+	// The owner's browser ends (a crash, a reclaim); a sharing child's
+	// task then owns a browser of its own under the key.
+	if err := owner.Session().Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	child, err := f.a.AcquireFor(ctx, "task-b", parent.Child("helper"), opts)
+	if err != nil {
+		t.Fatalf("AcquireFor after the owner's browser ended: %v; want a browser for task-b", err)
+	}
+	if child.Shared() || child.Session() == owner.Session() {
+		t.Errorf("task-b's lease: shared %v, the ended session %v; want a live browser of its own", child.Shared(), child.Session() == owner.Session())
+	}
+}
