@@ -175,7 +175,7 @@ func (a *Allocator) reclaim(c *computer, s *Session, task string, state TaskStat
 		e := allocError("Allocator.Finish", task, ErrLeaked, fmt.Sprintf("session %s on computer %q", s.ID(), c.name))
 		e.Session, e.Err = s.ID(), cerr
 		if a.cfg.LeakRetry > 0 {
-			e.Hint = fmt.Sprintf("nothing to do for this task: the allocator retries the close every %v and reports it in Stats().Leaked; check the computer if the count keeps growing", a.cfg.LeakRetry)
+			e.Hint = fmt.Sprintf("nothing to do for this task: the allocator retries the close every %v and reports it in Allocator.Stats (Leaked); check the computer if the count keeps growing", a.cfg.LeakRetry)
 		}
 		ev.Kind, ev.Err = AuditLeaked, e
 		a.emitLocked(ev)

@@ -753,9 +753,14 @@ func TestAllocatorCountsAFailedCloseAsLeakedAndRetriesIt(t *testing.T) {
 		if !errors.Is(err, browserpool.ErrLeaked) || !errors.As(err, &e) || e.Session != l.Session().ID() || e.Task != "t1" {
 			t.Fatalf("Finish: got %v, want an ErrLeaked *Error naming t1 and its session", err)
 		}
-		wantHint := "nothing to do for this task: the allocator retries the close every 1m0s and reports it in Stats().Leaked; check the computer if the count keeps growing"
+		wantHint := "nothing to do for this task: the allocator retries the close every 1m0s and reports it in Allocator.Stats (Leaked); check the computer if the count keeps growing"
 		if e.Hint != wantHint {
 			t.Errorf("hint %q, want %q", e.Hint, wantHint)
+		}
+		// One sentence, one hint: the session's own close error inside it
+		// has neither its prefix nor its hint.
+		if msg := err.Error(); strings.Count(msg, "browserpool:") != 1 || strings.Count(msg, "(hint:") != 1 {
+			t.Errorf("the leak error reads %q; want one browserpool: prefix and one hint", msg)
 		}
 		// A leaked session does not hold its slot: the queue moves on.
 		f.launchers["c1"].FailStops(nil)

@@ -114,6 +114,24 @@ func (e *Error) Error() string {
 		}
 	}
 	b.WriteString(": ")
+	e.writeBody(&b)
+	hint := e.Hint
+	if inner, ok := e.Err.(*Error); ok && hint == "" {
+		hint = inner.Hint
+	}
+	if hint != "" {
+		b.WriteString(" (hint: ")
+		b.WriteString(hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// writeBody writes the class, the detail and the cause. A cause that is
+// itself an *Error is written the same way, without its own prefix and
+// hint: one error reads as one sentence with one hint (the outer one, or
+// the cause's when the outer has none).
+func (e *Error) writeBody(b *strings.Builder) {
 	if e.Class != nil {
 		b.WriteString(e.Class.Error())
 	}
@@ -123,14 +141,12 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		if inner, ok := e.Err.(*Error); ok {
+			inner.writeBody(b)
+		} else {
+			b.WriteString(e.Err.Error())
+		}
 	}
-	if e.Hint != "" {
-		b.WriteString(" (hint: ")
-		b.WriteString(e.Hint)
-		b.WriteString(")")
-	}
-	return b.String()
 }
 
 // Unwrap returns the class and the cause, so errors.Is and errors.As see both.
@@ -165,7 +181,7 @@ var hints = map[error]string{
 	ErrPathEscapes:      "give a plain file name such as shot.png; it is always placed inside the session's output directory",
 	ErrProtocol:         "the browser refused the call; check its arguments",
 	ErrInvalidConfig:    "fix the Config field named above",
-	ErrCloseFailed:      "nothing to do now: the pool retries the cleanup and Stats shows what is pending",
+	ErrCloseFailed:      "nothing to do now: the pool retries the cleanup and Pool.Stats shows what is pending (Leaked, ProfileDirsPendingDelete)",
 	ErrAmbiguousSession: "pass one of the live session ids",
 
 	ErrInvalidArgument: "fix the argument the detail names; nothing was changed",
@@ -207,7 +223,7 @@ var hints = map[error]string{
 	ErrTaskBusy:        "use the session the task already holds (Lease.Session), or Finish the task before acquiring differently",
 	ErrNotShared:       "acquire a session for the task named in ShareWith first, or drop ShareWith to give this task its own session",
 	ErrTaskFinished:    "the task is over; use a new task id if more browser work is needed",
-	ErrLeaked:          "nothing to do for this task: the allocator retries the close and reports it in Stats().Leaked; check the computer if the count keeps growing",
+	ErrLeaked:          "nothing to do for this task: the allocator retries the close and reports it in Allocator.Stats (Leaked); check the computer if the count keeps growing",
 
 	// Remote fleets (fleet.go).
 	ErrFleetFull:    "the fleet is full: retry later, raise its concurrency, or queue through an Allocator",
