@@ -88,7 +88,8 @@ type Error struct {
 	Err      error  // underlying cause, if any
 	Hint     string // what to do next
 
-	notSent bool // the call provably never reached the browser (see Retryable)
+	notSent  bool // the call provably never reached the browser (see Retryable)
+	noAnswer bool // the caller's context ended before the browser answered the call (Session.wrap; Tab.givenUp reads it)
 }
 
 // Retryable reports whether the failed call provably never reached the

@@ -342,7 +342,7 @@ func (g *SeleniumGrid) waitError(ctx context.Context, id, endpoint string) error
 		e.Detail = fmt.Sprintf("the Grid at %s gave no session before the launch deadline (Config.LaunchTimeout) though %d of its %d slots were free", endpoint, gr.MaxSession-gr.SessionCount, gr.MaxSession)
 		e.Hint = "no free node may take SeleniumGrid.Capabilities (the free slots may be another browser's, or no node has this one): compare them (browserName, its options) with the nodes' stereotypes that GET /status lists; the request given up on is ended when the Grid answers it"
 	default:
-		e.Detail += fmt.Sprintf(" (%d of %d slots in use, %d queued)", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
+		e.Detail += " (" + gr.String() + ")"
 	}
 	return e
 }
@@ -362,7 +362,12 @@ func (g *SeleniumGrid) load(ctx context.Context) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d slots in use, %d queued", gr.SessionCount, gr.MaxSession, gr.SessionQueueSize)
+	return gr.String()
+}
+
+// String reads "2 of 2 slots in use, 1 queued".
+func (gc gridCounts) String() string {
+	return fmt.Sprintf("%d of %d slots in use, %d queued", gc.SessionCount, gc.MaxSession, gc.SessionQueueSize)
 }
 
 // counts reads the Grid's session figures, within 300 ms.

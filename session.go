@@ -330,10 +330,6 @@ func (s *Session) Close(ctx context.Context) error {
 	return s.closeWith(ctx, ReasonExplicit)
 }
 
-// noAnswerDetail is the detail of a call whose caller's context ended
-// before the browser answered it.
-const noAnswerDetail = "the caller's context ended before the browser answered"
-
 // wrap turns an error from a CDP call into an *Error of the right class.
 func (s *Session) wrap(op, tab string, err error) error {
 	if err == nil {
@@ -355,7 +351,7 @@ func (s *Session) wrap(op, tab string, err error) error {
 			e.Class = context.DeadlineExceeded
 		}
 		e.Err = nil
-		e.Detail = noAnswerDetail
+		e.Detail, e.noAnswer = "the caller's context ended before the browser answered", true
 		e.Hint = "retry with a longer deadline; the call may still take effect in the browser"
 	case ended != nil:
 		if be, ok := ended.(*Error); ok && e.notSent {

@@ -424,21 +424,18 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 			releaseGroup(ctx, f, group)
 		}
 		// A caller whose context ended is not held up by a page too busy
-		// to answer the cleanup: it runs after the return; so does the
-		// cleanup of a click that started a navigation, which the browser
-		// holds until the new page commits (bounded: a page may never come).
-		if rep.navigated {
-			if x.t.s.background(func(ctx context.Context) {
-				ctx, cancel := context.WithTimeout(ctx, time.Minute)
-				defer cancel()
-				cleanup(ctx)
-			}) {
-				return
-			}
-		}
-		if ctx.Err() == nil || !x.t.s.background(cleanup) {
+		// to answer the cleanup, nor the caller of a click that started a
+		// navigation, whose old page the browser holds until the new one
+		// commits: it runs after the return, bounded (a page may never
+		// answer).
+		if (ctx.Err() != nil || rep.navigated) && x.t.s.background(func(ctx context.Context) {
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
 			cleanup(ctx)
+		}) {
+			return
 		}
+		cleanup(ctx)
 	}()
 	el, err := x.resolveIn(ctx, tg.in(), group, tg.node)
 	if err != nil {

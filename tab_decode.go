@@ -186,10 +186,10 @@ func jsTypeOf(typ string, subtype *string) string {
 	return typ
 }
 
-// unreturnable is the ErrDecode error of a call whose value the browser
-// could not send back as JSON (a cyclic object, a Symbol, a value deeper
-// than it walks), or nil for any other err.
-func unreturnable(op string, err error) *Error {
+// unreturnable is the ErrDecode error of a call of t whose value the
+// browser could not send back as JSON (a cyclic object, a Symbol, a value
+// deeper than it walks), or nil for any other err.
+func (t *Tab) unreturnable(op string, err error) *Error {
 	var re *rpcc.ResponseError
 	if !errors.As(err, &re) {
 		return nil
@@ -197,6 +197,7 @@ func unreturnable(op string, err error) *Error {
 	for _, msg := range []string{"Object reference chain is too long", "Object couldn't be returned by value"} {
 		if strings.Contains(re.Message, msg) {
 			e := newError(op, ErrDecode, "the value has no JSON form the browser can send (a cyclic object, a Symbol, or nesting too deep): "+re.Message)
+			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "return plain data: pick the fields you need (e.g. ({id: x.id, name: x.name})), or convert it in the expression (String(x), JSON.stringify with a replacer)"
 			return e
 		}

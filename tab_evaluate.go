@@ -35,8 +35,7 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		var buf [256]byte
 		raw, err := t.direct.Call(ctx, "Runtime.evaluate", appendEvaluateParams(buf[:0], expr))
 		if err != nil {
-			if e := unreturnable(op, err); e != nil {
-				e.Session, e.Tab = t.s.id, t.id
+			if e := t.unreturnable(op, err); e != nil {
 				return e
 			}
 			return x.fail(op, ctx, "", err)

@@ -59,8 +59,7 @@ func (t *Tab) EvaluateOn(ctx context.Context, ref, fn string, out any, args ...a
 			if _, ok := err.(*Error); ok {
 				return err
 			}
-			if e := unreturnable(op, err); e != nil {
-				e.Session, e.Tab = t.s.id, t.id
+			if e := t.unreturnable(op, err); e != nil {
 				return e
 			}
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))

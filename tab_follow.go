@@ -107,20 +107,9 @@ func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, followWait, errFollowWait)
 	defer cancel()
-	for {
-		w.mu.Lock()
-		changed := w.changed
-		done := w.commits.Load() > nav.commits || w.ends.Load() > w.reqEnds
-		w.mu.Unlock()
-		if done {
-			return
-		}
-		if w.next(ctx, changed) != nil {
-			if context.Cause(ctx) == errFollowWait { // not the caller's own deadline
-				*args += fmt.Sprintf(" (the navigation it started had no new page after %v: the tab may still be loading it)", followWait)
-			}
-			return
-		}
+	err := w.waitFor(ctx, func() bool { return w.commits.Load() > nav.commits || w.ends.Load() > w.reqEnds })
+	if err != nil && context.Cause(ctx) == errFollowWait { // not the caller's own deadline
+		*args += fmt.Sprintf(" (the navigation it started had no new page after %v: the tab may still be loading it)", followWait)
 	}
 }
 
@@ -130,13 +119,21 @@ func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 func (x *tabExt) awaitScriptLink(ctx context.Context, w *lifecycleWatch, nav navMark) {
 	ctx, cancel := context.WithTimeout(ctx, scriptLinkWait)
 	defer cancel()
+	w.waitFor(ctx, func() bool { return w.requests.Load() != nav.requests })
+}
+
+// waitFor waits until cond, read under w.mu, holds after an event, or ctx
+// or the connection ends (its error).
+func (w *lifecycleWatch) waitFor(ctx context.Context, cond func() bool) error {
 	for {
 		w.mu.Lock()
-		changed := w.changed
-		asked := w.requests.Load() != nav.requests
+		changed, ok := w.changed, cond()
 		w.mu.Unlock()
-		if asked || w.next(ctx, changed) != nil {
-			return
+		if ok {
+			return nil
+		}
+		if err := w.next(ctx, changed); err != nil {
+			return err
 		}
 	}
 }

@@ -208,9 +208,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 				return res, e
 			}
 			if t.navigates.Load() != gen {
-				e.Detail = errURL + " did not load: another Navigate of this tab began before it committed, and replaced it"
-				e.Hint = "take a snapshot to see the page the tab is on; navigate again if you still need this one, one Navigate at a time per tab"
-				return res, e
+				return res, t.replacedErr(op, errURL+" did not load: another Navigate of this tab began before it committed, and replaced it")
 			}
 			// Chromium aborts the navigation of a URL that answers
 			// with a file to save (Content-Disposition: attachment).
@@ -236,10 +234,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		if u != "" {
 			detail += ", and the tab is at " + redactURL(u)
 		}
-		e := newError(op, ErrNavigation, detail)
-		e.Session, e.Tab = t.s.id, t.id
-		e.Hint = "take a snapshot to see the page the tab is on; navigate again if you still need this one"
-		return res, e
+		return res, t.replacedErr(op, detail)
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
@@ -306,6 +301,15 @@ func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
 		return 0, ""
 	}
 	return v.Status, shownURL(v.URL)
+}
+
+// replacedErr is Navigate's error when another navigation replaced its
+// page: detail says which and where the tab is.
+func (t *Tab) replacedErr(op, detail string) *Error {
+	e := newError(op, ErrNavigation, detail)
+	e.Session, e.Tab = t.s.id, t.id
+	e.Hint = "take a snapshot to see the page the tab is on; navigate again if you still need this one (one Navigate at a time per tab)"
+	return e
 }
 
 // loadedDoc is what the tab learned of one main-frame document.

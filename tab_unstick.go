@@ -25,7 +25,7 @@ func (t *Tab) givenUp(x *tabExt, err error) {
 		return
 	}
 	var e *Error
-	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) && e.Detail == noAnswerDetail {
+	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) && e.noAnswer {
 		e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; retry, with a longer deadline if the page is only slow"
 	}
 }

@@ -413,7 +413,7 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 		e.Hint = "pass a CSS selector such as #results or button[type=submit]"
 		return e
 	}
-	err := x.poll(ctx, caller, op, true, pagejs.VisibleCheck(selector), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
+	err := x.poll(ctx, caller, op, "", pagejs.VisibleCheck(selector), fmt.Sprintf("no element matching %s became visible", axtext.Cut(selector, 100)), nil)
 	var js *JSError
 	if errors.As(err, &js) && strings.Contains(js.Message, "SyntaxError") {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q is not a valid CSS selector", axtext.Cut(selector, 100)))
@@ -436,18 +436,20 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	const op = "Tab.WaitCondition"
 	return t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {
-		return x.poll(ctx, caller, op, false, pagejs.Condition(expr), "the condition did not become true", out)
+		return x.poll(ctx, caller, op, expr, pagejs.Condition(expr), "the condition did not become true", out)
 	})
 }
 
 // poll runs pagejs.Poll with check in the page until it succeeds, retrying in
 // the next document when a navigation destroys the page's context. The
-// package's own check (own) runs in its isolated world of the main frame,
-// out of the page scripts' reach (tab_world.go); the caller's expression
-// in the page's world. ctx is the bounded, guarded context of
+// package's own check (src "") runs in its isolated world of the main
+// frame, out of the page scripts' reach (tab_world.go); a check made of
+// the caller's expression src runs in the page's world, and its
+// exceptions are placed in src. ctx is the bounded, guarded context of
 // Tab.waiting; caller the caller's.
-func (x *tabExt) poll(ctx, caller context.Context, op string, own bool, check, what string, out any) error {
+func (x *tabExt) poll(ctx, caller context.Context, op, src, check, what string, out any) error {
 	t := x.t
+	own := src == ""
 	for {
 		before := x.currentLoader(ctx)
 		ms := int64(math.Ceil(float64(DefaultWaitTimeout) / float64(time.Millisecond)))
@@ -468,13 +470,12 @@ func (x *tabExt) poll(ctx, caller context.Context, op string, own bool, check, w
 		if err == nil && reply.ExceptionDetails != nil && !contextGone(reply.ExceptionDetails.Text) {
 			jerr := t.jsError(op, reply.ExceptionDetails)
 			var js *JSError
-			if expr, ok := pagejs.ParseCondition(check); ok && !own && errors.As(jerr, &js) {
-				js.rebase(pagejs.ConditionLine, expr) // in the caller's expression's numbering
+			if !own && errors.As(jerr, &js) {
+				js.rebase(pagejs.ConditionLine, src) // in the caller's expression's numbering
 			}
 			return jerr
 		}
-		if e := unreturnable(op, err); e != nil {
-			e.Session, e.Tab = t.s.id, t.id
+		if e := t.unreturnable(op, err); e != nil {
 			return e
 		}
 		if err == nil && reply.ExceptionDetails == nil {
