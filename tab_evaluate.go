@@ -250,7 +250,7 @@ func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
 	e.Session, e.Tab = t.s.id, t.id
 	js := &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
 	if ex.Exception != nil && ex.Exception.Description != nil {
-		if u, line, col, ok := thrownAt(*ex.Exception.Description); ok {
+		if u, line, col, ok := thrownAt(*ex.Exception.Description); ok && u != evaluatedCode {
 			js.URL, js.Line, js.Column = redactURL(u), line, col
 		}
 	}
@@ -259,11 +259,15 @@ func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
 	return e
 }
 
+// evaluatedCode is the URL V8 gives, in a stack, the code Runtime.evaluate
+// ran (it has no sourceURL).
+const evaluatedCode = "<anonymous>"
+
 // thrownAt reads, from an exception's stack as V8 describes it ("Error:
 // x\n    at boom (http://host/app.js:3:8)\n    at <anonymous>:2:7"),
-// where a page's script threw it: the top frame's URL, line and column.
-// ok is false when the top frame is the evaluated code (<anonymous>) or
-// there is no stack (a syntax error).
+// where the exception was thrown: the top frame's URL (evaluatedCode for
+// the evaluated code itself), line and column. ok is false when there is
+// no stack (a syntax error).
 func thrownAt(description string) (url string, line, col int, ok bool) {
 	for l := range strings.SplitSeq(description, "\n") {
 		l = strings.TrimSpace(l)
@@ -285,7 +289,7 @@ func thrownAt(description string) (url string, line, col int, ok bool) {
 		url = at[:r]
 		line, err1 := strconv.Atoi(at[r+1 : c])
 		col, err2 := strconv.Atoi(at[c+1:])
-		if err1 != nil || err2 != nil || url == "" || url == "<anonymous>" {
+		if err1 != nil || err2 != nil || url == "" {
 			return "", 0, 0, false
 		}
 		return url, line, col, true

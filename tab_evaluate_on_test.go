@@ -96,6 +96,9 @@ function boom() {
 	if err := tab.WaitCondition(ctx, "1 +", nil); !errors.As(err, &js) || js.Line != 1 {
 		t.Errorf("WaitCondition(\"1 +\"): %v; want a JSError on line 1 of the expression", err)
 	}
+	if err := tab.WaitCondition(ctx, "(() => {\n\tconst a = 1\n\treturn a + nope.x\n})()", nil); !errors.As(err, &js) || js.Line != 3 || js.URL != "" {
+		t.Errorf("WaitCondition throwing on its third line as it runs: %v (%+v); want a JSError on line 3 of the expression", err, js)
+	}
 	button := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Press")
 	if err := tab.EvaluateOn(ctx, button, "42", nil); !errors.Is(err, browserpool.ErrJavaScript) || !strings.Contains(err.Error(), "EvaluateOn takes a function") {
 		t.Errorf("EvaluateOn with a number for a function: %v; want ErrJavaScript saying it takes a function", err)

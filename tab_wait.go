@@ -440,6 +440,22 @@ func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	})
 }
 
+// conditionThrewAt places js, an exception WaitCondition's expression src
+// threw while it ran, where its stack says it was thrown: Chromium gives
+// the place of the poll's promise, which is not in src. A stack whose top
+// frame is outside src's lines (a page function the expression called
+// from an eval) leaves js as it is.
+func conditionThrewAt(js *JSError, ex *runtime.ExceptionDetails, src string) {
+	if js.URL != "" || ex.Exception == nil || ex.Exception.Description == nil {
+		return
+	}
+	url, line, col, ok := thrownAt(*ex.Exception.Description)
+	first := pagejs.ConditionLine + 1
+	if ok && url == evaluatedCode && line >= first && line < first+strings.Count(src, "\n")+1 {
+		js.Line, js.Column = line, col
+	}
+}
+
 // poll runs pagejs.Poll with check in the page until it succeeds, retrying in
 // the next document when a navigation destroys the page's context. The
 // package's own check (src "") runs in its isolated world of the main
@@ -471,6 +487,7 @@ func (x *tabExt) poll(ctx, caller context.Context, op, src, check, what string, 
 			jerr := t.jsError(op, reply.ExceptionDetails)
 			var js *JSError
 			if !own && errors.As(jerr, &js) {
+				conditionThrewAt(js, reply.ExceptionDetails, src)
 				js.rebase(pagejs.ConditionLine, src) // in the caller's expression's numbering
 			}
 			return jerr
