@@ -3,6 +3,7 @@ package browserpool_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ func followSite(w http.ResponseWriter, r *http.Request) {
 <form method="get" action="/done"><button>Search</button></form>
 <form method="post" action="/done" name="pb"></form><a href="javascript:document.forms.pb.submit()">Post back</a>
 <a href="javascript:location.href='/done'">Script link</a> <a href="javascript:void(0)" onclick="document.title='start'">Nothing</a>
+<button type="button" onclick="location.href='/done'">Go on</button>
 <a href="/done">Next page</a> <a href="/file">Get file</a> <a href="/empty">Ping</a> <a href="#part">Part</a>
 <p id="part" style="margin-top:2000px">part</p>`))
 	}
@@ -54,6 +56,36 @@ func TestAClickThatSubmitsAFormReturnsWithTheAnswersPageInTheTab(t *testing.T) {
 			// No wait between: the click returned with the new page.
 			if s := snap(t, tab, browserpool.SnapshotOptions{}); s.Title != tc.title {
 				t.Errorf("round %d: the snapshot right after clicking %s %q reads %q; want the answer's page %q", i+1, tc.role, tc.name, s.Title, tc.title)
+			}
+		}
+	}
+}
+
+func TestAKeyThatFollowsALinkOrPressesAButtonReturnsWithTheAnswersPageInTheTab(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab, srv := servedTab(t, ctx, followSite)
+	for _, tc := range []struct{ key, focus, title string }{
+		{"Enter", "Post back", "done POST"}, // javascript: links run their script a moment after the key
+		{"Enter", "Script link", "done GET"},
+		{"Enter", "Next page", "done GET"},
+		{" ", "Go on", "done GET"}, // a button's click handler that sets location
+		{"Enter", "Go on", "done GET"},
+	} {
+		for i := range 3 {
+			if _, err := tab.Navigate(ctx, srv.URL+"/"); err != nil {
+				t.Fatal(err)
+			}
+			focus := `[...document.querySelectorAll("a, button")].find(e => e.textContent === ` + strconv.Quote(tc.focus) + `).focus()`
+			if err := tab.Evaluate(ctx, focus, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.Press(ctx, tc.key); err != nil {
+				t.Fatalf("Press(%q) on %q: %v", tc.key, tc.focus, err)
+			}
+			// No wait between: the key returned with the new page.
+			if s := snap(t, tab, browserpool.SnapshotOptions{}); s.Title != tc.title {
+				t.Errorf("round %d: the snapshot right after pressing %q on %q reads %q; want the answer's page %q", i+1, tc.key, tc.focus, s.Title, tc.title)
 			}
 		}
 	}

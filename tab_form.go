@@ -89,7 +89,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		case value == "":
 			events, _ := kb.Events("Delete")
 			for _, ev := range events {
-				if err := x.key(ctx, ev); err != nil {
+				if err := x.key(ctx, ev, new(bool)); err != nil {
 					return x.fail(op, ctx, ref, err)
 				}
 			}

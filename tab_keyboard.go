@@ -43,8 +43,9 @@ func (t *Tab) Press(ctx context.Context, keys string) error {
 		if types && x.secretFocus(ctx) {
 			*args = "***"
 		}
+		var entered bool
 		for _, ev := range events {
-			if err := x.key(ctx, ev); err != nil {
+			if err := x.key(ctx, ev, &entered); err != nil {
 				return x.fail(op, ctx, "", err)
 			}
 		}
@@ -52,7 +53,19 @@ func (t *Tab) Press(ctx context.Context, keys string) error {
 	})
 }
 
-func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs) error {
+// key dispatches ev. Before the action's first Enter (entered: whether
+// it came), it notes whether the focused element is a javascript: link:
+// Chromium runs the link's script a moment after the key, as after a
+// click, and follow gives it scriptLinkWait to ask for a navigation.
+func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs, entered *bool) error {
+	if !*entered && ev.Key != nil && *ev.Key == "Enter" && (ev.Type == "keyDown" || ev.Type == "rawKeyDown") {
+		*entered = true
+		var link bool
+		reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ScriptLinkFocus).SetReturnByValue(true))
+		if err == nil && reply.ExceptionDetails == nil && reply.Result.Value != nil && json.Unmarshal(reply.Result.Value, &link) == nil && link {
+			x.input.scriptLink = true
+		}
+	}
 	return x.t.direct.Invoke(ctx, "Input.dispatchKeyEvent", ev, nil)
 }
 
@@ -78,6 +91,7 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 		if secret {
 			*args = "***"
 		}
+		var entered bool
 		for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
 			key := string(r)
 			switch r {
@@ -92,7 +106,7 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 			// after it waiting to land once it is answered.
 			events, _ := kb.Events(key) // one character always names a key
 			for _, ev := range events {
-				if err := x.key(ctx, ev); err != nil {
+				if err := x.key(ctx, ev, &entered); err != nil {
 					return x.fail(op, ctx, "", err)
 				}
 			}

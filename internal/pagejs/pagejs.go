@@ -129,7 +129,7 @@ const ClickReport = `function(stop) {
 	// default was prevented or the script does nothing (void(0), ;).
 	const clicked = w.log.find(r => r.type === 'click' && reached(r));
 	const href = clicked && clicked.link && !clicked.e.defaultPrevented ? clicked.link.getAttribute('href').trim() : '';
-	const scriptLink = /^javascript:/i.test(href) && !/^javascript:\s*(void\s*\(?\s*0\s*\)?)?\s*;?\s*$/i.test(href);
+	const scriptLink = ` + scriptHref + `(href);
 	return {
 		scriptLink,
 		pressed: w.log.some(r => press(r) && reached(r)),
@@ -253,6 +253,20 @@ const Select = `function(vals) {
 	el.dispatchEvent(new Event('change', {bubbles: true}));
 	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
 }`
+
+// scriptHref is a function telling whether a link's href (trimmed) is a
+// javascript: URL whose script does something (not void(0), not ";").
+const scriptHref = `(href => /^javascript:/i.test(href) && !/^javascript:\s*(void\s*\(?\s*0\s*\)?)?\s*;?\s*$/i.test(href))`
+
+// ScriptLinkFocus tells whether the focused element (through open shadow
+// roots) is in a link whose href is a javascript: URL that does something:
+// an Enter on it runs the script a moment later, as a click does.
+const ScriptLinkFocus = `(() => {
+	let a = document.activeElement;
+	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	const link = a && a.closest ? a.closest('a[href]') : null;
+	return !!link && ` + scriptHref + `(link.getAttribute('href').trim());
+})()`
 
 // SecretFocus says whether the focused element holds a secret (or is an
 // iframe, whose focused element cannot be seen from here).
