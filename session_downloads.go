@@ -40,7 +40,11 @@ func (s *Session) Downloads() []Download {
 	d := &s.downloads
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.Clone(d.done)
+	out := make([]Download, len(d.done))
+	for i, r := range d.done {
+		out[i] = r.dl
+	}
+	return out
 }
 
 // watchDownloads taps the browser's own session for its download events
@@ -131,7 +135,13 @@ func (d *sessDownloads) claim(guid string, dl Download) {
 func (d *sessDownloads) add(dl Download) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.done = append(d.done, dl)
+	d.listLocked(&dlRecord{dl: dl})
+}
+
+// listLocked lists r's download as completed, dropping the oldest past
+// DownloadsLimit.
+func (d *sessDownloads) listLocked(r *dlRecord) {
+	d.done = append(d.done, r)
 	if len(d.done) > DownloadsLimit {
 		d.done = slices.Delete(d.done, 0, len(d.done)-DownloadsLimit)
 	}
@@ -154,12 +164,9 @@ func (s *Session) placeOnce(op, guid, suggested string) (Download, error) {
 		r.err = err
 		if err == nil {
 			r.dl.Path, r.dl.Bytes = path, n
+			d.listLocked(r)
 		}
-		dl := r.dl
 		d.mu.Unlock()
-		if err == nil {
-			d.add(dl)
-		}
 	})
 	d.mu.Lock()
 	defer d.mu.Unlock()

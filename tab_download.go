@@ -6,7 +6,9 @@
 package browserpool
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,7 +37,7 @@ const DefaultDownloadTimeout = 2 * time.Minute
 // Download is a file a tab downloaded.
 type Download struct {
 	SessionID     string // the session of the tab
-	TabID         string // the tab that downloaded it
+	TabID         string // the tab that downloaded it (in one of its frames, or a window it opened); "" in Session.Downloads when no WaitDownload claimed it and it did not start in a tab's main frame
 	Path          string // absolute, inside <session output dir>/downloads
 	SuggestedName string // the name the server or link suggested
 	URL           string // token-like query values redacted
@@ -61,10 +63,11 @@ type sessDownloads struct {
 	streaming map[string]bool
 	// The downloads the browser reported (session_downloads.go), guarded
 	// by mu: records by guid, their guids oldest first, and the completed
-	// ones Session.Downloads lists.
+	// ones Session.Downloads lists (a record claimed after it was listed
+	// shows its tab there).
 	recs  map[string]*dlRecord
 	order []string
-	done  []Download
+	done  []*dlRecord
 }
 
 // ensureDownloads routes the session's downloads into DownloadDir, once.
@@ -99,7 +102,10 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 
 // WaitDownload runs trigger (a click on a download link, say; nil to wait
 // for a download the page starts by itself) and waits for the download it
-// starts in this tab to complete. The file lands in the session's
+// starts in this tab to complete: in the tab's page or one of its frames
+// (of any site), or in a window the tab opened since WaitDownload began (a
+// target=_blank link or window.open answered with a file, whose window the
+// browser closes). The file lands in the session's
 // DownloadDir under the suggested name, made safe (no directories, no
 // control characters) and unique (" (1)", " (2)", … before the
 // extension); it never overwrites a file. A cancelled or failed download
@@ -191,6 +197,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 	stop := t.direct.Listen() // the download's events
 	defer stop()
 	nav := t.lifecycle.mark()
+	opens := x.opens.Load() // windows the tab opened before the trigger
 	if err := runTrigger(ctx, trigger); err != nil {
 		return Download{}, t.triggerErr(ctx, err, timeout)
 	}
@@ -213,7 +220,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			if err != nil {
 				return Download{}, recvErr("no download started", err)
 			}
-			if x.ownsFrame(ctx, ev.FrameID) {
+			if x.ownsFrame(ctx, ev.FrameID, x.opens.Load() > opens) {
 				guid = ev.GUID
 				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)}
 			}
@@ -262,9 +269,13 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 }
 
 // ownsFrame reports whether frame belongs to this tab: its main frame, one
-// of its same-process frames, or an out-of-process frame attached by a
-// snapshot.
-func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID) bool {
+// of its same-process frames, an out-of-process frame (a site's iframe in
+// a process of its own) inside it, or, when the tab opened a window since
+// the download was awaited (opened), the frame of no target: a
+// target=_blank link or window.open answered with a file downloads in the
+// new window's frame before the browser makes the window a target (and
+// closes the window once the download starts).
+func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID, opened bool) bool {
 	if string(frame) == x.t.id {
 		return true
 	}
@@ -274,9 +285,12 @@ func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID) bool {
 	if ok {
 		return true
 	}
+	if tab, ok := x.t.s.targetTab(ctx, string(frame)); ok {
+		return tab == x.t.id
+	}
 	tree, err := invoke[page.GetFrameTreeReply](ctx, x.t.direct, "Page.getFrameTree", nil)
 	if err != nil {
-		return false
+		return opened
 	}
 	var walk func(page.FrameTree) bool
 	walk = func(ft page.FrameTree) bool {
@@ -290,7 +304,7 @@ func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID) bool {
 		}
 		return false
 	}
-	return walk(tree.FrameTree)
+	return walk(tree.FrameTree) || opened
 }
 
 // placeDownload moves the finished download guid to a safe, unique name
@@ -437,4 +451,45 @@ func (t *Tab) triggerErr(ctx context.Context, err error, timeout func(string) er
 		return err
 	}
 	return retag(err, func(c *Error) { c.Session, c.Tab = t.s.id, t.id })
+}
+
+// maxTargetChain bounds targetTab's walk up the targets' parents and
+// openers (a frame in a frame in a popup is three).
+const maxTargetChain = 8
+
+// targetTab returns the tab a target belongs to, walking up from target
+// (a frame's id is its target's when the frame has a process of its own):
+// an out-of-process iframe to the target of its parent frame, a window a
+// page opened to its opener. ok is false when target is no target (a
+// frame in its parent's process) or is gone, and tab "" when the chain
+// leads to no tab of the session.
+func (s *Session) targetTab(ctx context.Context, target string) (tab string, ok bool) {
+	for range maxTargetChain {
+		s.mu.Lock()
+		known := s.tabs[target] != nil
+		s.mu.Unlock()
+		if known {
+			return target, true
+		}
+		params, _ := json.Marshal(map[string]string{"targetId": target})
+		raw, err := s.direct.Call(ctx, "Target.getTargetInfo", params)
+		if err != nil {
+			return "", false
+		}
+		var reply struct {
+			Info struct {
+				OpenerID string `json:"openerId"`
+				ParentID string `json:"parentId"` // an iframe's: the target of its parent frame (Chromium 156)
+			} `json:"targetInfo"`
+		}
+		if json.Unmarshal(raw, &reply) != nil {
+			return "", false
+		}
+		next := cmp.Or(reply.Info.ParentID, reply.Info.OpenerID)
+		if next == "" {
+			return "", true
+		}
+		target = next
+	}
+	return "", true
 }

@@ -264,3 +264,72 @@ func TestAWaitDownloadWithoutADownloadOrWithAFailingTriggerSaysWhichItWas(t *tes
 		t.Errorf("WaitDownload whose trigger failed: %v; want an ErrDownloadFailed *Error naming the tab, wrapping the trigger's error", err)
 	}
 }
+
+// windowsAndFramesSite answers a page whose downloads start in a window it
+// opens (a target=_blank link, window.open) and in a frame of another site
+// (localhost: a process of its own), at other, the same server's port.
+func windowsAndFramesSite(other *string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/dl":
+			w.Header().Set("Content-Disposition", `attachment; filename="`+r.URL.Query().Get("name")+`.txt"`)
+			w.Write([]byte("content"))
+		case "/frame":
+			w.Write([]byte(`<title>frame</title><a href="/dl?name=framed">Framed file</a>`))
+		default:
+			w.Write([]byte(`<title>downloads</title>
+<a href="/dl?name=blank" target="_blank">Blank file</a>
+<button onclick="window.open('/dl?name=opened')">Opened file</button>
+<iframe title="other site" src="` + *other + `/frame" width=400 height=80></iframe>`))
+		}
+	}
+}
+
+func TestADownloadInAWindowTheTabOpensOrInAFrameOfAnotherSiteIsTheTabs(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	var other string
+	tab, srv := servedTab(t, ctx, windowsAndFramesSite(&other))
+	other = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil { // the frame at other's address now
+		t.Fatal(err)
+	}
+	if err := tab.WaitLoad(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The frame's link, clicked where it is, without a snapshot having
+	// attached the frame's process.
+	var at struct{ X, Y float64 }
+	if err := tab.Evaluate(ctx, `(() => { const r = document.querySelector("iframe").getBoundingClientRect(); return {X: r.x + 30, Y: r.y + 18} })()`, &at); err != nil {
+		t.Fatal(err)
+	}
+	triggers := []struct {
+		name    string
+		trigger func(ctx context.Context) error
+	}{
+		{"blank.txt", func(ctx context.Context) error {
+			return tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Blank file"))
+		}},
+		{"opened.txt", func(ctx context.Context) error {
+			return tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Opened file"))
+		}},
+		{"framed.txt", func(ctx context.Context) error { return tab.ClickAt(ctx, at.X, at.Y) }},
+	}
+	var want []string
+	for _, tr := range triggers {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		dl, err := tab.WaitDownload(wctx, tr.trigger)
+		cancel()
+		if err != nil || dl.TabID != tab.ID() || filepath.Base(dl.Path) != tr.name {
+			t.Errorf("WaitDownload for %s: %+v, %v; want it saved under its name, with the tab's id", tr.name, dl, err)
+		}
+		want = append(want, tr.name+" "+tab.ID())
+	}
+	var got []string
+	for _, dl := range tab.Session().Downloads() {
+		got = append(got, filepath.Base(dl.Path)+" "+dl.TabID)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Session.Downloads (-want +got), each with the tab that waited for it:\n%s", diff)
+	}
+}

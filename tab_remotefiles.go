@@ -224,7 +224,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 			if err != nil {
 				return Download{}, recvErr(err)
 			}
-			if !t.ext().ownsFrame(ctx, ev.FrameID) {
+			if !t.ext().ownsFrame(ctx, ev.FrameID, false) {
 				continue
 			}
 			dl = Download{SessionID: s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)}
