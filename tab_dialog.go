@@ -111,11 +111,7 @@ func (t *Tab) AnswerDialog(ctx context.Context, accept bool, promptText string) 
 		e.Hint = "dialogs are answered at once unless the handler defers them; Tab.Dialogs lists the answered ones"
 		return e
 	}
-	args := page.NewHandleJavaScriptDialogArgs(accept)
-	if promptText != "" {
-		args.SetPromptText(promptText)
-	}
-	if err := t.direct.Invoke(ctx, "Page.handleJavaScriptDialog", args, nil); err != nil {
+	if err := t.direct.Invoke(ctx, "Page.handleJavaScriptDialog", answerArgs(d, accept, promptText), nil); err != nil {
 		if noDialog(err) {
 			d.Closed, d.By = time.Now(), DialogClosedByPage
 			x.dialog.remember(d)
@@ -488,6 +484,20 @@ func (x *tabExt) callHandler(h func(Dialog) DialogReply, d Dialog) (reply Dialog
 	return h(d)
 }
 
+// answerArgs answers dialog d: OK (accept) or Cancel, and a prompt
+// accepted with text, or with its default text when text is empty
+// (Chromium answers an empty string when it is given none).
+func answerArgs(d Dialog, accept bool, text string) *page.HandleJavaScriptDialogArgs {
+	args := page.NewHandleJavaScriptDialogArgs(accept)
+	if text == "" && d.Type == "prompt" {
+		text = d.DefaultPrompt
+	}
+	if text != "" {
+		args.SetPromptText(text)
+	}
+	return args
+}
+
 // answer closes the open dialog d and reports it.
 func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 	t := x.t
@@ -495,14 +505,10 @@ func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 	defer x.dialog.endAnswer()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // and the session's end (cdpmux)
 	defer cancel()
-	args := page.NewHandleJavaScriptDialogArgs(accept)
-	if text != "" {
-		args.SetPromptText(text)
-	}
 	// Quiet: the pool answers the page here, nobody uses the browser; a
 	// page that opens dialogs on a timer must not keep its session from
 	// idle reclaim.
-	err := t.direct.Quiet().Invoke(ctx, "Page.handleJavaScriptDialog", args, nil)
+	err := t.direct.Quiet().Invoke(ctx, "Page.handleJavaScriptDialog", answerArgs(d, accept, text), nil)
 	d.Closed, d.Accepted, d.By = time.Now(), accept, by
 	if err != nil && noDialog(err) {
 		d.Accepted, d.By, err = false, DialogClosedByPage, nil

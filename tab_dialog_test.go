@@ -70,6 +70,32 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("a prompt accepted without text keeps its default text", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/dialogs.html")
+		tab.SetDialogHandler(func(d browserpool.Dialog) browserpool.DialogReply {
+			return browserpool.DialogReply{Accept: true}
+		})
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		if err := tab.Click(ctx, ref(t, s, "button", "Prompt")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'prompt anon'")
+		if err := tab.Evaluate(ctx, "document.getElementById('out').textContent = ''", nil); err != nil {
+			t.Fatal(err)
+		}
+		tab.SetDialogHandler(func(d browserpool.Dialog) browserpool.DialogReply {
+			return browserpool.DialogReply{Defer: time.Minute}
+		})
+		if err := tab.Click(ctx, ref(t, s, "button", "Prompt")); !errors.Is(err, browserpool.ErrDialogOpen) {
+			t.Fatalf("Click opening a deferred prompt: %v; want ErrDialogOpen", err)
+		}
+		if err := tab.AnswerDialog(ctx, true, ""); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'prompt anon'")
+	})
+
 	t.Run("a handler answers confirm and prompt", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/dialogs.html")
