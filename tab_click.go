@@ -18,6 +18,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
@@ -103,7 +104,9 @@ const clickAttempts = 3
 // it; the trace says so. If something covers that label too, the
 // ErrCovered error names it. A click that opens a new tab (a target=_blank link,
 // window.open) leaves the tab it acted on where it was: its trace names
-// the new tab's URL, and Session.Tabs lists the new tab. A click that
+// the new tab's URL, and Session.Tabs lists the new tab. A click whose
+// page then closes its own tab (window.close() in a popup's button) is
+// done: Click returns nil and its trace says so. A click that
 // makes the tab navigate (a link followed, a form submitted, a
 // javascript: link's script, such as an ASP.NET postback, which Click
 // gives a quarter of a second to ask for the navigation) returns once
@@ -150,6 +153,9 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 			switch rep.outcome() {
 			case clickLanded:
 				x.input.scriptLink = rep.ScriptLink
+				if rep.closed {
+					*args += " (the page then closed its tab: act on another, Session.Tabs lists them)"
+				}
 				if x.opens.Load() != opens {
 					if u := x.opened.Load(); u != nil {
 						*args += " (opened a new tab at " + *u + ": Session.Tabs lists it; this tab stays the one acted on)"
@@ -366,6 +372,11 @@ type clickReport struct {
 	// navigation), so its report is not read: the document counts as gone,
 	// and the click as taken if the element got the press.
 	refused, gone, unwatched, navigated bool
+	// closed: the tab's target went away after the press while its session
+	// stayed live: the page closed its own tab (window.close() in the
+	// click's handler); the click counts as taken if the element got the
+	// press.
+	closed bool
 }
 
 // clickOutcome is Click's verdict on one click.
@@ -384,7 +395,7 @@ func (r clickReport) outcome() clickOutcome {
 		return clickDisabled
 	case r.Clicked, r.unwatched:
 		return clickLanded
-	case r.Pressed && (r.gone || !r.Connected || !r.Shown || r.Disabled):
+	case r.Pressed && (r.gone || r.closed || !r.Connected || !r.Shown || r.Disabled):
 		// The page reacted to the press: it removed, hid or disabled the
 		// element, or left the document (a menu acting on mousedown, a
 		// link followed, a button disabling itself).
@@ -466,9 +477,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 	}
 	pressed, perr := x.callFn(ctx, op, f, watch, pagejs.ClickReport, []any{false}, true)
 	nav := x.t.lifecycle.mark()
-	if err := x.release(ctx, px, py); err != nil {
-		return rep, err
-	}
+	rerr := x.release(ctx, px, py)
 	if perr != nil && !docGone(f, perr) {
 		return rep, perr
 	}
@@ -476,6 +485,13 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 		if err := json.Unmarshal(pressed.Value, &rep); err != nil {
 			return rep, err
 		}
+	}
+	if rerr != nil {
+		if x.pageClosedTab() {
+			rep.closed = true
+			return rep, nil
+		}
+		return rep, rerr
 	}
 	rctx, asked, stop := x.t.lifecycle.untilRequest(ctx, nav)
 	final, err := x.callFn(rctx, op, f, watch, pagejs.ClickReport, []any{true}, true)
@@ -485,6 +501,10 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 		return rep, nil
 	}
 	if err != nil {
+		if x.pageClosedTab() {
+			rep.closed = true
+			return rep, nil
+		}
 		if !docGone(f, err) {
 			return rep, err
 		}
@@ -493,6 +513,13 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 	}
 	rep = clickReport{}
 	return rep, json.Unmarshal(final.Value, &rep)
+}
+
+// pageClosedTab reports whether the tab's target went away (its CDP
+// session detached) while its session is live: its page closed it
+// (window.close()), or another caller closed it meanwhile.
+func (x *tabExt) pageClosedTab() bool {
+	return errors.Is(x.t.direct.Err(), cdpmux.ErrDetached) && x.t.s.Err() == nil
 }
 
 // docGone says whether err, from a call into frame f, means that the
