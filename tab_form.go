@@ -201,7 +201,8 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 // input, in the tab's top frame): Upload clicks it and gives the chooser
 // the files; one that opens no chooser within 5 seconds is an
 // ErrInvalidArgument error, and so, without a click, is a control a click
-// would change (a checkbox, a text box).
+// would change (a checkbox, a text box) or one whose click does something
+// of its own (a form's submit or reset button, a link to another page).
 //
 // On a local browser the browser reads the files itself
 // (DOM.setFileInputFiles). On a remote browser (a Browserless or
@@ -337,6 +338,15 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 		// Never click a control to see whether it opens a chooser: the
 		// click would change it.
 		return refTarget{}, none("a click would change it rather than open a file chooser")
+	}
+	// Nor one whose click does something of its own: a form's submit
+	// button would send the form, a link would leave the page.
+	var does string
+	if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.ClickDefault, nil, &does); err != nil {
+		return refTarget{}, x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	if does != "" {
+		return refTarget{}, none("a click " + echo(does) + " rather than open a file chooser")
 	}
 	if tg.f != x.refs.top {
 		return refTarget{}, x.badTarget(op, ref, tg, "not a file input, and in a frame of another site, where Upload cannot take a file chooser",

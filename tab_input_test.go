@@ -351,10 +351,15 @@ func TestInputOnRealChromium(t *testing.T) {
 			{one, []string{a, b}},
 			{one, nil},
 			{ref(t, s, "button", "Not a file input"), []string{a}},
+			{ref(t, s, "button", "Send"), []string{a}},    // a click would send its form
+			{ref(t, s, "link", "Elsewhere"), []string{a}}, // a click would leave the page
 		} {
 			if err := tab.Upload(ctx, c.ref, c.paths...); !errors.Is(err, browserpool.ErrInvalidArgument) {
 				t.Errorf("Upload(%s, %q) error = %v, want ErrInvalidArgument", c.ref, c.paths, err)
 			}
+		}
+		if info, err := tab.PageInfo(ctx); err != nil || !strings.HasSuffix(info.URL, "/upload.html") {
+			t.Errorf("the page after refused uploads: %+v, %v; want it where it was (no form sent, no link followed)", info, err)
 		}
 	})
 

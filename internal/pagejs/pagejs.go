@@ -254,6 +254,20 @@ const Select = `function(vals) {
 	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
 }`
 
+// ClickDefault says what a click on an element (this) does by default
+// besides its handlers: "submits its form", "resets its form", "follows
+// its link to URL", or "" for nothing (a plain button, a label, a div).
+const ClickDefault = `function() {
+	const el = this, tag = el.tagName, type = (el.getAttribute('type') || '').toLowerCase();
+	const submits = tag === 'BUTTON' ? !['button', 'menu', 'reset'].includes(type) : tag === 'INPUT' && (type === 'submit' || type === 'image');
+	if (submits && el.form) return 'submits its form';
+	if ((tag === 'BUTTON' || tag === 'INPUT') && type === 'reset' && el.form) return 'resets its form';
+	const a = el.closest && el.closest('a[href]');
+	const href = a ? a.getAttribute('href').trim() : '';
+	if (a && href !== '' && !href.startsWith('#') && !/^javascript:/i.test(href)) return 'follows its link to ' + a.href;
+	return '';
+}`
+
 // scriptHref is a function telling whether a link's href (trimmed) is a
 // javascript: URL whose script does something (not void(0), not ";").
 const scriptHref = `(href => /^javascript:/i.test(href) && !/^javascript:\s*(void\s*\(?\s*0\s*\)?)?\s*;?\s*$/i.test(href))`
