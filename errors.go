@@ -210,6 +210,7 @@ var hints = map[error]string{
 	ErrCovered:        "deal with the covering element first (close or accept it), or scroll; then take a new snapshot and retry",
 	ErrNotVisible:     "the element cannot be clicked now: take a new snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with Tab.WaitVisible",
 	ErrClickMissed:    "the page moved or covered the element during the click (an animation, or the page reacting to the press); wait for it to settle, take a new snapshot and click again",
+	ErrDragNotStarted: "the page moved the element as it was pressed, or was not done drawing; take a new snapshot once it has settled and drag again",
 	ErrStaleRef:       "take a new snapshot with Tab.Snapshot and use a ref it shows",
 	ErrNoHistory:      "nothing changed: navigate with Tab.Navigate instead, or check Tab.PageInfo for where the tab is",
 	ErrFFmpegNotFound: "install the Debian package ffmpeg (apt-get install ffmpeg) or set RecordingOptions.FFmpeg to its path; the frames, events.jsonl and index.html of the recording are there without it",

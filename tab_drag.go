@@ -1,13 +1,14 @@
 // Room: drag and drop (Tab.Drag). dragState.mu guards the drag data the
-// browser intercepted; it arrives on the mux's reader through
-// the tab's tap (Tab.onEvent -> tabExt.onToolEvent). No CDP call is made
-// with the lock held.
+// browser intercepted and the channel that tells of its coming; it
+// arrives on the mux's reader through the tab's tap (Tab.onEvent ->
+// tabExt.onToolEvent). No CDP call is made with the lock held.
 
 package browserpool
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -15,21 +16,44 @@ import (
 	"github.com/mafredri/cdp/protocol/input"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
 // dragSteps is how many mouse moves carry a drag from its source to its
 // target (pages that follow the mouse see a path, not a jump).
 const dragSteps = 5
 
+// ErrDragNotStarted: Drag's press did not reach the source, or the browser
+// started no drag from a source it drags itself (a draggable element, an
+// image, a link): the page moved or hid it as it was pressed. Nothing was
+// dropped. The detail says what got the press. Returned by Drag and DragTo.
+var ErrDragNotStarted = errors.New("the drag did not start")
+
+// dragStartMove is how far the first move of a drag goes from the press,
+// in CSS pixels along each axis, before the target is aimed at: Chromium
+// starts an HTML5 drag once the mouse is 4 pixels from the press along
+// either axis, and a move of 3.9 starts none (measured in Chromium 156, at
+// device scale factors 0.5, 1 and 2 alike). The drag must start before
+// aiming at the target scrolls the page: Chromium starts no drag whose
+// source has moved from under the point it was pressed at.
+const dragStartMove = 5
+
 // dragSettleMoves bounds the extra moves over the target that wait for
-// the browser to report an HTML5 drag it started (its report and the
-// move's reply travel separately).
+// the browser to report an HTML5 drag it started, when nothing watched the
+// source's document (its report and the move's reply travel separately).
 const dragSettleMoves = 3
+
+// dragInterceptWait bounds the wait for Input.dragIntercepted once the
+// source's document has seen a dragstart it did not cancel: the browser
+// reports the drag's data a moment after (it comes on its own, apart from
+// the reply to the move that started it).
+const dragInterceptWait = 5 * time.Second
 
 // dragState holds the data of an HTML5 drag the browser intercepted.
 type dragState struct {
 	mu   sync.Mutex
 	data json.RawMessage // guarded by mu; Input.dragIntercepted's data, until taken
+	came chan struct{}   // guarded by mu (made on first use); a token when data arrives
 }
 
 // intercepted records Input.dragIntercepted (on the mux's reader).
@@ -42,7 +66,19 @@ func (d *dragState) intercepted(params json.RawMessage) {
 	}
 	d.mu.Lock()
 	d.data = ev.Data
+	came := d.cameLocked()
 	d.mu.Unlock()
+	select {
+	case came <- struct{}{}:
+	default:
+	}
+}
+
+func (d *dragState) cameLocked() chan struct{} {
+	if d.came == nil {
+		d.came = make(chan struct{}, 1)
+	}
+	return d.came
 }
 
 // take returns and forgets the intercepted drag data (nil if none).
@@ -52,6 +88,41 @@ func (d *dragState) take() json.RawMessage {
 	data := d.data
 	d.data = nil
 	return data
+}
+
+// wait is take, waiting up to within (or until ctx ends) for the data to
+// come.
+func (d *dragState) wait(ctx context.Context, within time.Duration) json.RawMessage {
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	for {
+		d.mu.Lock()
+		data, came := d.data, d.cameLocked()
+		d.data = nil
+		d.mu.Unlock()
+		if data != nil {
+			return data
+		}
+		select {
+		case <-came: // this drag's data, or a token an earlier drag left
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// dragReport is what the source's document saw of a drag's press and
+// first move.
+type dragReport struct {
+	Draggable bool   `json:"draggable"` // the browser drags the source itself
+	Pressed   bool   `json:"pressed"`   // the document got a mousedown
+	Reached   bool   `json:"reached"`   // the mousedown reached the source
+	PressOn   string `json:"pressOn"`   // what got the mousedown instead
+	Handled   bool   `json:"handled"`   // the page prevented the mousedown: it drags with the mouse itself
+	Started   bool   `json:"started"`   // a dragstart was fired
+	Cancelled bool   `json:"cancelled"` // the page cancelled the dragstart
 }
 
 // Drag drags the element fromRef names onto the element toRef names (refs
@@ -69,7 +140,14 @@ func (d *dragState) take() json.RawMessage {
 //     the page sees mousedown, mousemoves and mouseup.
 //
 // A ref that is unknown or old is an ErrStaleRef error, one without a
-// visible box ErrNotVisible, a covered source ErrCovered. The page
+// visible box ErrNotVisible. A covered source, or a target something
+// covers before the drag starts (an overlay a drop would land on), is an
+// ErrCovered error naming what covers it, and nothing is pressed. A press
+// that does not reach the source, or a source the browser would drag (a
+// draggable element, an image, a link) from which it starts no drag (the
+// page moved or hid it as it was pressed), is an ErrDragNotStarted error
+// and nothing is dropped; a page that takes the press itself (it prevents
+// the mousedown or the dragstart) gets a drag of mouse events. The page
 // decides what a drop does: check the result with a snapshot.
 func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 	const op = "Tab.Drag"
@@ -79,6 +157,18 @@ func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 			return err
 		}
 		*args = fromRef + " " + from.role + " " + axtext.Quote(from.name) + " to " + toRef + " " + to.role + " " + axtext.Quote(to.name)
+		// What covers the target now would get the drop: say so before
+		// pressing. Once the drag has started the target is aimed at
+		// without this check: what the page shows over it while dragging
+		// (a drop overlay, the dragged element) is the page's own.
+		if _, _, err := x.point(ctx, op, toRef, to, true); err != nil {
+			if errors.Is(err, ErrCovered) {
+				return retag(err, func(e *Error) {
+					e.Detail = "the drop target " + e.Detail + ", which would get the drop; nothing was dragged"
+				})
+			}
+			return err
+		}
 		return x.dragFrom(ctx, op, fromRef, from, toRef, func() (float64, float64, error) {
 			return x.point(ctx, op, toRef, to, false)
 		}, args)
@@ -113,10 +203,12 @@ func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarge
 		return x.fail(op, ctx, fromRef, err)
 	}
 	x.drag.take() // a leftover of an earlier drag
+	group := x.newGroup()
+	watch := ""
 	pressed := false
 	defer func() {
-		// Whatever happened, leave no button down and no drag
-		// intercepted, within 2 seconds even if ctx has ended.
+		// Whatever happened, leave no button down, no drag intercepted
+		// and no watch armed, within 2 seconds even if ctx has ended.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		if data := x.drag.take(); data != nil {
@@ -126,29 +218,90 @@ func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarge
 			x.release(cctx, fx, fy)
 		}
 		t.direct.Invoke(cctx, "Input.setInterceptDrags", input.NewSetInterceptDragsArgs(false), nil)
+		// A dialog the press opened holds the page: calls into it would
+		// wait for its answer (a watch's listeners then stay until the
+		// document goes, recording nothing anyone reads).
+		var dc *dialogCause
+		if errors.As(context.Cause(ctx), &dc) {
+			return
+		}
+		if watch != "" {
+			x.callFn(cctx, op, from.f, watch, pagejs.ClickDisarm, nil, true)
+		}
+		releaseGroup(cctx, from.f, group)
 	}()
+	// A source whose document cannot be watched (no listener of the
+	// package's can run there) is dragged as before the watch: the drag
+	// is whatever the browser reports.
+	if el, err := x.resolveIn(ctx, from.in(), group, from.node); err == nil {
+		if w, err := x.callFn(ctx, op, from.f, el[0], pagejs.DragWatchArm, nil, false); err == nil {
+			watch = w.ObjectID
+		}
+	}
 	if err := x.press(ctx, fx, fy); err != nil {
 		return x.fail(op, ctx, fromRef, err)
 	}
 	pressed = true
-	// A first small move starts an HTML5 drag before the target is
-	// scrolled to (the page may scroll the source away).
-	if err := x.dragMove(ctx, fx+3, fy+3); err != nil {
+	// The drag starts here, before the target is aimed at (aiming scrolls
+	// the page, and Chromium starts no drag once its source has moved
+	// from under the press): away from the viewport's right and bottom
+	// edges, by more than the browser's threshold.
+	mx, my := fx+dragStartMove, fy+dragStartMove
+	if w, h, ok := t.givenViewport(); ok {
+		if mx >= w {
+			mx = fx - dragStartMove
+		}
+		if my >= h {
+			my = fy - dragStartMove
+		}
+	}
+	if err := x.dragMove(ctx, mx, my); err != nil {
 		return x.fail(op, ctx, fromRef, err)
+	}
+	var data json.RawMessage
+	watched := false
+	if watch != "" {
+		var rep dragReport
+		res, err := x.callFn(ctx, op, from.f, watch, pagejs.DragWatchRead, nil, true)
+		if err != nil {
+			return x.fail(op, ctx, fromRef, err)
+		}
+		watch = "" // disarmed
+		if err := json.Unmarshal(res.Value, &rep); err != nil {
+			return x.fail(op, ctx, fromRef, err)
+		}
+		watched = true
+		if err := x.dragNotStarted(op, fromRef, from, rep, fx, fy); err != nil {
+			return err
+		}
+		if rep.Started && !rep.Cancelled {
+			if data = x.drag.wait(ctx, dragInterceptWait); data == nil {
+				if ctx.Err() != nil {
+					return x.fail(op, ctx, fromRef, context.Cause(ctx))
+				}
+				e := newError(op, ErrDragNotStarted, fmt.Sprintf("the page let the drag of %s (%s %s) start (its dragstart was not cancelled), but the browser reported no drag within %v; nothing was dropped", fromRef, from.role, axtext.Quote(from.name), dragInterceptWait))
+				e.Session, e.Tab = t.s.id, t.id
+				e.Hint = "take a new snapshot and drag again; if it keeps failing, the browser is too busy to answer: retry later"
+				return e
+			}
+		}
 	}
 	tx, ty, err := aim()
 	if err != nil {
 		return err
 	}
-	var data json.RawMessage
+	// An HTML5 drag sends the page no mouse moves (drag events instead),
+	// so only a drag of mouse events is carried there in steps.
 	for i := 1; i <= dragSteps && data == nil; i++ {
 		f := float64(i) / dragSteps
-		if err := x.dragMove(ctx, fx+(tx-fx)*f, fy+(ty-fy)*f); err != nil {
+		if err := x.dragMove(ctx, mx+(tx-mx)*f, my+(ty-my)*f); err != nil {
 			return x.fail(op, ctx, toRef, err)
 		}
-		data = x.drag.take()
+		if !watched {
+			data = x.drag.take()
+		}
 	}
-	if data == nil && x.dragStarted(ctx) {
+	if data == nil && !watched && x.dragStarted(ctx) {
 		data = x.drag.take()
 	}
 	if data != nil {
@@ -166,6 +319,31 @@ func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarge
 		*args += " (html5)"
 	}
 	return nil
+}
+
+// dragNotStarted is the error of a drag whose press, at (px, py), and first
+// move the source's document reported in rep: a press that reached
+// another element or none of its document, or a source the browser drags
+// itself from which it started no drag, though the page left the press and
+// the dragstart to it. It is nil for a drag that can go on.
+func (x *tabExt) dragNotStarted(op, ref string, tg refTarget, rep dragReport, px, py float64) error {
+	var detail string
+	switch el := fmt.Sprintf("%s (%s %s)", ref, tg.role, axtext.Quote(tg.name)); {
+	case rep.Started:
+		return nil
+	case !rep.Pressed:
+		detail = fmt.Sprintf("the press at (%.0f, %.0f) to drag %s reached nothing of its document (the page moved, or the browser had not yet placed its frame where it is shown)", px, py, el)
+	case !rep.Reached:
+		detail = fmt.Sprintf("the press at (%.0f, %.0f) to drag %s reached %s instead", px, py, el, rep.PressOn)
+	case rep.Draggable && !rep.Handled:
+		detail = fmt.Sprintf("no drag started from %s, which is draggable: it got the press at (%.0f, %.0f) and a move of %d px, but the browser fired no dragstart (it starts none once the element has left the point pressed: the page moved or hid it as it was pressed)", el, px, py, dragStartMove)
+	default:
+		return nil // a drag of mouse events, which the page took
+	}
+	e := newError(op, ErrDragNotStarted, detail+"; nothing was dropped")
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	e.Hint = "take a new snapshot once the page has settled and drag again; if the page moves the element when it is pressed, drag what it shows in its place"
+	return e
 }
 
 // dragStarted reports whether the browser reports an intercepted HTML5

@@ -373,3 +373,55 @@ const StatusTitle = "browserpool-document-status:"
 // Timing entry's responseStatus, Chromium 109+) and the document's URL:
 // {status, url}, where Status's report did not come.
 const LoadedStatus = `(() => { const n = performance.getEntriesByType("navigation")[0]; return {status: (n && n.responseStatus) || 0, url: location.href}; })()`
+
+// DragWatchArm arms a watch on a drag's source (this) for its press and
+// first move: listeners in the capture phase on its window record the
+// first mousedown and the first dragstart of its document before any
+// element's handler can stop them, and one on the source itself tells
+// whether the press reached it (it also sees events inside its shadow
+// trees).
+const DragWatchArm = `function() {
+	const el = this, win = el.ownerDocument.defaultView;
+	const w = {el, down: null, start: null, hit: new WeakSet()};
+	const onDown = e => { if (!w.down) w.down = e; };
+	const onStart = e => { if (!w.start) w.start = e; };
+	const onEl = e => { w.hit.add(e); };
+	win.addEventListener('mousedown', onDown, true);
+	win.addEventListener('dragstart', onStart, true);
+	el.addEventListener('mousedown', onEl, true);
+	w.stop = () => {
+		win.removeEventListener('mousedown', onDown, true);
+		win.removeEventListener('dragstart', onStart, true);
+		el.removeEventListener('mousedown', onEl, true);
+	};
+	return w;
+}`
+
+// DragWatchRead reads and disarms a drag watch (this) into a dragReport.
+// Whether the browser drags the source itself is judged now (a page may
+// make an element draggable as it is pressed) as Chromium does: by the
+// nearest of the source and its ancestors that says, with
+// draggable="true" or "false", or by being an image or a link with an
+// href.
+const DragWatchRead = `function() {
+	const w = this, d = w.down, s = w.start;
+	w.stop();
+	const describe = ` + Describe + `;
+	let draggable = false;
+	for (let n = w.el; n; n = n.parentNode || n.host) {
+		if (n.nodeType === 1 && (n.draggable || n.hasAttribute('draggable'))) { draggable = n.draggable === true; break; }
+	}
+	return {
+		draggable,
+		pressed: !!d,
+		reached: !!d && w.hit.has(d),
+		pressOn: d && !w.hit.has(d) ? describe(d.target) || 'a node without a description' : '',
+		handled: !!d && d.defaultPrevented,
+		started: !!s,
+		cancelled: !!s && s.defaultPrevented,
+	};
+}`
+
+// NextFrames resolves once the document of its element (this) has drawn
+// twice, or after 200 ms (a hidden page draws nothing).
+const NextFrames = `function() { return new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(() => r())); setTimeout(r, 200); }); }`
