@@ -168,7 +168,7 @@ func (e *Error) Unwrap() []error {
 var hints = map[error]string{
 	ErrPoolClosed:       "create a new Pool; a closed one cannot be reused",
 	ErrBrowserNotFound:  "install Chromium (Debian/Ubuntu: apt-get install chromium) or set Config.Executable to the browser's path",
-	ErrLaunchFailed:     "check the browser output quoted above; the session was not created, so retry or fix the browser install",
+	ErrLaunchFailed:     "the session was not created; the error says why (with the browser's output when it printed any): retry, or fix the browser install",
 	ErrSessionNotFound:  "list live sessions with Pool.Sessions, or open a new one",
 	ErrSessionClosed:    "open a new session; this one is gone",
 	ErrBrowserExited:    "the browser crashed or was killed; open a new session and retry the step",

@@ -2,6 +2,7 @@ package browserpool_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/browserpool/browserpool"
@@ -43,5 +44,16 @@ func TestACallThatNeverReachedTheBrowserIsRetryableAndOneInFlightIsNot(t *testin
 	var nilErr *browserpool.Error
 	if nilErr.Retryable() {
 		t.Error("(*Error)(nil).Retryable() = true, want false")
+	}
+}
+
+func TestACallTheBrowserDoesNotImplementSaysSoInsteadOfBlamingItsArguments(t *testing.T) {
+	ctx := ctxT(t)
+	p := newFakePool(t, cdptest.NewLauncher(t), browserpool.Config{})
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	_, err := tab.PDF(ctx, browserpool.PDFOptions{})
+	var be *browserpool.Error
+	if !errors.As(err, &be) || strings.Contains(be.Hint, "check its arguments") || !strings.Contains(be.Hint, "cdptest does not implement") {
+		t.Errorf("PDF on a fake browser without printToPDF: %v; want the fake's own hint, not one about the call's arguments", err)
 	}
 }

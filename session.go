@@ -330,6 +330,10 @@ func (s *Session) Close(ctx context.Context) error {
 	return s.closeWith(ctx, ReasonExplicit)
 }
 
+// methodNotFound is the JSON-RPC code of a call to a method the browser
+// does not have.
+const methodNotFound = -32601
+
 // wrap turns an error from a CDP call into an *Error of the right class.
 func (s *Session) wrap(op, tab string, err error) error {
 	if err == nil {
@@ -375,8 +379,15 @@ func (s *Session) wrap(op, tab string, err error) error {
 		e.Class, e.Detail, e.Hint = ErrTabClosed, "the tab was closed or detached", hints[ErrTabClosed]
 	case errors.As(err, &re):
 		e.Class, e.Hint = ErrProtocol, hints[ErrProtocol]
-		if strings.Contains(re.Message, "No target with given id") || strings.Contains(re.Message, "Session with given id not found") {
+		switch {
+		case strings.Contains(re.Message, "No target with given id") || strings.Contains(re.Message, "Session with given id not found"):
 			e.Class, e.Hint = ErrTabClosed, hints[ErrTabClosed]
+		case re.Code == methodNotFound:
+			// No argument makes it work: the browser lacks the method.
+			e.Hint = "this browser does not implement the call (a browser older than the package needs, or a fake that leaves it out); it cannot work there"
+			if strings.HasPrefix(re.Data, "cdptest") {
+				e.Hint = re.Data // the fake says what to do
+			}
 		}
 	default:
 		e.Class, e.Hint = ErrProtocol, hints[ErrProtocol]
