@@ -151,27 +151,52 @@ func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (Snapshot, err
 	return snap, nil
 }
 
+// snapshotAttempts bounds how many times a snapshot walks the page when
+// documents keep committing during its walks (a page that reloads itself
+// every few milliseconds gets the last walk).
+const snapshotAttempts = 4
+
 // snapshot reads and prints the page's documents (see Tab.Snapshot).
 func (x *tabExt) snapshot(ctx context.Context, op string, opts SnapshotOptions) (snap Snapshot, err error) {
 	t := x.t
 	inits, _ := x.lifecycleInits()
-	var tree struct {
-		FrameTree struct {
-			Frame struct {
-				ID       string `json:"id"`
-				LoaderID string `json:"loaderId"`
-				URL      string `json:"url"`
-			} `json:"frame"`
-		} `json:"frameTree"`
+	type mainFrame struct {
+		ID       string `json:"id"`
+		LoaderID string `json:"loaderId"`
+		URL      string `json:"url"`
 	}
-	if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
-		return Snapshot{}, x.fail(op, ctx, "", err)
+	readMain := func() (mainFrame, error) {
+		var tree struct {
+			FrameTree struct {
+				Frame mainFrame `json:"frame"`
+			} `json:"frameTree"`
+		}
+		err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree)
+		return tree.FrameTree.Frame, err
 	}
-	main := tree.FrameTree.Frame
-	w := &snapWalker{x: x, ctx: ctx}
-	doc, err := w.fetch(x.refs.top, "", nil)
+	main, err := readMain()
 	if err != nil {
 		return Snapshot{}, x.fail(op, ctx, "", err)
+	}
+	var w *snapWalker
+	var doc *axtext.Doc[refTarget]
+	// A document that commits during the walk would lend its tree to the
+	// one whose URL and loader were read first (refs labelled with a
+	// document they are not of): the main frame is read again after the
+	// walk, and a walk across a commit is done again.
+	for attempt := 1; ; attempt++ {
+		w = &snapWalker{x: x, ctx: ctx}
+		if doc, err = w.fetch(x.refs.top, "", nil); err != nil {
+			return Snapshot{}, x.fail(op, ctx, "", err)
+		}
+		after, err := readMain()
+		if err != nil {
+			return Snapshot{}, x.fail(op, ctx, "", err)
+		}
+		if after.LoaderID == main.LoaderID || attempt == snapshotAttempts {
+			break
+		}
+		main = after
 	}
 	aw := axtext.Walker[refTarget]{Origin: origin(main.URL)}
 	aw.Walk(doc)
