@@ -172,6 +172,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	}
 	start := time.Now()
 	gen := t.navigates.Add(1)
+	asked := t.lifecycle.mark() // the page's own navigation requests so far
 	var reply page.NavigateReply
 	if err := t.direct.Invoke(ctx, "Page.navigate", page.NewNavigateArgs(rawURL), &reply); err != nil {
 		if ctx.Err() == nil || t.direct.Err() != nil {
@@ -209,6 +210,16 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 			}
 			if t.navigates.Load() != gen {
 				return res, t.replacedErr(op, errURL+" did not load: another Navigate of this tab began before it committed, and replaced it")
+			}
+			if t.lifecycle != nil && t.lifecycle.requests.Load() != asked.requests {
+				// Page.frameRequestedNavigation: the page asked (a
+				// script setting location, a form it submitted, a
+				// link's script such as an ASP.NET postback).
+				detail := errURL + " did not load: the page's own navigation (a script, a form or a link of the page) replaced it before it committed"
+				if _, u := t.loadedStatus(ctx); u != "" {
+					detail += ", and the tab is at " + redactURL(u)
+				}
+				return res, t.replacedErr(op, detail)
 			}
 			// Chromium aborts the navigation of a URL that answers
 			// with a file to save (Content-Disposition: attachment).

@@ -323,3 +323,38 @@ func TestNavigateFollowsAPageThatSendsTheTabOnByItself(t *testing.T) {
 		t.Errorf("after Navigate the tab shows %q; want the loaded home page", got)
 	}
 }
+
+func TestANavigationThePagesOwnReplacedSaysSo(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	asked := make(chan struct{}, 1)
+	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/hang":
+			asked <- struct{}{}
+			select {
+			case <-time.After(5 * time.Second):
+			case <-r.Context().Done():
+			}
+			w.Write([]byte(`<title>late</title>`))
+		case "/own":
+			w.Write([]byte(`<title>own</title>`))
+		default:
+			w.Write([]byte(`<title>start</title><a href="/own" style="position:fixed;left:0;top:0;width:100px;height:100px">Own</a>`))
+		}
+	})
+	nav := make(chan error, 1)
+	go func() {
+		_, err := tab.Navigate(ctx, srv.URL+"/hang")
+		nav <- err
+	}()
+	<-asked // the Navigate waits for its server
+	// A person clicks a link of the page meanwhile.
+	if err := tab.ClickAt(ctx, 50, 50); err != nil {
+		t.Fatal(err)
+	}
+	err := <-nav
+	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "the page's own navigation") || strings.Contains(err.Error(), "download") {
+		t.Errorf("a Navigate the page's own replaced returned %v; want an ErrNavigation saying the page's navigation replaced it, not a download hint", err)
+	}
+}
