@@ -191,6 +191,9 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 		// the page after the load event.
 		cdpmux.Request{Method: "Performance.enable"},
 		cdpmux.Request{Method: "Page.addScriptToEvaluateOnNewDocument", Params: statusScriptParams},
+		// File choosers stay open for Upload instead of being cancelled
+		// at once (the headless default): Click's trace says one opened.
+		cdpmux.Request{Method: "Page.setInterceptFileChooserDialog", Params: []byte(`{"enabled":true}`)},
 	)
 	direct.Go(reqs, func(_ []json.RawMessage, errs []error) {
 		t.pageErr = cmp.Or(errs[:required]...)
@@ -301,8 +304,14 @@ type tabExt struct {
 	watching atomic.Bool
 
 	// choosers carries Page.fileChooserOpened from the mux's reader to the
-	// Upload waiting for it (tab_form.go); capacity 1.
-	choosers chan *fileChooser
+	// Upload waiting for it (tab_form.go); capacity 1. chooserCount counts
+	// those events and lastChooser holds the latest; pending is the
+	// chooser the tab's latest input action opened (a Click), which
+	// Upload on the same ref answers, cleared by the next input action.
+	choosers     chan *fileChooser
+	chooserCount atomic.Uint64
+	lastChooser  atomic.Pointer[fileChooser]
+	pending      atomic.Pointer[pendingChooser]
 
 	// actDocs is the main frame's count of new documents
 	// (lifecycleWatch.commits) when the tab's latest action began, or a
@@ -411,6 +420,7 @@ func (t *Tab) run(ctx context.Context, op, action, args string, check func() err
 			return err
 		}
 		defer give()
+		x.pending.Store(nil) // a chooser left open is the page's now
 		if err := t.toFront(ctx); err != nil {
 			return t.s.wrap(op, t.id, err)
 		}

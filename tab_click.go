@@ -106,7 +106,11 @@ const clickAttempts = 3
 // window.open) leaves the tab it acted on where it was: its trace names
 // the new tab's URL, and Session.Tabs lists the new tab. A click whose
 // page then closes its own tab (window.close() in a popup's button) is
-// done: Click returns nil and its trace says so. A click that
+// done: Click returns nil and its trace says so. A click that opens a
+// file chooser (on a file input, or a button whose handler clicks a
+// hidden one) leaves it open, and its trace says so: Tab.Upload with the
+// same ref, before any other input action, gives it the files without
+// clicking again. A click that
 // makes the tab navigate (a link followed, a form submitted, a
 // javascript: link's script, such as an ASP.NET postback, which Click
 // gives a quarter of a second to ask for the navigation) returns once
@@ -145,7 +149,7 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 					*args += " (through its label: the page draws the control there)"
 				}
 			}
-			opens := x.opens.Load()
+			opens, choosers := x.opens.Load(), x.chooserCount.Load()
 			rep, err := x.clickTarget(ctx, tg, px, py)
 			if err != nil {
 				return x.fail(op, ctx, ref, frameErr(tg.f, err))
@@ -155,6 +159,12 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 				x.input.scriptLink = rep.ScriptLink
 				if rep.closed {
 					*args += " (the page then closed its tab: act on another, Session.Tabs lists them)"
+				}
+				if x.chooserCount.Load() != choosers {
+					if ev := x.lastChooser.Load(); ev != nil {
+						x.pending.Store(&pendingChooser{ref: ref, ev: ev})
+						*args += " (it opened a file chooser: give it the files with Tab.Upload on the same ref)"
+					}
 				}
 				if x.opens.Load() != opens {
 					if u := x.opened.Load(); u != nil {

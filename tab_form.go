@@ -199,7 +199,7 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 // need an input with the multiple attribute. The ref may also name what
 // opens a file chooser (a "Choose file" button or label over a hidden
 // input, in the tab's top frame): Upload clicks it and gives the chooser
-// the files; one that opens no chooser within 5 seconds is an
+// the files, or gives them to the chooser a Click on that ref just opened; one that opens no chooser within 5 seconds is an
 // ErrInvalidArgument error, and so, without a click, is a control a click
 // would change (a checkbox, a text box) or one whose click does something
 // of its own (a form's submit or reset button, a link to another page).
@@ -267,7 +267,16 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 		switch {
 		case desc.Node.NodeName != "INPUT" || !strings.EqualFold(attrs["type"], "file"):
 			// A button or label that opens a (often hidden) file input's
-			// chooser: click it and take the chooser.
+			// chooser: take the chooser a click on it left open, or
+			// click it and take the chooser.
+			if p := x.pending.Load(); p != nil && p.ref == ref && x.pending.CompareAndSwap(p, nil) {
+				if len(paths) > 1 && p.ev.Mode != "selectMultiple" {
+					return x.badTarget(op, ref, tg, "a button whose file chooser takes one file", "pass one path")
+				}
+				tg = refTarget{f: tg.f, frame: p.ev.FrameID, node: p.ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}
+				multiple = true
+				break
+			}
 			input, err := x.chooser(ctx, op, ref, tg, len(paths))
 			if err != nil {
 				return err
@@ -304,6 +313,13 @@ var changedByClick = map[string]bool{
 	"listbox": true, "option": true, "slider": true, "spinbutton": true, "menuitemcheckbox": true, "menuitemradio": true, "tab": true,
 }
 
+// pendingChooser is a file chooser a Click on ref opened, left open for
+// Upload.
+type pendingChooser struct {
+	ref string
+	ev  *fileChooser
+}
+
 // fileChooser is a Page.fileChooserOpened event: the input whose chooser
 // the page opened.
 type fileChooser struct {
@@ -320,6 +336,8 @@ func (x *tabExt) chooserOpened(params json.RawMessage) {
 	if json.Unmarshal(params, ev) != nil {
 		return
 	}
+	x.lastChooser.Store(ev)
+	x.chooserCount.Add(1)
 	select {
 	case x.choosers <- ev:
 	default:
@@ -359,14 +377,10 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	for len(x.choosers) > 0 {
 		<-x.choosers // a chooser an earlier click opened
 	}
+	// On already (connect asks for it), unless the browser refused then.
 	if err := d.Invoke(ctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(true), nil); err != nil {
 		return refTarget{}, x.fail(op, ctx, ref, err)
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		d.Invoke(cctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(false), nil)
-	}()
 	done, err := x.take(ctx, op)
 	if err != nil {
 		return refTarget{}, err

@@ -340,6 +340,22 @@ func TestInputOnRealChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitJS(t, tab, "document.getElementById('out').textContent === 'hidden: b.csv/5, a.txt/5'")
+		// An agent that clicked the button first: the chooser it opened
+		// takes the files, and the button is not clicked again.
+		picks := eval[int](t, tab, "window.picks")
+		if err := tab.Click(ctx, ref(t, s, "button", "Choose photos")); err != nil {
+			t.Fatal(err)
+		}
+		if got := traced(tab, "click"); len(got) == 0 || !strings.Contains(got[len(got)-1], "opened a file chooser") {
+			t.Errorf("the click's trace %q does not say it opened a file chooser", got)
+		}
+		if err := tab.Upload(ctx, ref(t, s, "button", "Choose photos"), a); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, "document.getElementById('out').textContent === 'hidden: a.txt/5'")
+		if n := eval[int](t, tab, "window.picks"); n != picks+1 {
+			t.Errorf("the button was clicked %d times for one Click and one Upload; want once", n-picks)
+		}
 		defer browserpool.SetFileChooserWait(500 * time.Millisecond)()
 		for _, c := range []struct {
 			ref   string
