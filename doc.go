@@ -245,6 +245,8 @@
 // pages described as data on which the agent actions work as on Chromium,
 // so an agent's whole flow (snapshot, fill, click, wait, dialogs,
 // downloads, screenshots) runs in a unit test in milliseconds; its doc
-// lists the CDP methods each Tab method uses. Not faked: Reload, PDF,
-// cookies and storage state (script them with cdptest.Browser.Handle).
+// lists the CDP methods each Tab method uses. Not faked: Drag and DragTo,
+// EvaluateOn, PDF, cookies and storage state, and the network policy
+// (Config.Network: a fake browser reaches every page it is given); script
+// the calls with cdptest.Browser.Handle.
 package browserpool

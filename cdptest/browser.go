@@ -30,13 +30,14 @@ import (
 // The code under test is expected to end it, as it would end a real
 // browser; see [NewBrowser] for the check that it did.
 type Browser struct {
-	tb       testing.TB // nil: no cleanup check
-	launched bool       // started by a Launcher: a pool drives it
-	conf     config
-	tr       *Transport
-	start    time.Time     // for event timestamps
-	exited   chan struct{} // closed when the process exits
-	connDone chan struct{} // closed when the connection ends (connErr is set)
+	tb        testing.TB // nil: no cleanup check
+	launched  bool       // started by a Launcher: a pool drives it
+	sessionID string     // the pool's session it was launched for (LaunchSpec.SessionID); set before it is published, then read-only
+	conf      config
+	tr        *Transport
+	start     time.Time     // for event timestamps
+	exited    chan struct{} // closed when the process exits
+	connDone  chan struct{} // closed when the connection ends (connErr is set)
 
 	mu sync.Mutex
 	// The connection. out holds messages for ReadMessage in order;
@@ -60,7 +61,7 @@ type Browser struct {
 	delays      map[string]time.Duration            // guarded by mu
 	gates       map[string]*Gate                    // guarded by mu; the gate new messages of a name go to
 	sessionless map[string]bool                     // guarded by mu
-	timers      map[*delayed]struct{}               // guarded by mu; delayed messages not yet sent
+	timers      map[*delayed]struct{}               // guarded by mu; timers not yet fired: delayed messages, polls, Page.After
 
 	calls []Call // guarded by mu
 
@@ -90,6 +91,7 @@ type target struct {
 	nodeIDs   int                // last backend node id given
 	objects   map[string]*object // JavaScript objects held by the client, by id
 	pressed   *Element           // where the mouse button went down
+	spaceDown *Element           // the button, checkbox or radio Space went down on: its keyUp clicks it
 	selectAll bool               // the focused field's content is selected
 	dialog    *openDialog        // the open JavaScript dialog, if any
 	polls     []*pendingPoll     // pagejs.Poll calls waiting for their check
@@ -430,7 +432,7 @@ func (b *Browser) newTargetLocked(url string) *target {
 	url = normURL(url)
 	t := &target{id: b.nextIDLocked("TARGET"), history: []historyEntry{{id: b.nextLocked("entry"), url: url}},
 		objects: make(map[string]*object)}
-	t.adopt(b.pageForLocked(url))
+	b.adoptLocked(t, b.pageForLocked(url))
 	t.loaderID = b.nextIDLocked("LOADER")
 	t.context = b.nextLocked("context")
 	b.targets = append(b.targets, t)

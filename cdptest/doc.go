@@ -36,7 +36,8 @@
 // entry; a new navigation drops the entries forward of it, as in
 // Chromium), setLifecycleEventsEnabled, getFrameTree and
 // addScriptToEvaluateOnNewDocument (recorded, not run: see the status
-// below); Performance.enable; Runtime.enable; Inspector.enable;
+// below); Performance.enable; Runtime.enable and
+// Runtime.discardConsoleEntries (fake pages log nothing); Inspector.enable;
 // Emulation.setDeviceMetricsOverride (the fake page's viewport and
 // screenshots follow it, deviceScaleFactor included); and the page
 // protocol of fake pages (below). A method it does not implement gets
@@ -63,37 +64,46 @@
 // # Fake pages
 //
 // A test describes a page as data with [NewPage] and element constructors
-// ([Heading], [Text], [TextBox], [Password], [Button], [Link], [Checkbox],
-// [Select], [FileInput], [Table], [Group]), says what acting on an element
-// does ([Element.Does] runs a Go func that changes the page,
-// [Element.Navigates], [Element.Submits], [Element.Confirms],
-// [Element.Alerts], [Element.Prompts], [Element.Downloads],
-// [Element.OnChange]) and gives the pages to the browser with
+// ([Heading], [Text], [TextBox], [SearchBox], [Password], [Button],
+// [Link], [Checkbox], [Radio], [Select], [FileInput], [Table], [Group]),
+// or as &Element{Role: …} literals, which act as the constructor of their
+// role does; says what acting on an element does ([Element.Does] runs a
+// Go func that changes the page, [Element.Navigates], [Element.Submits],
+// [Element.Confirms], [Element.Alerts], [Element.Prompts],
+// [Element.Downloads], [Element.OnChange]) and what the page does by
+// itself later ([Page.After]); and gives the pages to the browser with
 // [WithPages]. Loading a page's URL loads a fresh copy of it (Back,
 // Forward and Reload too). A URL matches the page given at it, ignoring
 // its #fragment; a URL with a query string that no page is given at
 // matches the page given at the URL without the query (so a page defined
-// at /form serves /form?q=1, unless a page is defined at /form?q=1). A
-// URL no page matches loads an empty page with no title, served with
-// status 404; a defined page is served with its [Page.Status] (200 by
-// default), which NavigateResult.Status reports: the fake sends the
-// report of the library's status script (Performance.metrics) for a
-// session that enabled Performance and added that script. As in
-// Chromium, a page without a title (about:blank included) has
-// document.title "" and is listed by Target.getTargets under its URL, and
-// "http://host:port" is "http://host:port/". Every Tab
-// action of browserpool then works on it as a caller sees it on Chromium:
-// the same snapshot text and refs (the fake answers
+// at /form serves /form?q=1, unless a page is defined at /form?q=1). URLs
+// are compared as Chromium writes them: the scheme and host in lower case,
+// without the default port, and an empty path is "/" (a page given at
+// https://A.test:443 is at https://a.test/, which Target.getTargets,
+// Page.getFrameTree and PageInfo report). A URL no page matches loads an
+// empty page with no title, served with status 404; a defined page is
+// served with its [Page.Status] (200 by default), which
+// NavigateResult.Status reports: the fake sends the report of the
+// library's status script (Performance.metrics) for a session that
+// enabled Performance and added that script. As in Chromium, a page
+// without a title (about:blank included) has document.title "" and is
+// listed by Target.getTargets under its URL.
+//
+// The actions of browserpool's Tab and Session then work on a fake page
+// as a caller sees them on Chromium, except those listed under "Not
+// faked" below: the same snapshot text and refs (the fake answers
 // Accessibility.getFullAXTree from the page and the library formats it),
 // clicks confirmed by the library's click watch, fills, selects, uploads,
-// keys, scrolls, navigations and their waits, PageInfo, screenshots (a
-// real PNG or JPEG of the size asked for), dialogs with the tab's handler,
-// deferral and AnswerDialog, and downloads (the declared bytes land in the
-// session's download dir). The fake recognises the library's page
-// JavaScript by identity (internal/pagejs), so a test never matches
-// JavaScript source. Pages and the library cannot drift apart: the
-// package's parity test runs one agent flow against fake pages and their
-// HTML twins in Chromium and compares what the caller sees.
+// the keys of the list below, scrolls, navigations (Navigate, Back,
+// Forward, Reload) and their waits, form submits, PageInfo, Evaluate and
+// WaitCondition of scripted expressions, screenshots (a real PNG or JPEG
+// of the size asked for), the console and network logs (empty), dialogs
+// with the tab's handler, deferral and AnswerDialog, and downloads (the
+// declared bytes land in the session's download dir). The fake recognises
+// the library's page JavaScript by identity (internal/pagejs), so a test
+// never matches JavaScript source. Pages and the library cannot drift
+// apart: the package's parity test runs one agent flow against fake pages
+// and their HTML twins in Chromium and compares what the caller sees.
 //
 // Where a fake page differs from Chromium:
 //
@@ -110,94 +120,138 @@
 //   - Tab.WaitVisible matches only #id selectors ([Element.WithID]);
 //     Tab.WaitCondition and Tab.Evaluate answer only scripted expressions
 //     ([Page.Script]) and the tiny evaluator. A script's error is thrown
-//     as "Error: <text>" at line 1, column 1.
-//   - The keyboard knows Enter (clicks the focused button or link, or
-//     submits from a text field: the page's first [Element.Submits]),
-//     Tab, Backspace, Delete, Control/Meta+A and printable keys.
+//     as "Error: <text>" at line 1, column 1. A wait checks its condition
+//     after every call to its tab and, as Chromium's polling does, every
+//     50 ms on its own, so a condition that comes true with time, or by a
+//     [Page.After] func, ends it.
+//   - Forms: a form is a [Group] of role "form" (the page's elements in no
+//     form are one more). A submit ([Element.Submits]) is a GET of the
+//     form's named fields, and does nothing while a required field of the
+//     form is empty, as Chromium's constraint validation; see
+//     [Element.Submits]. Radio buttons are grouped by
+//     [Element.RadioGroup] within a form.
+//   - The keyboard acts as Chromium's on the focused control: Enter clicks
+//     a button or follows a link, and in a text field, checkbox or radio
+//     button clicks its form's first submit button; Space clicks a button
+//     (on its keyUp, as Chromium), toggles a checkbox and checks a radio
+//     button; the arrow keys move a radio group's choice, round from end to
+//     start; ArrowDown, ArrowUp, Home and End move a select's choice,
+//     stopping at the ends; Escape clears a search field; Tab and
+//     Shift+Tab move the focus through the controls (a radio group is one
+//     stop; with nothing focused, Tab goes to the first and Shift+Tab to
+//     the last); Backspace, Delete, Control/Meta+A and printable keys edit
+//     a text field. Any other key on a focused control (the caret keys in a
+//     text field, Space on a link, Enter on a select, any Control, Alt or
+//     Meta chord but Control/Meta+A, …) is a -32000 error saying that
+//     cdptest does not model that key there, rather than a key silently
+//     ignored. With nothing focused, keys do nothing: the fake does not
+//     scroll on Space, PageDown, the arrows, Home or End.
 //   - No network: no Network.* events, so Tab.WaitNetworkIdle is idle
-//     after its quiet time. A download completes at once, and only once a
-//     client routed downloads (Browser.setDownloadBehavior).
+//     after its quiet time and Tab.Network is empty; and no network
+//     policy: the pool's Config.Network is not enforced, every page given
+//     to the fake loads (test your policy against Chromium). A download completes
+//     at once, and only once a client routed downloads
+//     (Browser.setDownloadBehavior).
 //   - One document per page: no iframes.
 //   - After a confirm or prompt, an element's Navigates and Downloads
 //     happen only if it was accepted (an alert's always).
-//   - A page's Go funcs ([Element.Does], [Page.Script], dialog answers,
-//     [Element.OnChange]) run with the browser locked: they must change
-//     only the *Page they get, never call the Browser. A panic in one is
-//     recovered: the test fails with the panic and its stack, and the CDP
-//     call that ran the func fails at once with a -32000 error naming the
-//     func and the panic ("cdptest: Element.Does of button "Go" panicked:
-//     …"), so the Tab action returns it instead of hanging. The click,
-//     change or answer goes no further (no dialog, download or navigation).
-//   - [Page.Script] called on a loaded page (from its Go func) changes that
-//     copy only; the next load starts from the page given to WithPages.
+//   - A page's Go funcs ([Element.Does], [Page.Script], [Page.After],
+//     dialog answers, [Element.OnChange]) run with the browser locked, on a
+//     goroutine of the fake's, not the test's: they must change only the
+//     *Page they get, never call the Browser. A panic in one is recovered:
+//     the test fails with the panic and its stack, and the CDP call that
+//     ran the func fails at once with a -32000 error naming the func and
+//     the panic ("cdptest: Element.Does of button "Go" panicked: …"), so
+//     the Tab action returns it instead of hanging. A t.Fatal or t.FailNow
+//     in one fails the test but cannot stop it from there (testing allows
+//     them only on the test's goroutine): the call fails with a -32000
+//     error saying "the page func called t.FailNow/t.Fatal; use t.Error in
+//     page funcs". Use t.Error (or t.Errorf) in page funcs. Either way the
+//     click, change or answer goes no further (no dialog, download or
+//     navigation).
+//   - [Page.Script] and [Page.After] called on a loaded page (from its Go
+//     func) change that copy only; the next load starts from the page
+//     given to WithPages.
 //
-// # Which CDP methods each Tab method uses
+// # Not faked
+//
+// These actions fail on a fake page with a protocol error (ErrProtocol)
+// that names the method the fake lacks; answer it with [Browser.Handle]
+// to script them:
+//
+//   - Tab.Drag, Tab.DragTo: Input.setInterceptDrags, Input.dispatchDragEvent
+//   - Tab.EvaluateOn: Runtime.callFunctionOn; of the caller's function,
+//     which the fake cannot run
+//   - Tab.PDF: Page.printToPDF
+//   - Session.Cookies, Session.StorageState: Storage.getCookies
+//   - Session.SetCookies, Session.SetStorageState: Storage.setCookies
+//   - Session.ClearCookies: Storage.clearCookies
+//
+// # Which CDP methods each action uses
 //
 // For tests that script their own answers ([Browser.Handle]) instead of
-// fake pages. Every action on a ref may first call Page.getFrameTree to
-// see whether the page navigated since the snapshot.
+// fake pages, and for faults aimed at one call ([Browser.Hold],
+// [Browser.Delay]). Each list is what the action calls, in the order of
+// first use, on a new tab on a fake page just snapshotted; the package's
+// tests check it. Calls made once per tab (Runtime.enable,
+// Network.enable) or per document (Page.createIsolatedWorld, the isolated
+// world the library's page functions run in) are not made again later.
+// On Chromium an action may call more: for iframes and out-of-process
+// iframes, for a covered element, or to recover from an error. Events the
+// library waits for are not listed: hold one with [Browser.Hold] to see
+// whether an action waits for it.
 //
-//   - Session.OpenTab, Session.Tab: Target.createTarget, Target.attachToTarget,
-//     Page.enable, Page.setLifecycleEventsEnabled (and, for a tab that
-//     existed before, Page.handleJavaScriptDialog to dismiss a dialog
-//     nobody saw). Pool.Open: Browser.setDownloadBehavior.
-//   - Navigate: Page.navigate, then the Page.lifecycleEvent "load" of its
-//     loader; NavigateResult.Status from the Performance.metrics report of
-//     the status script (Performance.enable and
-//     Page.addScriptToEvaluateOnNewDocument, sent when a tab connects),
-//     else Runtime.evaluate after the load.
-//   - Back, Forward: Page.getNavigationHistory, Page.navigateToHistoryEntry,
-//     Runtime.evaluate (pagejs.ReadyState). Reload: Page.reload.
-//   - Snapshot: Page.getFrameTree, Accessibility.getFullAXTree (per
-//     document), DOMSnapshot.captureSnapshot (per process: the elements a
-//     page made clickable without a role; the fake does not implement it,
-//     so on a fake page only elements with roles get refs),
-//     DOM.describeNode (iframes), Target.getTargets and
-//     Target.attachToTarget (out-of-process iframes).
-//   - The package's own page functions run in an isolated world of each
-//     frame, made once per document with Page.createIsolatedWorld; nodes
-//     are resolved into it (DOM.resolveNode with executionContextId), and
-//     WaitVisible evaluates in it (Runtime.evaluate with contextId). A
-//     world is gone after a navigation, as in Chromium.
-//   - Click: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
-//     Page.getLayoutMetrics, DOM.getNodeForLocation (DOM.getBoxModel on
-//     the way through out-of-process iframes), DOM.resolveNode,
-//     Runtime.callFunctionOn (pagejs.ClickArm, ClickReport, and Cover when
-//     another node is hit, then ScrollCenter and LabelOf to aim again,
-//     ClickDisarm on failure), Input.dispatchMouseEvent (mouseMoved,
-//     mousePressed, mouseReleased), Runtime.releaseObjectGroup.
-//   - Hover: as Click up to the hit test, then Input.dispatchMouseEvent
-//     (mouseMoved). ClickAt, HoverAt: Input.dispatchMouseEvent only.
-//   - Fill: DOM.scrollIntoViewIfNeeded, DOM.resolveNode,
-//     Runtime.callFunctionOn (pagejs.Fill, FillDone), Input.insertText (or
-//     Input.dispatchKeyEvent Delete for an empty value),
-//     Runtime.releaseObjectGroup.
-//   - Type: Runtime.evaluate (pagejs.SecretFocus), Input.dispatchKeyEvent
-//     (a keyDown with the character's text and a keyUp per character).
-//     Press: Input.dispatchKeyEvent.
-//   - Select: DOM.resolveNode, Runtime.callFunctionOn (pagejs.Select),
-//     Runtime.releaseObjectGroup. Upload: DOM.describeNode,
-//     DOM.setFileInputFiles.
-//   - Scroll: Page.getLayoutMetrics (or, with a ref, Click's aiming
-//     without the hit test), Input.dispatchMouseEvent (mouseWheel).
-//   - Evaluate: Runtime.evaluate (returnByValue, awaitPromise). PageInfo:
-//     Runtime.evaluate (pagejs.PageInfo).
-//   - WaitLoad: Page.getFrameTree, Runtime.evaluate (pagejs.ReadyState),
-//     Page.lifecycleEvent. WaitNavigation: Page.getFrameTree,
-//     Page.lifecycleEvent.
-//   - WaitVisible, WaitCondition: Runtime.evaluate of pagejs.PollCall
-//     (awaitPromise), again after a navigation; Page.getFrameTree.
-//   - WaitNetworkIdle: Network.enable, then Network.requestWillBeSent,
-//     loadingFinished and loadingFailed.
-//   - Screenshot: Page.getLayoutMetrics, Page.captureScreenshot.
-//   - Dialogs (SetDialogHandler, AnswerDialog): Page.javascriptDialogOpening
-//     and javascriptDialogClosed, Page.handleJavaScriptDialog. While a
-//     dialog is open the page answers nothing else.
-//   - Session.Downloads: no call; it reads Browser.downloadWillBegin and
-//     Browser.downloadProgress on the browser's session, as WaitDownload
-//     does.
-//   - WaitDownload: Browser.downloadWillBegin and Browser.downloadProgress
-//     (on the browser's session), Page.getFrameTree.
+//   - Pool.Open: Browser.setDownloadBehavior
+//   - Session.Tab: Target.getTargets, Target.attachToTarget,
+//     Page.handleJavaScriptDialog, Page.enable, Page.setLifecycleEventsEnabled,
+//     Emulation.setDeviceMetricsOverride, Performance.enable,
+//     Page.addScriptToEvaluateOnNewDocument,
+//     Page.setInterceptFileChooserDialog; for a tab that existed
+//     before the session, such as the browser's first
+//   - Session.OpenTab: Target.createTarget, Target.attachToTarget,
+//     Page.enable, Page.setLifecycleEventsEnabled,
+//     Emulation.setDeviceMetricsOverride, Performance.enable,
+//     Page.addScriptToEvaluateOnNewDocument,
+//     Page.setInterceptFileChooserDialog, Page.navigate
+//   - Session.Tabs: Target.getTargets
+//   - Session.CloseTab: Target.closeTarget
+//   - Tab.Navigate: Page.navigate
+//   - Tab.Back, Tab.Forward: Page.getNavigationHistory, Page.getFrameTree,
+//     Page.navigateToHistoryEntry, Runtime.evaluate
+//   - Tab.Reload: Page.getFrameTree, Page.reload, Runtime.evaluate
+//   - Tab.Snapshot: Page.getFrameTree, Accessibility.getFullAXTree,
+//     DOMSnapshot.captureSnapshot; the fake does not implement the last,
+//     so on a fake page only elements with roles get refs
+//   - Tab.Click: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
+//     Page.getLayoutMetrics, DOM.getNodeForLocation,
+//     Page.createIsolatedWorld, DOM.resolveNode, Runtime.callFunctionOn,
+//     Input.dispatchMouseEvent, Runtime.releaseObjectGroup
+//   - Tab.Hover: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
+//     Page.getLayoutMetrics, DOM.getNodeForLocation, Input.dispatchMouseEvent
+//   - Tab.ClickAt, Tab.HoverAt: Input.dispatchMouseEvent
+//   - Tab.Fill: DOM.scrollIntoViewIfNeeded, Page.createIsolatedWorld,
+//     DOM.resolveNode, Runtime.callFunctionOn, Runtime.releaseObjectGroup,
+//     Input.insertText
+//   - Tab.Type: Runtime.evaluate, Input.dispatchKeyEvent
+//   - Tab.Press: Input.dispatchKeyEvent
+//   - Tab.Select: Page.createIsolatedWorld, DOM.resolveNode,
+//     Runtime.callFunctionOn, Runtime.releaseObjectGroup
+//   - Tab.Upload: DOM.describeNode, DOM.setFileInputFiles
+//   - Tab.Scroll: Page.getLayoutMetrics, Input.dispatchMouseEvent
+//   - Tab.Evaluate, Tab.PageInfo: Runtime.evaluate
+//   - Tab.WaitLoad, Tab.WaitCondition: Page.getFrameTree, Runtime.evaluate
+//   - Tab.WaitVisible: Page.getFrameTree, Page.createIsolatedWorld,
+//     Runtime.evaluate
+//   - Tab.WaitNavigation: Page.getFrameTree; and its action's calls
+//   - Tab.WaitDownload: none of its own; its action's calls
+//   - Tab.AnswerDialog: Page.handleJavaScriptDialog
+//   - Tab.WaitNetworkIdle, Tab.Network: Network.enable
+//   - Tab.Screenshot: Page.getLayoutMetrics, Runtime.evaluate,
+//     Page.captureScreenshot
+//   - Tab.SetViewport: Emulation.setDeviceMetricsOverride
+//   - Tab.Console: Runtime.enable, Runtime.releaseObjectGroup
+//   - Tab.ClearConsole: Runtime.enable, Runtime.releaseObjectGroup,
+//     Runtime.discardConsoleEntries
 //
 // # Scripting
 //
@@ -215,7 +269,8 @@
 // [Browser.SessionlessErrorFor] answers a method with the sessionless
 // error reply Chrome sends for a session it no longer knows. Replies lost
 // to a fault are never sent, so a client's pending calls must be ended by
-// the client itself.
+// the client itself. With a pool, [Launcher.BrowserFor] finds the browser
+// of a session, to aim a fault at it (see its example).
 //
 // # Recording and cleanup
 //
@@ -226,9 +281,12 @@
 //
 // # Concurrency and time
 //
-// A Browser is safe for concurrent use. It starts no goroutine of its own:
-// requests are handled on the goroutine that writes them and ReadMessage
-// blocks on a channel, so a browser made inside a testing/synctest bubble
-// lives entirely in it. Delays use time.AfterFunc, which runs on the
-// bubble's fake clock; they are stopped when the connection ends.
+// A Browser is safe for concurrent use. It starts no goroutine that
+// outlives a call: requests are handled on the goroutine that writes them
+// (a page's Go func on a goroutine of its own, which ends before the
+// request's handling does) and ReadMessage blocks on a channel, so a
+// browser made inside a testing/synctest bubble lives entirely in it.
+// Delays, a wait's checks every 50 ms and [Page.After] use
+// time.AfterFunc, which runs on the bubble's fake clock; they are stopped
+// when the connection ends.
 package cdptest

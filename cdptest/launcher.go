@@ -61,6 +61,27 @@ func (l *Launcher) Browsers() []*Browser {
 	return append([]*Browser(nil), l.browsers...)
 }
 
+// BrowserFor returns the browser l launched for the session s of a
+// browserpool.Pool whose Config.Launcher is l, or nil if l launched none
+// for it (s is of another pool or launcher, or nil). With sessions opened
+// at once, the order of [Launcher.Browsers] says nothing of which browser
+// is whose; BrowserFor does, so that a test can inject a fault into one
+// session's browser ([Browser.Exit], [Browser.CrashTarget], …):
+//
+//	l.BrowserFor(sess).CrashTarget(tab.ID())
+func (l *Launcher) BrowserFor(s *browserpool.Session) *Browser {
+	if s == nil {
+		return nil
+	}
+	id := s.ID()
+	for _, b := range l.Browsers() {
+		if b.sessionID == id {
+			return b
+		}
+	}
+	return nil
+}
+
 // OnLaunch calls f with each browser launched from now on, before the pool
 // sees it: script its replies and faults there. A second call adds f; it
 // does not replace the earlier ones, which keep running first, in the
@@ -125,6 +146,7 @@ func (l *Launcher) Launch(ctx context.Context, spec browserpool.LaunchSpec) (bro
 	b := NewBrowser(nil, l.opts...)
 	b.tb = l.tb // checked by the launcher's own cleanup
 	b.launched = true
+	b.sessionID = spec.SessionID
 	if spec.OnSpawn != nil {
 		if err := spec.OnSpawn(browserpool.SpawnInfo{Dir: spec.Dir}); err != nil {
 			b.Exit(0)

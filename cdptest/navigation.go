@@ -241,12 +241,12 @@ func (b *Browser) loadLocked(t *target, pg *Page, typ string) []event {
 	for _, pp := range append([]*pendingPoll(nil), t.polls...) {
 		b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, nil, &Error{Code: -32000, Message: "Execution context was destroyed."}))
 	}
-	t.adopt(pg)
+	b.adoptLocked(t, pg)
 	t.loaderID = b.nextIDLocked("LOADER")
 	t.context = b.nextLocked("context")
 	t.objects = make(map[string]*object)
 	t.worlds = nil // gone with the document, as in Chromium
-	t.pressed, t.selectAll = nil, false
+	t.pressed, t.spaceDown, t.selectAll = nil, nil, false
 
 	var post []event
 	each := func(enabled func(*session) bool, method string, params any) {

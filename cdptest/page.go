@@ -1,9 +1,11 @@
-// Room: fake pages described as data (Page, Element) and their
-// constructors. A page given to WithPages is a template, never changed; a
-// loaded copy of it belongs to its target and is guarded by Browser.mu
-// like every other piece of the browser's state. The Go funcs of a page
-// (Element.Does, Page.Script, dialog answers) run with Browser.mu held: they
-// get the loaded *Page and must not call methods of the Browser.
+// Room: fake pages described as data (Page, Element), their constructors
+// and URLs. A page given to WithPages is a template, never changed once
+// given; a loaded copy of it belongs to its target and is guarded by
+// Browser.mu like every other piece of the browser's state. The Go funcs
+// of a page (Element.Does, Page.Script, Page.After, dialog answers) run
+// with Browser.mu held (on a goroutine of their own, see gofunc.go): they
+// get the loaded *Page and must not call methods of the Browser; a
+// loaded copy's Page.After schedules its timer under that same lock.
 
 package cdptest
 
@@ -11,6 +13,8 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strings"
+	"time"
 )
 
 // Page is a fake web page, described as data: its URL, its title and a
@@ -25,8 +29,8 @@ import (
 // given at /form?q=1.
 //
 // Build one with [NewPage] and the element constructors ([Heading],
-// [Text], [TextBox], [Password], [Button], [Link], [Checkbox], [Select],
-// [FileInput], [Table], [Group]):
+// [Text], [TextBox], [SearchBox], [Password], [Button], [Link],
+// [Checkbox], [Radio], [Select], [FileInput], [Table], [Group]):
 //
 //	login := cdptest.NewPage("https://app.test/login", "Sign in",
 //		cdptest.Heading(1, "Sign in"),
@@ -35,11 +39,11 @@ import (
 //		cdptest.Button("Sign in").Navigates("/home"),
 //	)
 //
-// Inside a Go func of the page (Element.Does, Page.Script, a dialog's
-// answer) the *Page is the loaded copy: change it with Find, Add, Remove
-// and Navigate, and by setting an element's fields.
+// Inside a Go func of the page (Element.Does, Page.Script, Page.After, a
+// dialog's answer) the *Page is the loaded copy: change it with Find, Add,
+// Remove, Navigate and After, and by setting an element's fields.
 type Page struct {
-	URL   string     // the absolute URL it is at: navigating there (with any #fragment, or a query no other page has) loads it
+	URL   string     // the absolute URL it is at: navigating there (with any #fragment, or a query no other page has) loads it; compared as Chromium writes it (lower-case scheme and host, no default port)
 	Title string     // the document's title
 	Body  []*Element // the page's elements, in document order
 	// Status is the HTTP status the page is served with, as
@@ -49,13 +53,22 @@ type Page struct {
 	Status int
 
 	scripts map[string]func(*Page) (any, error) // by expression
+	afters  []afterSpec                         // After on a page given to WithPages: run on each load
 
 	// State of a loaded copy.
 	focus   *Element
 	scrollY float64
-	vw, vh  float64 // the viewport (Emulation.setDeviceMetricsOverride); zero means 780x493
-	nextID  *int    // the target's backend node counter
-	goTo    string  // set by Navigate during a Go func: where to go after it
+	vw, vh  float64  // the viewport (Emulation.setDeviceMetricsOverride); zero means 780x493
+	nextID  *int     // the target's backend node counter
+	goTo    string   // set by Navigate during a Go func: where to go after it
+	b       *Browser // the browser and target the copy is loaded in (Page.After);
+	t       *target  // nil for a page given to WithPages
+}
+
+// afterSpec is one Page.After: f runs d after the page loads.
+type afterSpec struct {
+	d time.Duration
+	f func(*Page)
 }
 
 // Element is one element of a [Page]: a role (as the accessibility tree
@@ -63,25 +76,33 @@ type Page struct {
 // a value, states, children, and what happens when it is clicked. Make
 // one with a constructor and chain the methods that set its behaviour.
 // Fields may be changed directly by a page's Go funcs.
+//
+// An Element written as a struct literal acts as the constructor of its
+// Role makes it: Role "textbox" is a text field (a password field when
+// Secret), "searchbox" a search field, "checkbox" a checkbox, "radio" a
+// radio button, "combobox" a select box (its first option chosen when
+// Value is empty) and "button" a button. A file input or a submit button
+// needs its constructor ([FileInput]) or method ([Element.Submits]).
 type Element struct {
-	Role     string     // the accessibility role: "button", "link", "textbox", …
-	Name     string     // the accessible name (a button's label, a field's label)
-	Value    string     // a text field's text; a select's chosen option
-	Options  []string   // a select's options (value and label alike)
-	Files    []string   // a file input's chosen files (base names)
-	ID       string     // the element's id attribute, for Tab.WaitVisible("#id")
-	Level    int        // a heading's level
-	Href     string     // a link's URL, relative to the page's
-	Checked  bool       // a checkbox or radio button is checked
-	Disabled bool       // it takes no input and no click
-	Required bool       // a form field that must be filled
-	ReadOnly bool       // a text field whose text cannot be changed
-	Hidden   bool       // not rendered (display: none): no box, not in snapshots
-	Multiple bool       // a select or file input that takes several
-	Secret   bool       // a password field: its value never reaches a trace
-	Children []*Element // the elements inside it, in document order
+	Role       string     // the accessibility role: "button", "link", "textbox", …
+	Name       string     // the accessible name (a button's label, a field's label)
+	Value      string     // a text field's text; a select's chosen option
+	Options    []string   // a select's options (value and label alike)
+	Files      []string   // a file input's chosen files (base names)
+	ID         string     // the element's id attribute, for Tab.WaitVisible("#id")
+	Level      int        // a heading's level
+	Href       string     // a link's URL, relative to the page's
+	Checked    bool       // a checkbox or radio button is checked
+	RadioGroup string     // a radio button's group (its HTML name attribute): of a form's radios with one RadioGroup one at most is checked, and a submit sends RadioGroup=Name of it; "" is a group of its own
+	Disabled   bool       // it takes no input and no click
+	Required   bool       // a form field that must be filled: its form's submit does nothing while it is empty (see Submits)
+	ReadOnly   bool       // a text field whose text cannot be changed
+	Hidden     bool       // not rendered (display: none): no box, not in snapshots
+	Multiple   bool       // a select or file input that takes several
+	Secret     bool       // a password field: its value never reaches a trace
+	Children   []*Element // the elements inside it, in document order
 
-	input    string        // the HTML input type: "text", "password", "checkbox", "file", …
+	input    string        // the HTML input type: "text", "password", "checkbox", "file", …; "" derives it from Role (see kind)
 	onClick  func(*Page)   // Does
 	goTo     string        // Navigates
 	dialog   *dialogSpec   // Alerts, Confirms, Prompts
@@ -161,17 +182,22 @@ func (p *Page) Remove(el *Element) {
 func (p *Page) Navigate(u string) { p.goTo = u }
 
 // Values returns the values of the page's text fields and selects by name
-// (a checkbox's is "on" when checked, "" otherwise), as a form would
+// (a checkbox's is "on" when checked, "" otherwise; a radio group's, by
+// its RadioGroup, is the Name of its checked radio), as a form would
 // submit them.
 func (p *Page) Values() map[string]string {
 	v := make(map[string]string)
 	walkElements(p.Body, func(e *Element) bool {
 		switch {
-		case e.input == "checkbox":
+		case e.kind() == "checkbox":
 			if e.Checked {
 				v[e.Name] = "on"
 			} else {
 				v[e.Name] = ""
+			}
+		case e.kind() == "radio":
+			if e.Checked && e.RadioGroup != "" {
+				v[e.RadioGroup] = e.Name
 			}
 		case e.Role == "textbox" || e.Role == "searchbox" || e.Role == "combobox":
 			v[e.Name] = e.Value
@@ -179,6 +205,27 @@ func (p *Page) Values() map[string]string {
 		return true
 	})
 	return v
+}
+
+// After makes f run on the page d after it loads, as a page's timer
+// (setTimeout) would: to show a result a while after an action, or to
+// make a condition come true with no action at all. Called on a page
+// given to [WithPages], f runs d after each load of it; called from a Go
+// func of a loaded page (Element.Does, Page.Script, another After), f
+// runs d from then on that loaded copy only. f runs, as every Go func of
+// the page, with the browser locked, and only while the page is still
+// the one its tab shows: a navigation away, a crash or the browser's end
+// drop it. While a dialog is open it waits, as page timers do. After f,
+// waits of the tab see the change at once, and a [Page.Navigate] from f
+// loads its URL. Time is the time package's: inside testing/synctest
+// the bubble's fake clock runs it. It returns p.
+func (p *Page) After(d time.Duration, f func(p *Page)) *Page {
+	if p.t != nil {
+		p.b.afterLocked(p.t, p, afterSpec{d, f})
+		return p
+	}
+	p.afters = append(p.afters, afterSpec{d, f})
+	return p
 }
 
 // Add appends children to e and returns e.
@@ -198,8 +245,20 @@ func (e *Element) Does(f func(p *Page)) *Element { e.onClick = f; return e }
 // link or a form's submit button does. It returns e.
 func (e *Element) Navigates(u string) *Element { e.goTo = u; return e }
 
-// Submits is Navigates for a form's submit button: a click, or Enter in a
-// text field of the page, loads u. It returns e.
+// Submits makes e a form's submit button, submitting with the GET method
+// to u (relative to the page's URL; "" is the page's own URL). Its form
+// is its nearest [Group] of role "form", else the page's elements in no
+// form. A click on it, or Enter in a text field, checkbox or radio button
+// of its form (the form's first submit button is the one Enter clicks),
+// loads u with the form's fields as its query string, in place of u's own
+// query, as Chromium submits a form: each enabled field with a Name sends
+// Name=value (a text field's and a select's value, a checked checkbox's
+// "on", a checked radio's RadioGroup=Name), in document order. As
+// Chromium's constraint validation, the submit does nothing while a
+// Required field of the form that is not disabled or read-only is empty
+// (an unchecked checkbox, a radio group with none checked, a file input
+// with no file); it focuses the first such field that is rendered. It
+// returns e.
 func (e *Element) Submits(u string) *Element { e.input = "submit"; e.goTo = u; return e }
 
 // Alerts makes a click on e open an alert with message. It returns e.
@@ -238,7 +297,11 @@ func (e *Element) Downloads(name string, data []byte) *Element {
 }
 
 // OnChange makes f run on the page whenever e's value, choice or files
-// change by an action (Fill, Select, Upload). It returns e.
+// change by an action, as a change event would: Fill, Select, Upload, a
+// click or Space that toggles a checkbox or checks a radio button, and the
+// keys that move a select's or a radio group's choice. (Typing key by key
+// is not a change, as in Chromium, where the event waits for the field to
+// lose the focus.) It returns e.
 func (e *Element) OnChange(f func(p *Page)) *Element { e.onChange = f; return e }
 
 // WithID sets e's id attribute (for Tab.WaitVisible("#id")) and returns e.
@@ -290,6 +353,15 @@ func Link(name, href string) *Element {
 // Checkbox is a checkbox labelled name; a click toggles it.
 func Checkbox(name string, checked bool) *Element {
 	return &Element{Role: "checkbox", Name: name, Checked: checked, input: "checkbox"}
+}
+
+// Radio is a radio button labelled name in the radio group group (its
+// HTML name attribute; see [Element.RadioGroup]). A click checks it and
+// unchecks the other radios of its group in its form; so do ArrowDown,
+// ArrowUp, ArrowLeft and ArrowRight on a focused radio, which move the
+// choice through the group, round from end to start.
+func Radio(group, name string, checked bool) *Element {
+	return &Element{Role: "radio", Name: name, Checked: checked, RadioGroup: group, input: "radio"}
 }
 
 // Select is a select box labelled name with these options (each the
@@ -358,7 +430,7 @@ func (p *Page) clone() *Page {
 	// The scripts are copied too: Page.Script on a loaded copy (from its
 	// own Go func) changes that copy only, never the template other
 	// loads, and other browsers, read.
-	c := &Page{URL: p.URL, Title: p.Title, Status: p.Status, scripts: maps.Clone(p.scripts)}
+	c := &Page{URL: p.URL, Title: p.Title, Status: p.Status, scripts: maps.Clone(p.scripts), afters: slices.Clone(p.afters)}
 	for _, e := range p.Body {
 		c.Body = append(c.Body, e.clone(nil))
 	}
@@ -369,6 +441,9 @@ func (e *Element) clone(parent *Element) *Element {
 	c := *e
 	c.parent, c.backend, c.watches = parent, 0, nil
 	c.Options, c.Files = slices.Clone(e.Options), slices.Clone(e.Files)
+	if c.kind() == "select" && !c.Multiple && c.Value == "" && len(c.Options) > 0 {
+		c.Value = c.Options[0] // a select shows its first option chosen
+	}
 	c.Children = nil
 	for _, k := range e.Children {
 		c.Children = append(c.Children, k.clone(&c))
@@ -376,17 +451,54 @@ func (e *Element) clone(parent *Element) *Element {
 	return &c
 }
 
-// normURL is u as a browser shows it: an empty path is "/".
+// kind is e's HTML input type: the one its constructor set, else the one
+// its Role implies, so that an Element written as a struct literal acts
+// as the constructor's does. "" for an element that takes no input.
+func (e *Element) kind() string {
+	if e.input != "" {
+		return e.input
+	}
+	switch e.Role {
+	case "textbox":
+		if e.Secret {
+			return "password"
+		}
+		return "text"
+	case "searchbox":
+		return "search"
+	case "checkbox", "radio", "button":
+		return e.Role
+	case "combobox":
+		return "select"
+	}
+	return ""
+}
+
+// defaultPorts are the ports a browser drops from a URL of their scheme.
+var defaultPorts = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
+
+// normURL is u as a browser shows it: the scheme and host in lower case,
+// without the scheme's default port, and an empty path is "/".
 func normURL(u string) string {
 	p, err := url.Parse(u)
-	if err != nil || p.Host == "" || p.Path != "" {
+	if err != nil || p.Host == "" || p.Opaque != "" {
 		return u
 	}
-	p.Path = "/"
+	host := strings.ToLower(p.Host)
+	if port := p.Port(); port == defaultPorts[p.Scheme] || port == "" {
+		host = strings.TrimSuffix(strings.TrimSuffix(host, port), ":")
+	}
+	if host == p.Host && p.Path != "" && strings.HasPrefix(u, p.Scheme+":") {
+		return u // as it is, escapes included
+	}
+	p.Host = host
+	if p.Path == "" {
+		p.Path = "/"
+	}
 	return p.String()
 }
 
-// resolveURL resolves ref against base.
+// resolveURL resolves ref against base, normalised as a browser does.
 func resolveURL(base, ref string) string {
 	b, err := url.Parse(base)
 	if err != nil {
@@ -396,7 +508,7 @@ func resolveURL(base, ref string) string {
 	if err != nil {
 		return ref
 	}
-	return b.ResolveReference(r).String()
+	return normURL(b.ResolveReference(r).String())
 }
 
 // viewport returns the page's viewport size in CSS pixels: what the tab set

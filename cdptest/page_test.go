@@ -206,7 +206,7 @@ func TestKeysTypeDeleteMoveFocusAndSubmit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff("https://a.test/results Results", info.URL+" "+info.Title); diff != "" {
+	if diff := cmp.Diff("https://a.test/results?Query=catss Results", info.URL+" "+info.Title); diff != "" {
 		t.Errorf("page (-want +got):\n%s", diff)
 	}
 }

@@ -42,6 +42,8 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 			"sx": 0, "sy": pg.scrollY, "pw": w, "ph": h})
 	case "SecretFocus":
 		return byValue(pg.focus != nil && pg.focus.Secret)
+	case "ScriptLinkFocus":
+		return byValue(false) // a fake link's href is a URL, never javascript:
 	case "LoadedStatus":
 		return byValue(map[string]any{"status": pg.Status, "url": pg.URL})
 	}

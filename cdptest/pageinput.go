@@ -1,8 +1,9 @@
-// Room: what a fake page does when it is acted on: the mouse, the
-// keyboard, clicks and their effects (a page's Go func, a dialog, a
-// download, a navigation), and dialog answers. Built-in methods: they run
-// with Browser.mu held; file writes wait for the lock's release
-// (Browser.afterUnlock).
+// Room: what a fake page does when it is acted on: the mouse, clicks and
+// their effects (a page's Go func, a dialog, a download, a navigation, a
+// form's submit), dialog answers, text input, waits (pagejs.Poll) and a
+// page's timers (Page.After). Built-in methods and timer callbacks: they
+// run with Browser.mu held; file writes wait for the lock's release
+// (Browser.afterUnlock). The keyboard is in pagekeys.go.
 
 package cdptest
 
@@ -11,7 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"time"
 )
 
@@ -86,7 +87,7 @@ func (b *Browser) dispatchMouseEvent(s *session, params json.RawMessage) outcome
 }
 
 func (e *Element) focusable() bool {
-	return (e.input != "" || e.Role == "link") && !e.Disabled
+	return (e.kind() != "" || e.Role == "link") && !e.Disabled
 }
 
 // clickLocked is a click on el: the watches note it, then el acts.
@@ -108,10 +109,18 @@ func (b *Browser) clickLocked(s *session, el *Element) outcome {
 func (b *Browser) actLocked(s *session, el *Element) outcome {
 	t := s.target
 	pg := t.page
-	if el.input == "checkbox" {
+	switch el.kind() {
+	case "checkbox":
 		el.Checked = !el.Checked
 		if e := b.changedLocked(t, el); e != nil {
 			return outcome{err: e}
+		}
+	case "radio":
+		if !el.Checked {
+			pg.checkRadio(el)
+			if e := b.changedLocked(t, el); e != nil {
+				return outcome{err: e}
+			}
 		}
 	}
 	if el.onClick != nil {
@@ -137,16 +146,31 @@ func (b *Browser) actLocked(s *session, el *Element) outcome {
 }
 
 // effectsLocked starts el's download and the navigation el or the page's
-// Go func asked for, and returns their events.
+// Go func asked for, and returns their events. A submit button submits
+// its form, unless a required field of the form is empty: then, as
+// Chromium's constraint validation, nothing happens but the focus moving
+// to that field.
 func (b *Browser) effectsLocked(s *session, el *Element) []event {
 	t := s.target
 	pg := t.page
+	to := pg.goTo
+	pg.goTo = ""
+	if to == "" && el != nil && el.kind() == "submit" {
+		form := formOf(el)
+		if focus, blocked := pg.invalid(form); blocked {
+			if focus != nil {
+				pg.focus, t.selectAll = focus, false
+			}
+			return nil
+		}
+		if el.download == nil {
+			to = pg.submitURL(el.goTo, form)
+		}
+	}
 	var post []event
 	if el != nil && el.download != nil {
 		post = append(post, b.downloadLocked(t, el)...)
 	}
-	to := pg.goTo
-	pg.goTo = ""
 	if to == "" && el != nil && el.download == nil {
 		to = el.goTo
 		if to == "" && el.Role == "link" {
@@ -253,82 +277,6 @@ func (b *Browser) handleDialog(s *session, params json.RawMessage) outcome {
 	}}
 }
 
-func (b *Browser) dispatchKeyEvent(s *session, params json.RawMessage) outcome {
-	var p struct {
-		Type      string `json:"type"`
-		Key       string `json:"key"`
-		Text      string `json:"text"`
-		Modifiers int    `json:"modifiers"`
-	}
-	if e := decode(params, &p); e != nil {
-		return outcome{err: e}
-	}
-	if p.Type != "keyDown" && p.Type != "rawKeyDown" {
-		return outcome{}
-	}
-	t := s.target
-	pg := t.page
-	f := pg.focus
-	switch {
-	case p.Key == "Enter":
-		switch {
-		case f != nil && (f.Role == "button" || f.Role == "link") && f.input != "file":
-			return b.clickLocked(s, f)
-		case f != nil && (f.Role == "textbox" || f.Role == "searchbox"):
-			var submit *Element
-			walkElements(pg.Body, func(e *Element) bool {
-				if e.input == "submit" && submit == nil {
-					submit = e
-				}
-				return submit == nil
-			})
-			if submit != nil {
-				return b.clickLocked(s, submit)
-			}
-		}
-	case p.Key == "Tab":
-		var order []*Element
-		walkElements(pg.Body, func(e *Element) bool {
-			if !e.Hidden && e.focusable() {
-				order = append(order, e)
-			}
-			return true
-		})
-		if len(order) > 0 {
-			next := 0
-			for i, e := range order {
-				if e == f {
-					next = i + 1
-				}
-			}
-			if p.Modifiers&8 != 0 { // Shift
-				next -= 2
-			}
-			pg.focus = order[(next+len(order))%len(order)]
-			t.selectAll = false
-		}
-	case p.Key == "Backspace" || p.Key == "Delete":
-		if f != nil && editable(f) {
-			if t.selectAll {
-				f.Value = ""
-			} else if p.Key == "Backspace" && f.Value != "" {
-				r := []rune(f.Value)
-				f.Value = string(r[:len(r)-1])
-			}
-			t.selectAll = false
-		}
-	case strings.EqualFold(p.Key, "a") && p.Modifiers&(2|4) != 0: // Control or Meta
-		t.selectAll = f != nil && editable(f)
-	case p.Text != "" && p.Type == "keyDown":
-		b.typeLocked(t, p.Text)
-	}
-	return outcome{}
-}
-
-func editable(e *Element) bool {
-	return (e.Role == "textbox" || e.Role == "searchbox") && !e.Disabled && !e.ReadOnly
-}
-
 func (b *Browser) insertText(s *session, params json.RawMessage) outcome {
 	var p struct {
 		Text string `json:"text"`
@@ -354,16 +302,22 @@ func (b *Browser) typeLocked(t *target, text string) {
 	f.Value += text
 }
 
+// pollInterval is how often a pending poll checks again on its own, as
+// pagejs.Poll does in Chromium (a MutationObserver and a timer).
+const pollInterval = 50 * time.Millisecond
+
 // pendingPoll is a pagejs.Poll waiting for its check to come true.
 type pendingPoll struct {
-	s     *session
-	id    int64
-	check func() (any, bool, *Error)
-	timer *delayed
+	s        *session
+	id       int64
+	check    func() (any, bool, *Error)
+	deadline *delayed // answers {ok: false} when the poll's time is up
+	tick     *delayed // the next check on its own
 }
 
 // pollLocked answers a pagejs.Poll of check for up to ms: at once if check
-// holds, else when a later action makes it hold, or {ok: false} after ms.
+// holds, else when it comes to hold (checked after every call to the
+// target and every pollInterval), or {ok: false} after ms.
 func (b *Browser) pollLocked(s *session, id int64, check func() (any, bool, *Error), ms int64) (outcome, bool) {
 	v, ok, e := check()
 	switch {
@@ -374,32 +328,51 @@ func (b *Browser) pollLocked(s *session, id int64, check func() (any, bool, *Err
 	}
 	t := s.target
 	pp := &pendingPoll{s: s, id: id, check: check}
-	dl := new(delayed)
-	dl.timer = time.AfterFunc(time.Duration(ms)*time.Millisecond, func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if _, ok := b.timers[dl]; !ok {
-			return
-		}
-		delete(b.timers, dl)
+	pp.deadline = b.timerLocked(time.Duration(ms)*time.Millisecond, func() {
+		pp.deadline = nil
 		b.endPollLocked(t, pp, encodeReply(id, s.id, mustMarshal("poll", byValue(map[string]any{"ok": false}).result), nil))
 	})
-	b.timers[dl] = struct{}{}
-	pp.timer = dl
+	b.tickPollLocked(t, pp)
 	t.polls = append(t.polls, pp)
 	return outcome{}, false
 }
 
+// tickPollLocked checks pp again after pollInterval, and so on until it
+// ends. A target whose renderer is held by a dialog, or crashed, checks
+// nothing.
+func (b *Browser) tickPollLocked(t *target, pp *pendingPoll) {
+	pp.tick = b.timerLocked(pollInterval, func() {
+		pp.tick = nil
+		switch {
+		case pp.s.ended: // no one to answer: stop checking
+			b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, nil, errSessionNotFound))
+			return
+		case t.dialog == nil && !t.crashed:
+			b.recheckPollLocked(t, pp)
+		}
+		if slices.Contains(t.polls, pp) {
+			b.tickPollLocked(t, pp)
+		}
+	})
+}
+
 // recheckPollsLocked answers the target's polls whose checks now hold.
 func (b *Browser) recheckPollsLocked(t *target) {
-	for _, pp := range append([]*pendingPoll(nil), t.polls...) {
-		v, ok, e := pp.check()
-		switch {
-		case e != nil:
-			b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, nil, e))
-		case ok:
-			b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, mustMarshal("poll", byValue(map[string]any{"ok": true, "value": v}).result), nil))
+	for _, pp := range slices.Clone(t.polls) {
+		if slices.Contains(t.polls, pp) { // a check's Go func may end others
+			b.recheckPollLocked(t, pp)
 		}
+	}
+}
+
+// recheckPollLocked answers pp if its check now holds or fails.
+func (b *Browser) recheckPollLocked(t *target, pp *pendingPoll) {
+	v, ok, e := pp.check()
+	switch {
+	case e != nil:
+		b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, nil, e))
+	case ok:
+		b.endPollLocked(t, pp, encodeReply(pp.id, pp.s.id, mustMarshal("poll", byValue(map[string]any{"ok": true, "value": v}).result), nil))
 	}
 }
 
@@ -411,9 +384,49 @@ func (b *Browser) endPollLocked(t *target, pp *pendingPoll, reply []byte) {
 			break
 		}
 	}
-	if pp.timer != nil {
-		pp.timer.timer.Stop()
-		delete(b.timers, pp.timer)
-	}
+	b.stopTimerLocked(pp.deadline)
+	b.stopTimerLocked(pp.tick)
 	b.shapeLocked(&batch{name: "Runtime.evaluate", on: pp.s, dropOnCrash: true, msgs: [][]byte{reply}})
+}
+
+// adoptLocked makes pg t's page (see target.adopt) and starts its timers
+// (Page.After).
+func (b *Browser) adoptLocked(t *target, pg *Page) {
+	t.adopt(pg)
+	pg.b, pg.t = b, t
+	for _, a := range pg.afters {
+		b.afterLocked(t, pg, a)
+	}
+}
+
+// afterLocked runs a's func on pg, loaded in t, after a.d (Page.After).
+func (b *Browser) afterLocked(t *target, pg *Page, a afterSpec) {
+	b.timerLocked(a.d, func() { b.runAfterLocked(t, pg, a) })
+}
+
+// runAfterLocked runs a Page.After func on pg if pg is still t's page,
+// then follows the navigation it asked for and answers the waits it
+// satisfied. While a dialog holds the renderer it tries again later.
+func (b *Browser) runAfterLocked(t *target, pg *Page, a afterSpec) {
+	if t.page != pg || t.crashed || b.targetLocked(t.id) != t {
+		return // the page is gone: its timers went with it
+	}
+	if t.dialog != nil {
+		b.timerLocked(pollInterval, func() { b.runAfterLocked(t, pg, a) })
+		return
+	}
+	// A panic or a t.Fatal in f fails the test (callGo reports a panic to
+	// it); no call waits on f, so nothing else is told.
+	if e := b.callGo("the Page.After func of "+pg.URL, func() { a.f(pg) }); e != nil {
+		pg.goTo = ""
+		return
+	}
+	if to := pg.goTo; to != "" {
+		pg.goTo = ""
+		post, _, _ := b.followLocked(t, resolveURL(pg.URL, to))
+		for _, ev := range post {
+			b.emitLocked(ev.on, ev.method, ev.params)
+		}
+	}
+	b.recheckPollsLocked(t)
 }

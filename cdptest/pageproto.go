@@ -182,15 +182,15 @@ func (e *Element) tag() (string, []string) {
 		attrs = append(attrs, "id", e.ID)
 	}
 	switch {
-	case e.input == "select":
+	case e.kind() == "select":
 		if e.Multiple {
 			attrs = append(attrs, "multiple", "")
 		}
 		return "SELECT", attrs
-	case e.input == "button" || e.input == "submit":
+	case e.kind() == "button" || e.kind() == "submit":
 		return "BUTTON", attrs
-	case e.input != "":
-		attrs = append(attrs, "type", e.input)
+	case e.kind() != "":
+		attrs = append(attrs, "type", e.kind())
 		if e.Multiple {
 			attrs = append(attrs, "multiple", "")
 		}
@@ -261,7 +261,7 @@ func (b *Browser) setFileInputFiles(s *session, params json.RawMessage) outcome 
 	if e := decode(params, &p); e != nil {
 		return outcome{err: e}
 	}
-	if el.input != "file" {
+	if el.kind() != "file" {
 		return outcome{err: &Error{Code: -32000, Message: "Node is not a file input element"}}
 	}
 	el.Files = nil
@@ -372,11 +372,11 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		}
 		el := this.el
 		kind := "other"
-		switch el.input {
+		switch el.kind() {
 		case "text", "password", "search", "email":
 			kind = "text"
 		case "checkbox", "radio", "file", "submit", "button":
-			kind = el.input
+			kind = el.kind()
 		case "select":
 			kind = "select"
 		}
@@ -412,6 +412,19 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		}
 		// The fake's elements are in the one document its page shows.
 		return byValue(true)
+	case "ClickDefault":
+		// What a click does besides the page's funcs: a submit button
+		// sends its form, a link leaves the page.
+		switch el := this.el; {
+		case el == nil:
+			break
+		case el.input == "submit":
+			return byValue("submits its form")
+		case el.Href != "" && !strings.HasPrefix(el.Href, "#"):
+			return byValue("follows its link to " + el.Href)
+		default:
+			return byValue("")
+		}
 	case "Select":
 		if this.el == nil {
 			break
@@ -429,7 +442,7 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 
 // selectLocked is pagejs.Select on a fake select box.
 func (b *Browser) selectLocked(t *target, el *Element, vals []string) (map[string]any, *Error) {
-	if el.input != "select" {
+	if el.kind() != "select" {
 		return map[string]any{"err": "not-select"}, nil
 	}
 	if el.Disabled {

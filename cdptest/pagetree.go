@@ -171,7 +171,7 @@ func (p *Page) axTree(frameID string) []*axNode {
 				n.Name = str(e.Name)
 			}
 			var props []axProp
-			interactive := e.input != "" || e.Role == "link"
+			interactive := e.kind() != "" || e.Role == "link"
 			if interactive {
 				props = append(props, prop("focusable", "booleanOrUndefined", true))
 			}
@@ -186,10 +186,10 @@ func (p *Page) axTree(frameID string) []*axNode {
 				}
 				n.Value = &axValue{Type: "string", Value: v}
 			}
-			if e.input == "select" && !e.Multiple {
+			if e.kind() == "select" && !e.Multiple {
 				props = append(props, prop("expanded", "booleanOrUndefined", false))
 			}
-			if e.input == "checkbox" || e.input == "radio" {
+			if e.kind() == "checkbox" || e.kind() == "radio" {
 				props = append(props, prop("checked", "tristate", strconv.FormatBool(e.Checked)))
 			}
 			if e.Disabled {
@@ -210,7 +210,7 @@ func (p *Page) axTree(frameID string) []*axNode {
 			n.Props = props
 			add(n, parent)
 			switch {
-			case e.input == "select":
+			case e.kind() == "select":
 				popup := add(&axNode{Role: axValue{Type: "role", Value: "MenuListPopup"}, Name: str("")}, n)
 				for _, o := range e.Options {
 					sel := o == e.Value
@@ -218,7 +218,7 @@ func (p *Page) axTree(frameID string) []*axNode {
 						Props: []axProp{prop("selected", "booleanOrUndefined", sel)}}, popup)
 				}
 			case n.Value != nil:
-			case e.input == "checkbox" || e.input == "radio" || e.input == "file":
+			case e.kind() == "checkbox" || e.kind() == "radio" || e.kind() == "file":
 			default:
 				text(e.Name, n)
 			}

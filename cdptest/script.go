@@ -204,23 +204,48 @@ func (g *Gate) wakeLocked() {
 	g.changed = make(chan struct{})
 }
 
-// delayed is one batch waiting for its timer.
+// delayed is one timer of the browser's: a delayed batch, a poll's next
+// check or deadline, a page's Page.After func.
 type delayed struct {
 	timer *time.Timer
 }
 
 // delayLocked sends bt through gate g (nil: none) after d.
 func (b *Browser) delayLocked(d time.Duration, bt *batch, g *Gate) {
+	b.timerLocked(d, func() { b.gateLocked(g, bt) })
+}
+
+// timerLocked runs f with b.mu held after d (on the bubble's fake clock
+// inside testing/synctest), unless the timer is stopped or the connection
+// ends first (disconnectLocked stops every timer); work f leaves for after
+// the lock (afterUnlock) runs once it is released. Once the connection has
+// ended it does nothing and returns nil. The timer starts no goroutine
+// until it fires.
+func (b *Browser) timerLocked(d time.Duration, f func()) *delayed {
+	if b.connErr != nil {
+		return nil
+	}
 	dl := new(delayed)
 	// The callback takes mu, which we hold until dl.timer is set.
 	dl.timer = time.AfterFunc(d, func() {
+		defer b.runAfterUnlock()
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if _, ok := b.timers[dl]; !ok {
-			return // the connection ended; disconnectLocked stopped us too late
+			return // stopped, or the connection ended, too late for Stop
 		}
 		delete(b.timers, dl)
-		b.gateLocked(g, bt)
+		f()
 	})
 	b.timers[dl] = struct{}{}
+	return dl
+}
+
+// stopTimerLocked stops dl (nil: none) if it has not fired.
+func (b *Browser) stopTimerLocked(dl *delayed) {
+	if dl == nil {
+		return
+	}
+	dl.timer.Stop()
+	delete(b.timers, dl)
 }
