@@ -124,7 +124,7 @@ func pendingNotes(s *Server) int {
 func TestAtTheGlobalLimitTheLeastRecentlyUsedClientsBrowserIsClosedAndItIsTold(t *testing.T) {
 	requireBrowser(t)
 	site := newSite(t)
-	s := newServer(t, Config{Global: 1})
+	s := newServer(t, Config{Global: 1, EvictGrace: -1})
 	a, b := connect(t, s), connect(t, s)
 	sessA := find(t, `session (\S+), tab`, ok(t, a, "browser_navigate", map[string]any{"url": site.URL}))
 	ok(t, b, "browser_navigate", map[string]any{"url": site.URL + "/other"})
@@ -135,5 +135,29 @@ func TestAtTheGlobalLimitTheLeastRecentlyUsedClientsBrowserIsClosedAndItIsTold(t
 	}
 	if sessA2 := find(t, `session (\S+), tab`, nav); sessA2 == sessA {
 		t.Errorf("A still has session %s", sessA)
+	}
+}
+
+func TestAtTheGlobalLimitAnotherClientsBrowserInUseIsNotClosedAndTheRefusalSaysWhy(t *testing.T) {
+	requireBrowser(t)
+	site := newSite(t)
+	s := newServer(t, Config{Global: 1, EvictGrace: 2 * time.Second})
+	a, b := connect(t, s), connect(t, s)
+	sessA := find(t, `session (\S+), tab`, ok(t, a, "browser_navigate", map[string]any{"url": site.URL}))
+	// A used its browser a moment ago: B's would close it mid-task.
+	msg := fails(t, b, "browser_navigate", map[string]any{"url": site.URL + "/other"})
+	if !strings.Contains(msg, "-max-sessions 1") || !strings.Contains(msg, "another client's") || !strings.Contains(msg, "call the tool again in") {
+		t.Errorf("B's navigate at the limit, while A's browser is in use:\n%s", msg)
+	}
+	if got := ok(t, a, "browser_evaluate", map[string]any{"function": "document.title"}); got != `"Sign up"` {
+		t.Errorf("A's page after B was refused: %s", got)
+	}
+	// Once A's browser has been idle for the grace, B's takes its place,
+	// and A is told.
+	waitFor(t, "B's navigate to succeed", func() bool {
+		return !call(t, b, "browser_navigate", map[string]any{"url": site.URL + "/other"}).IsError
+	})
+	if list := ok(t, a, "browser_session_list", nil); !strings.Contains(list, "id "+sessA+") was closed because the server's browser limit was reached") {
+		t.Errorf("A's next result does not tell it its browser was closed:\n%s", list)
 	}
 }

@@ -140,14 +140,16 @@ func TestTabsAndSessionsOfOneClient(t *testing.T) {
 	first := ok(t, cs, "browser_navigate", map[string]any{"url": site.URL})
 	firstTab := find(t, `tab ([0-9A-F]+)\]`, first)
 	opened := ok(t, cs, "browser_tabs", map[string]any{"action": "new", "url": site.URL + "/other"})
-	newTab := find(t, `Opened tab ([0-9A-F]+)`, opened)
-	if !strings.Contains(opened, "* tab "+newTab) {
-		t.Errorf("the new tab is not the active one:\n%s", opened)
+	newTab := find(t, `\* tab ([0-9A-F]+): "Other"`, opened)
+	if strings.Count(opened, newTab) != 1 || !strings.HasPrefix(opened, "Opened a new tab; it is the active one") {
+		t.Errorf("the result of opening a tab does not name it once, as the active one:\n%s", opened)
 	}
 	if got := ok(t, cs, "browser_evaluate", map[string]any{"function": "document.title", "tab": firstTab}); got != `"Sign up"` {
 		t.Errorf("evaluate in the first tab = %s", got)
 	}
-	ok(t, cs, "browser_tabs", map[string]any{"action": "select", "tab": firstTab})
+	if selected := ok(t, cs, "browser_tabs", map[string]any{"action": "select", "tab": firstTab}); strings.Count(selected, firstTab) != 1 || !strings.Contains(selected, "* tab "+firstTab) {
+		t.Errorf("the result of selecting a tab does not name it once, as the active one:\n%s", selected)
+	}
 	closed := ok(t, cs, "browser_tabs", map[string]any{"action": "close", "tab": newTab})
 	if strings.Contains(closed, newTab+":") {
 		t.Errorf("the closed tab is still listed:\n%s", closed)
@@ -390,7 +392,7 @@ document.addEventListener('mouseover', e => { if (e.target.id === 'zone') docume
 		waitFor(t, "the server's dialog timeout to dismiss the confirm", func() bool {
 			return !strings.Contains(ok(t, cs, "browser_page_info", nil), "Sure?")
 		})
-		if msg := fails(t, cs, "browser_handle_dialog", map[string]any{"accept": true}); !strings.Contains(msg, `confirm "Sure?", got no answer within the server's dialog timeout (300ms) and was dismissed`) {
+		if msg := fails(t, cs, "browser_handle_dialog", map[string]any{"accept": true}); !strings.Contains(msg, `the last one, a confirm dialog "Sure?", got no answer within the server's dialog timeout (300ms) and was dismissed`) {
 			t.Errorf("handle_dialog after the timeout:\n%s", msg)
 		}
 	})

@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -23,16 +24,24 @@ func (e *toolError) Error() string { return e.what + " (next: " + e.next + ")" }
 
 func toolErrorf(what, next string) error { return &toolError{what: what, next: next} }
 
-// errorResult turns err into a tool error result whose text says what
-// happened and what to do next, naming tools.
-func errorResult(err error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: describe(err)}}}
+// errorResult turns err, an error of tool, into a tool error result whose
+// text says what happened and what to do next, naming tools.
+func errorResult(tool string, err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: describeFor(tool, err)}}}
 }
 
 // describe returns err's text for an agent: "Error: <what happened>" and
 // "Next: <what to do>", with every Go method the library names replaced by
 // the tool that does the same.
-func describe(err error) string {
+func describe(err error) string { return describeFor("", err) }
+
+// resolving are the library's operations that find the session or tab a
+// tool acts on: their errors are the calling tool's (a click on a crashed
+// tab fails in browser_click, not in browser_tabs).
+var resolving = map[string]bool{"Session.Tab": true, "Pool.ResolveTab": true, "AttachedView.Do": true}
+
+// describeFor is describe for an error of tool ("" when unknown).
+func describeFor(tool string, err error) string {
 	var te *toolError
 	if errors.As(err, &te) {
 		return "Error: " + te.what + "\nNext: " + te.next
@@ -41,6 +50,12 @@ func describe(err error) string {
 	if errors.As(err, &be) {
 		what := *be
 		what.Hint = ""
+		if tool != "" && resolving[what.Op] {
+			what.Op = tool
+		}
+		if errors.Is(be, browserpool.ErrSessionLimit) {
+			what.Detail = sessionLimit.ReplaceAllString(what.Detail, "you already have $1 browser session$2 open (the limit per client is $3): [$4]")
+		}
 		next := ""
 		for class, h := range classHints {
 			if errors.Is(be, class) {
@@ -48,8 +63,22 @@ func describe(err error) string {
 				break
 			}
 		}
-		if errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED") {
-			next = "the load was cancelled, most often because the URL answers with a file to download: call browser_download with the ref of the link to it; else call browser_navigate again"
+		switch {
+		case errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "replaced it"):
+			next = "another navigation of this tab (another call, or the page itself) replaced this one: call browser_snapshot to see where the tab is, and call browser_navigate again only if it is not where you want it"
+		case errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED"):
+			// browser_navigate turns the abort of a URL that answers with
+			// a file into the file's path: this one saved none.
+			next = "the load was cancelled before the page came: the page went elsewhere meanwhile, or another navigation of the tab replaced it; call browser_snapshot to see where the tab is, then call browser_navigate again if it is still needed"
+		case errors.Is(be, browserpool.ErrTabClosed) && strings.Contains(be.Detail, "renderer crashed") && be.Tab != "":
+			next = fmt.Sprintf("the tab's page crashed; the browser still lists the tab (browser_tabs marks it crashed), but it answers nothing: call browser_navigate without tab to close it and open the URL in a new tab, or close it with browser_tabs action close and tab %s", be.Tab)
+		case (errors.Is(be, context.DeadlineExceeded) || errors.Is(be, context.Canceled)) && be.Hint != "":
+			// The library's own hint says what became of the page (a
+			// script it stops, a navigation it stopped): keep it, in tool
+			// terms, unless it only speaks to a Go caller.
+			if h := agentHint(be.Hint); h != "" {
+				next = h
+			}
 		}
 		// An invalid argument's own hint says what to pass instead (a
 		// ref, a point, the tool for that kind of field): it beats the
@@ -60,7 +89,7 @@ func describe(err error) string {
 		if next == "" {
 			next = "check the arguments and call the tool again"
 		}
-		return "Error: " + toolNames(what.Error()) + "\nNext: " + next
+		return "Error: " + callerWords.Replace(toolNames(what.Error())) + "\nNext: " + next
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
@@ -69,6 +98,38 @@ func describe(err error) string {
 		return "Error: " + err.Error() + "\nNext: the call was cancelled; call the tool again if it is still needed"
 	}
 	return "Error: " + toolNames(err.Error()) + "\nNext: call browser_snapshot to see the page's state, then retry the step"
+}
+
+// sessionLimit matches the tracker's per-workflow limit detail, which an
+// agent reads better as about itself.
+var sessionLimit = regexp.MustCompile(`workflow \S+ already has (\d+) active browser session(s?) \(max (\d+) per workflow\); active sessions: \[([^\]]*)\]`)
+
+// callerWords are the library's words for a call whose Go context ended:
+// here the call's bound (a call cancelled has no one left to read).
+var callerWords = strings.NewReplacer(
+	"context deadline exceeded", "timed out",
+	"context canceled", "cancelled",
+	"the caller's context ended", "the call's time ran out",
+	"another Navigate of this tab", "another browser_navigate of this tab",
+	"another call's Navigate", "another call's browser_navigate",
+)
+
+// hintPhrases are the library's hints for a Go caller, in an agent's terms.
+var hintPhrases = strings.NewReplacer(
+	"retry, with a longer deadline if the page is only slow", "call the tool again; if the page is only slow, wait for it first with browser_wait_for",
+	"retry with a longer deadline if the site is slow, or check that it is up", "call browser_navigate again if the site is only slow, or check that it is up",
+	"; pass a context with a longer deadline to wait longer", "; to wait longer, call browser_wait_for",
+	"take a snapshot", "call browser_snapshot",
+)
+
+// agentHint returns a library hint in tool terms, or "" when it still
+// speaks to a Go caller (a Go name, a context, a deadline to pass).
+func agentHint(h string) string {
+	h = toolNames(hintPhrases.Replace(h))
+	if goName.MatchString(h) || strings.Contains(h, "context") || strings.Contains(h, "deadline") {
+		return ""
+	}
+	return h
 }
 
 // classHints says what to do next for each error class, in tool names.
@@ -120,6 +181,7 @@ var classHints = map[error]string{
 	browserpool.ErrNotVisible:     "the element cannot be acted on now: call browser_snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with browser_wait_for",
 	browserpool.ErrClickMissed:    "the page moved during the click: wait for it to settle (browser_wait_for), call browser_snapshot and click again with a fresh ref",
 	browserpool.ErrStaleRef:       "call browser_snapshot and use a ref it shows",
+	browserpool.ErrDragNotStarted: "nothing was dropped: the page moved or hid the element as it was pressed, or was not done drawing; wait for it to settle (browser_wait_for), call browser_snapshot and call browser_drag again with fresh refs",
 	browserpool.ErrFFmpegNotFound: "ffmpeg is not installed where the server runs (Debian package ffmpeg: apt-get install ffmpeg); call browser_stop_recording without video: the frames and the replay page index.html are there without it",
 
 	browserpool.ErrNotBound:        "internal: the server's allocator lost the task; call the tool again",

@@ -37,7 +37,7 @@ var libraryClasses = map[string]error{
 	"ErrCDPUnreachable": browserpool.ErrCDPUnreachable, "ErrCDPNotDevTools": browserpool.ErrCDPNotDevTools,
 	"ErrCDPTimeout": browserpool.ErrCDPTimeout, "ErrCDPPromptPending": browserpool.ErrCDPPromptPending,
 	"ErrCDPRejected": browserpool.ErrCDPRejected, "ErrDialogOpen": browserpool.ErrDialogOpen,
-	"ErrDownloadFailed": browserpool.ErrDownloadFailed, "ErrCovered": browserpool.ErrCovered,
+	"ErrDownloadFailed": browserpool.ErrDownloadFailed, "ErrCovered": browserpool.ErrCovered, "ErrDragNotStarted": browserpool.ErrDragNotStarted,
 	"ErrNotVisible": browserpool.ErrNotVisible, "ErrClickMissed": browserpool.ErrClickMissed,
 	"ErrStaleRef": browserpool.ErrStaleRef, "ErrNotBound": browserpool.ErrNotBound,
 	"ErrWrongComputer": browserpool.ErrWrongComputer, "ErrUnknownComputer": browserpool.ErrUnknownComputer,
@@ -146,24 +146,46 @@ func TestGoMethodNamesBecomeToolNames(t *testing.T) {
 	if got := describe(err); !strings.HasSuffix(got, "\nNext: retry browser_type after browser_snapshot") {
 		t.Errorf("describe of an unlisted class = %q", got)
 	}
-	// A navigation Chromium aborted: most often a download.
-	err = &browserpool.Error{Op: "Tab.Navigate", Class: browserpool.ErrNavigation, Detail: "http://x/report.csv: net::ERR_ABORTED"}
-	if got := describe(err); !strings.Contains(got, "\nNext: the load was cancelled, most often because the URL answers with a file to download: call browser_download") {
+	// A navigation Chromium aborted: browser_navigate answers a URL that
+	// is a file with the file's path, so an abort left is no download.
+	err = &browserpool.Error{Op: "Tab.Navigate", Class: browserpool.ErrNavigation, Detail: "http://x/page: net::ERR_ABORTED",
+		Hint: "the load was cancelled, most often because the URL answers with a file to download: fetch it with Tab.WaitDownload"}
+	if got := describe(err); strings.Contains(got, "download") || !strings.Contains(got, "\nNext: the load was cancelled before the page came") {
 		t.Errorf("describe of an aborted navigation = %q", got)
 	}
-	// The call's own deadline: the library's hint is for a Go caller.
+	// The call's own deadline: the library's hint, for a Go caller, is
+	// said in tools, and so is the error.
 	err = &browserpool.Error{Op: "Tab.Navigate", Class: context.DeadlineExceeded, Detail: "http://x/ did not finish loading before the caller's context ended",
 		Hint: "the page may still be usable: take a snapshot; pass a context with a longer deadline to wait longer"}
-	if got := describe(err); !strings.HasSuffix(got, "\nNext: the call ran out of time; call browser_snapshot to see where the page is, then retry the step") {
-		t.Errorf("describe of a call's deadline = %q", got)
+	want = "Error: browserpool: browser_navigate: timed out: http://x/ did not finish loading before the call's time ran out\n" +
+		"Next: the page may still be usable: call browser_snapshot; to wait longer, call browser_wait_for"
+	if diff := cmp.Diff(want, describe(err)); diff != "" {
+		t.Errorf("describe of a call's deadline (-want +got):\n%s", diff)
 	}
-	// The tracker's words: a workflow is a client here.
+	// A page busy in a script: the library stops it, and its hint says so.
+	err = &browserpool.Error{Op: "Tab.Click", Class: context.DeadlineExceeded, Detail: "the page did not answer",
+		Hint: "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; retry, with a longer deadline if the page is only slow"}
+	if got := describe(err); !strings.HasSuffix(got, "\nNext: if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; call the tool again; if the page is only slow, wait for it first with browser_wait_for") {
+		t.Errorf("describe of a busy page's click = %q", got)
+	}
+	// A hint left speaking to a Go caller gives way to the class's.
+	err = &browserpool.Error{Op: "Tab.Click", Class: context.DeadlineExceeded, Hint: "pass a context with a longer deadline"}
+	if got := describe(err); !strings.HasSuffix(got, "\nNext: the call ran out of time; call browser_snapshot to see where the page is, then retry the step") {
+		t.Errorf("describe of a call's deadline with a Go hint = %q", got)
+	}
+	// The tracker's words: a workflow is a client here, and the client
+	// is the agent reading.
 	err = &browserpool.Error{Op: "Tracker.Open", Session: "two", Workflow: "client-1", Class: browserpool.ErrSessionLimit,
 		Detail: `cannot open browser session "two": workflow client-1 already has 1 active browser session (max 1 per workflow); active sessions: [default]`}
-	want = "Error: browserpool: browser_session_open session=two client=client-1: session limit reached: cannot open browser session \"two\": client client-1 already has 1 active browser session (max 1 per client); active sessions: [default]\n" +
+	want = "Error: browserpool: browser_session_open session=two client=client-1: session limit reached: cannot open browser session \"two\": you already have 1 browser session open (the limit per client is 1): [default]\n" +
 		"Next: close a session you no longer need with browser_session_close, or keep using one you have (browser_session_list)"
 	if diff := cmp.Diff(want, describe(err)); diff != "" {
 		t.Errorf("describe (-want +got):\n%s", diff)
+	}
+	// A tab the calling tool could not resolve is that tool's error.
+	err = &browserpool.Error{Op: "Session.Tab", Session: "s-1", Tab: "T1", Class: browserpool.ErrTabClosed, Detail: "the tab's renderer crashed; the browser still lists the tab, but it answers no call"}
+	if got := describeFor("browser_click", err); !strings.HasPrefix(got, "Error: browserpool: browser_click session=s-1 tab=T1: ") || !strings.Contains(got, "browser_navigate without tab") {
+		t.Errorf("describe of a crashed tab in browser_click = %q", got)
 	}
 	err = &browserpool.Error{Op: "Pool.Open", Class: odd, Hint: "set Config.Executable"}
 	if got := describe(err); strings.Contains(got, "Config.Executable") {

@@ -10,6 +10,36 @@
 // -cdp-endpoint the tools drive the user's running Chrome instead; with
 // -browserless or -selenium-grid every browser is leased from that fleet.
 //
+// Bounds. A page tool's work on its tab is bounded by -call-timeout
+// (default 30s, not counting the launch of the client's browser): a page
+// stuck in a script answers then, the library stops the script, and the
+// error says so. browser_navigate and the history tools keep the
+// navigation timeout, browser_wait_for its own timeout argument (at most
+// 110 s), browser_download with a ref two minutes. A call also ends when
+// its client goes away: its MCP session ends, or over HTTP the request
+// carrying it is cut.
+//
+// Lifetimes. -idle-timeout (default 10m) closes a browser that got no
+// tool call; the client's next call opens a new one and says why the old
+// pages are gone. Over HTTP, -session-timeout (default 24h, 0 for never)
+// ends an MCP session that sent no request, with its browsers. At
+// -max-sessions a new browser closes the least recently used idle one,
+// unless that is another client's browser used within -evict-grace
+// (default 30s): the new one is then refused, with an error saying when to
+// retry. SIGINT or
+// SIGTERM stops the calls in flight at once, ends every session and
+// closes every browser.
+//
+// Policy. -allow-host and -block-host (each repeatable, or a
+// comma-separated list of host names, *.wildcards, IPs or CIDR prefixes)
+// set the browsers' network policy; without them every host but
+// link-local and cloud-metadata addresses is reachable. -upload-dir
+// confines browser_file_upload to the files inside a directory (symbolic
+// links followed; relative paths are taken from it). Without it, over
+// stdio any file the server's user may read can be uploaded; over HTTP
+// none can, since any client that reaches the server could send any of
+// them to any site.
+//
 // Logs go to stderr only: on stdio, stdout is the protocol.
 package main
 
@@ -51,12 +81,33 @@ func main() {
 
 // options are the parsed command line.
 type options struct {
-	cfg       Config
-	http      string
-	token     string
-	origins   []string
-	tracePath string
-	verbose   bool
+	cfg            Config
+	http           string
+	token          string
+	origins        []string
+	tracePath      string
+	verbose        bool
+	sessionTimeout time.Duration
+}
+
+// listFlag is a flag that may be given several times, each a
+// comma-separated list.
+type listFlag struct{ list *[]string }
+
+func (f listFlag) String() string {
+	if f.list == nil {
+		return ""
+	}
+	return strings.Join(*f.list, ",")
+}
+
+func (f listFlag) Set(v string) error {
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			*f.list = append(*f.list, item)
+		}
+	}
+	return nil
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -74,11 +125,17 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	grid := fs.String("selenium-grid", "", "lease each browser from the Selenium Grid 4 at this URL (e.g. http://127.0.0.1:4444) instead of launching it here")
 	gridCaps := fs.String("grid-capabilities", "", "the Grid session's alwaysMatch capabilities as a JSON object (default: headless chrome); give goog:chromeOptions.binary when the node's browser is not where chromedriver looks")
 	fleetTokenFile := fs.String("fleet-token-file", "", "file holding the browserless token (else $"+FleetTokenEnv+")")
-	fs.DurationVar(&o.cfg.Pool.IdleTimeout, "idle-timeout", 0, "close a browser after this long without a tool call (default 10m)")
+	fs.DurationVar(&o.cfg.Pool.IdleTimeout, "idle-timeout", 0, "close a browser after this long without a tool call; the client stays connected, and its next call opens a new browser and says why (default 10m)")
 	fs.IntVar(&o.cfg.PerClient, "max-sessions-per-client", 0, "browser sessions one client may hold (default 1)")
-	fs.IntVar(&o.cfg.Global, "max-sessions", 0, "browser sessions over all clients; at the limit the least recently used idle one closes (default 8)")
+	fs.IntVar(&o.cfg.Global, "max-sessions", 0, "browser sessions over all clients; at the limit the least recently used idle one closes, unless it is another client's used within -evict-grace: then the new one is refused (default 8)")
 	fs.IntVar(&o.cfg.ScreenshotMax, "screenshot-max", DefaultScreenshotMax, "long side in pixels screenshots are scaled down to; negative for none")
 	fs.DurationVar(&o.cfg.DialogTimeout, "dialog-timeout", DefaultDialogTimeout, "how long a JavaScript dialog waits for browser_handle_dialog before it is dismissed")
+	fs.DurationVar(&o.cfg.EvictGrace, "evict-grace", DefaultEvictGrace, "at -max-sessions, another client's browser used within this long is not closed to make room: the new browser is refused, saying when to retry; 0 always closes the least recently used idle one")
+	fs.DurationVar(&o.cfg.CallTimeout, "call-timeout", DefaultCallTimeout, "how long a page tool may work on its tab before it gives up; a script that keeps the page busy is then stopped (browser_navigate, browser_wait_for and browser_download keep the longer bounds their own waits need)")
+	fs.DurationVar(&o.sessionTimeout, "session-timeout", DefaultSessionTimeout, "over HTTP, end a client's MCP session (and its browsers) after this long without a request; 0 for never. Not -idle-timeout, which closes only the browser")
+	fs.Var(listFlag{&o.cfg.Pool.Network.Allow}, "allow-host", "the only hosts the browsers may reach: host names, *.wildcards, IPs or CIDRs, comma-separated; may be repeated (default: every host but link-local and cloud-metadata addresses)")
+	fs.Var(listFlag{&o.cfg.Pool.Network.Block}, "block-host", "hosts the browsers may never reach: host names, *.wildcards, IPs or CIDRs, comma-separated; may be repeated (e.g. 127.0.0.0/8,::1,localhost keeps them off this machine)")
+	fs.StringVar(&o.cfg.UploadDir, "upload-dir", "", "browser_file_upload takes only files inside this directory (symbolic links followed). Over stdio, without it any file this user may read; over HTTP, without it no file")
 	fs.StringVar(&o.tracePath, "trace", "", "append the redacted action trace to this file, one JSON object per line")
 	fs.BoolVar(&o.verbose, "v", false, "log debug lines to stderr")
 	if err := fs.Parse(args); err != nil {
@@ -109,6 +166,27 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.http != "" && o.token == "" && !loopback(o.http) {
 		return nil, fmt.Errorf("-http %s is not a loopback address: give a bearer token with -token-file or $%s, or bind 127.0.0.1", o.http, TokenEnv)
+	}
+	if o.cfg.CallTimeout <= 0 {
+		return nil, fmt.Errorf("-call-timeout %v: give a positive duration such as 30s", o.cfg.CallTimeout)
+	}
+	switch {
+	case o.sessionTimeout < 0:
+		return nil, fmt.Errorf("-session-timeout %v: give a positive duration such as 24h, or 0 for never", o.sessionTimeout)
+	case o.sessionTimeout == 0:
+		o.sessionTimeout = -1 // HTTPOptions' never
+	}
+	switch {
+	case o.cfg.EvictGrace < 0:
+		return nil, fmt.Errorf("-evict-grace %v: give a duration such as 30s, or 0 for none", o.cfg.EvictGrace)
+	case o.cfg.EvictGrace == 0:
+		o.cfg.EvictGrace = -1 // Config's none
+	}
+	// Over HTTP every client that reaches the server could upload any file
+	// this user may read to any site: only from -upload-dir.
+	o.cfg.NoUploads = o.http != "" && o.cfg.UploadDir == ""
+	if len(o.cfg.Pool.Network.Allow)+len(o.cfg.Pool.Network.Block) > 0 && o.cfg.CDPEndpoint != "" {
+		return nil, errors.New("-allow-host and -block-host apply to the browsers the server launches; -cdp-endpoint drives the user's own Chrome, which they cannot reach")
 	}
 	return o, nil
 }
@@ -199,9 +277,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	s, err := NewServer(o.cfg)
 	if err != nil {
-		return err
+		return errors.New(flagNames.Replace(err.Error())) // a bad -allow-host is the library's Network.Allow[i]
 	}
 	defer s.Close()
+	// A signal stops the calls in flight at once: closing a session waits
+	// for its calls, and HTTP Shutdown for their requests.
+	defer context.AfterFunc(ctx, s.shutdown)()
 	if o.cfg.CDPEndpoint != "" {
 		// Say at once, in the log, whether the user's browser answers; the
 		// tools return the same advice when it does not. The pool's check
@@ -218,7 +299,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if stdin != os.Stdin || stdout != os.Stdout {
 			t = &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 		}
-		err = s.mcp.Run(ctx, t)
+		// The session closes once the calls the signal stopped have
+		// answered: a closed session drops answers not yet written.
+		rctx, closeSession := context.WithCancel(context.WithoutCancel(ctx))
+		defer closeSession()
+		defer context.AfterFunc(ctx, func() { s.shutdown(); s.drain(); closeSession() })()
+		err = s.mcp.Run(rctx, t)
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			err = nil
 		}
@@ -234,18 +320,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		ln = ownerListener{Listener: ln, uid: os.Getuid()}
 	}
 	hs := &http.Server{
-		Handler:           s.HTTPHandler(HTTPOptions{Token: o.token, AllowedOrigins: o.origins}),
+		Handler:           s.HTTPHandler(HTTPOptions{Token: o.token, AllowedOrigins: o.origins, SessionTimeout: o.sessionTimeout}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(o.cfg.Logger.Handler(), slog.LevelWarn),
 	}
+	// Shutdown waits for every connection to go idle, and a client's open
+	// event stream (its GET) never does: closing the server ends the MCP
+	// sessions, and with them their streams.
+	hs.RegisterOnShutdown(func() { s.Close() })
 	o.cfg.Logger.Warn("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "token", o.token != "")
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		hs.Shutdown(sctx)
+		sctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+		if hs.Shutdown(sctx) != nil {
+			hs.Close() // what is still open after the grace
+		}
 		cancel()
 		<-served
 	}
@@ -254,6 +346,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return errors.Join(err, s.Close())
 }
+
+// httpShutdownGrace bounds the HTTP server's shutdown: the requests of the
+// calls the shutdown stopped get their answers within it.
+var httpShutdownGrace = 5 * time.Second
+
+// flagNames names the library's Config fields the command sets by the
+// flags that set them.
+var flagNames = strings.NewReplacer("Network.Allow", "-allow-host", "Network.Block", "-block-host")
 
 type nopWriteCloser struct{ io.Writer }
 

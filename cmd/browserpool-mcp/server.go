@@ -1,4 +1,5 @@
-// Room: the server and its clients. Server.mu guards the client table;
+// Room: the server and its clients, and the bounds of their calls.
+// Server.mu guards the client table and the HTTP POST table (http.go);
 // client.mu guards one client's session names and attached view. No CDP I/O,
 // file I/O or tracker call runs under either lock.
 
@@ -12,9 +13,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/browserpool/browserpool"
@@ -32,8 +35,18 @@ const (
 	// DefaultSessionName is the name of the session a client gets when it
 	// calls a page tool before opening one.
 	DefaultSessionName = "default"
-	// toolCallTimeout bounds one tool call whose context has no deadline.
-	toolCallTimeout = 2 * time.Minute
+	// DefaultCallTimeout bounds a page tool's work on its tab (an action,
+	// a read): a page stuck in a script answers in this time, and the
+	// library then stops the script so that the next call works.
+	DefaultCallTimeout = 30 * time.Second
+	// DefaultEvictGrace is how recently another client's browser must have
+	// been used for the server to refuse to close it to make room at the
+	// -max-sessions limit.
+	DefaultEvictGrace = 30 * time.Second
+	// longCallTimeout bounds the page work of the tools whose own waits are
+	// longer than a call's (browser_download with a ref waits for the whole
+	// file; browser_stop_recording may encode a video).
+	longCallTimeout = 2 * time.Minute
 )
 
 // Config configures a Server. The zero value launches local Chromium with
@@ -68,6 +81,31 @@ type Config struct {
 	// an action (browser_start_recording); a frame not taken in time is
 	// left out. Zero means browserpool.DefaultFrameTimeout.
 	RecordingFrameTimeout time.Duration
+	// CallTimeout bounds a page tool's work on its tab, once its browser is
+	// open (a launch is bounded by Pool.LaunchTimeout). The tools that wait
+	// longer by design keep longer bounds: browser_navigate and the history
+	// tools the navigation timeout, browser_wait_for its own timeout
+	// argument, browser_download with a ref two minutes. When a call runs
+	// out, the library stops a script that keeps the page busy, and the
+	// error says so. Zero means DefaultCallTimeout.
+	CallTimeout time.Duration
+	// UploadDir, when set, confines browser_file_upload to the files inside
+	// it (symbolic links resolved: a link inside that points outside is
+	// refused); a relative path is taken from it. Empty means any file the
+	// server's user may read, unless NoUploads.
+	UploadDir string
+	// NoUploads makes browser_file_upload refuse every file. The command
+	// sets it when it serves HTTP without -upload-dir: any client that
+	// reaches the server could otherwise upload any file the server's user
+	// may read to any site.
+	NoUploads bool
+	// EvictGrace protects the browsers of other clients at the global
+	// limit (Global): a new browser that would close the least recently
+	// used one is refused, with an error saying so, while that browser was
+	// used within EvictGrace (two clients would otherwise close each
+	// other's browser on every turn). Zero means DefaultEvictGrace;
+	// negative means no protection.
+	EvictGrace time.Duration
 }
 
 // Server serves the pool's browsers as MCP tools. Each MCP client session
@@ -82,10 +120,23 @@ type Server struct {
 	trace   *traceWriter // nil without Config.Trace
 	log     *slog.Logger
 
+	// base is the context every tool call's context derives from; stop
+	// cancels it, first thing on shutdown, so no call holds the server up.
+	base context.Context
+	stop context.CancelFunc
+
 	mu      sync.Mutex
 	clients map[*mcp.ServerSession]*client // guarded by mu
 	next    int                            // guarded by mu: clients ever seen, for workflow ids
 	closed  bool                           // guarded by mu
+	posts   map[string]*httpPost           // guarded by mu: HTTP POSTs carrying tool calls, by postHeader (http.go)
+	postSeq uint64                         // guarded by mu: POSTs seen, for postHeader
+
+	calls   atomic.Int64 // tool calls in flight (add), which shutdown lets answer
+	stopped atomic.Bool  // shutdown stopped calls in flight: drain waits for their answers
+
+	closeOnce sync.Once
+	closeErr  error // set by closeOnce
 
 	watchers sync.WaitGroup // one per client: waits for its disconnect
 }
@@ -93,10 +144,15 @@ type Server struct {
 // client is one MCP client session: a workflow of the tracker.
 type client struct {
 	id string // the workflow id, [A-Za-z0-9_-]{1,64}
+	// ctx ends when the client goes away (or the server stops): its calls
+	// derive from it.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu     sync.Mutex
 	names  []string                  // guarded by mu: sessions it opened, oldest first
 	ids    map[string]string         // guarded by mu: session id to name, for the sessions in names
+	former map[string]string         // guarded by mu: session id to name, for sessions that ended lately (their close may be told after liveNames dropped them)
 	notes  []string                  // guarded by mu: news for the next tool result (a session closed behind its back, a download done)
 	seen   map[string]bool           // guarded by mu: download paths the client was told of
 	view   *browserpool.AttachedView // guarded by mu: attach mode only
@@ -112,12 +168,29 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.DialogTimeout <= 0 {
 		cfg.DialogTimeout = DefaultDialogTimeout
 	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.EvictGrace == 0 {
+		cfg.EvictGrace = DefaultEvictGrace
+	}
+	if cfg.UploadDir != "" {
+		dir, err := filepath.Abs(cfg.UploadDir)
+		if err == nil {
+			dir, err = filepath.EvalSymlinks(dir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("upload dir: %w", err)
+		}
+		cfg.UploadDir = dir
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg.Pool.Logger = cfg.Logger
-	s := &Server{cfg: cfg, log: log, clients: map[*mcp.ServerSession]*client{}}
+	s := &Server{cfg: cfg, log: log, clients: map[*mcp.ServerSession]*client{}, posts: map[string]*httpPost{}}
+	s.base, s.stop = context.WithCancel(context.Background())
 	closed := cfg.Pool.Hooks.SessionClosed
 	cfg.Pool.Hooks.SessionClosed = func(e browserpool.SessionEvent) {
 		s.sessionClosed(e)
@@ -127,12 +200,14 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	pool, err := browserpool.NewPool(cfg.Pool)
 	if err != nil {
+		s.stop()
 		return nil, err
 	}
 	s.pool = pool
 	if cfg.CDPEndpoint == "" {
 		s.tracker, err = browserpool.NewTracker(browserpool.TrackerConfig{Pool: pool, PerWorkflow: cfg.PerClient, Global: cfg.Global})
 		if err != nil {
+			s.stop()
 			pool.Close()
 			return nil, err
 		}
@@ -197,32 +272,66 @@ func sessionVersions() []string {
 // MCP returns the MCP server, to connect transports to.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Close ends every client session, closes every browser and the pool, and
-// returns when no goroutine of the server is left.
+// Close stops every tool call in flight, ends every client session,
+// closes every browser and the pool, and returns when no goroutine of the
+// server is left. It may be called more than once, also concurrently: every
+// call returns when the first is done.
 func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.shutdown()
+		s.drain()
+		// Every session, also those that never called a tool (they have no
+		// client yet). A session's close waits for its calls in flight,
+		// which shutdown has stopped.
+		var sessions []*mcp.ServerSession
+		for ss := range s.mcp.Sessions() {
+			sessions = append(sessions, ss)
+		}
+		for _, ss := range sessions {
+			ss.Close()
+		}
+		s.watchers.Wait()
+		var errs []error
+		if s.tracker != nil {
+			errs = append(errs, s.tracker.Close())
+		}
+		errs = append(errs, s.pool.Close())
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// shutdown refuses new tool calls and stops those in flight: the first
+// step of Close, and what a signal does at once (a session's close waits
+// for its calls, and HTTP Shutdown for their requests).
+func (s *Server) shutdown() {
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
 	s.closed = true
 	s.mu.Unlock()
-	// Every session, also those that never called a tool (they have no
-	// client yet).
-	var sessions []*mcp.ServerSession
-	for ss := range s.mcp.Sessions() {
-		sessions = append(sessions, ss)
+	if s.calls.Load() > 0 {
+		s.stopped.Store(true)
 	}
-	for _, ss := range sessions {
-		ss.Close()
+	s.stop()
+}
+
+// drainWait bounds drain.
+const drainWait = 5 * time.Second
+
+// drain waits, after shutdown, until the calls it stopped have returned
+// (at most drainWait), so that their answers ("the server is shutting
+// down") go out before the sessions close: a session that closes drops
+// the answers not yet written.
+func (s *Server) drain() {
+	if !s.stopped.Load() {
+		return
 	}
-	s.watchers.Wait()
-	var errs []error
-	if s.tracker != nil {
-		errs = append(errs, s.tracker.Close())
+	deadline := time.Now().Add(drainWait)
+	for (s.calls.Load() > 0 || s.answering()) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
 	}
-	errs = append(errs, s.pool.Close())
-	return errors.Join(errs...)
+	// The SDK writes an answer just after its handler returns: over HTTP
+	// answering says when it went out, over stdio nothing does.
+	time.Sleep(50 * time.Millisecond)
 }
 
 // client returns the client of an MCP session, registering it on first use:
@@ -247,6 +356,7 @@ func (s *Server) client(ss *mcp.ServerSession) (*client, error) {
 		id = "mcp-" + hex.EncodeToString(sum[:6])
 	}
 	c := &client{id: id, ids: map[string]string{}}
+	c.ctx, c.cancel = context.WithCancel(s.base)
 	s.clients[ss] = c
 	s.watchers.Add(1)
 	go func() {
@@ -261,6 +371,7 @@ func (s *Server) client(ss *mcp.ServerSession) (*client, error) {
 // endClient reclaims what a client that went away held: its browsers in
 // launch mode, its labels and selected tab in attach mode.
 func (s *Server) endClient(ss *mcp.ServerSession, c *client) {
+	c.cancel()
 	c.mu.Lock()
 	c.ended = true
 	view := c.view
@@ -305,7 +416,12 @@ func (s *Server) sessionClosed(e browserpool.SessionEvent) {
 	s.mu.Unlock()
 	for _, c := range clients {
 		c.mu.Lock()
-		if name, ok := c.ids[e.SessionID]; ok {
+		name, ok := c.ids[e.SessionID]
+		if !ok {
+			name, ok = c.former[e.SessionID]
+		}
+		delete(c.former, e.SessionID)
+		if ok {
 			c.notes = append(c.notes, fmt.Sprintf("your browser session %q (id %s) was closed because %s; its pages, cookies and storage are gone, and the next page tool opens a new browser", name, e.SessionID, why))
 		}
 		c.mu.Unlock()
@@ -391,6 +507,15 @@ func (s *Server) liveNames(c *client) ([]string, []*browserpool.Session) {
 		for id, n := range c.ids {
 			if !slices.Contains(c.names, n) {
 				delete(c.ids, id)
+				// The pool's hooks come after its list: the close's
+				// reason may still be on its way.
+				if len(c.former) >= 16 {
+					clear(c.former)
+				}
+				if c.former == nil {
+					c.former = map[string]string{}
+				}
+				c.former[id] = n
 			}
 		}
 		c.mu.Unlock()
@@ -400,6 +525,9 @@ func (s *Server) liveNames(c *client) ([]string, []*browserpool.Session) {
 
 // openSession opens (or reuses) the client's session called name.
 func (s *Server) openSession(ctx context.Context, c *client, name string) (*browserpool.Session, error) {
+	if err := s.evictGuard(c, name); err != nil {
+		return nil, err
+	}
 	se, err := s.tracker.Open(ctx, c.id, name)
 	if err != nil {
 		return nil, err
@@ -420,6 +548,62 @@ func (s *Server) openSession(ctx context.Context, c *client, name string) (*brow
 		return nil, toolErrorf("the client disconnected while its browser started", "reconnect and call the tool again")
 	}
 	return se, nil
+}
+
+// evictGuard refuses a new browser for c that would close, at the global
+// limit, another client's browser used within Config.EvictGrace: with
+// -max-sessions 1, two clients would otherwise close each other's browser
+// on every turn, each losing its pages in the middle of its work. The
+// tracker makes the same choice (the least recently used session with no
+// call in flight) a moment later; this check only reads.
+func (s *Server) evictGuard(c *client, name string) error {
+	grace := s.cfg.EvictGrace
+	if grace < 0 {
+		return nil
+	}
+	names, _ := s.liveNames(c)
+	tc := s.tracker.Config()
+	if slices.Contains(names, name) || len(names) >= tc.PerWorkflow {
+		return nil // a reuse, or the per-client limit's error comes first
+	}
+	var live []browserpool.SessionInfo
+	for _, se := range s.pool.Sessions() {
+		if se.Err() == nil {
+			live = append(live, se.Info())
+		}
+	}
+	if len(live) < tc.Global {
+		return nil
+	}
+	var victim *browserpool.SessionInfo
+	for i, in := range live {
+		if in.InFlight == 0 && (victim == nil || in.LastUsed.Before(victim.LastUsed)) {
+			victim = &live[i]
+		}
+	}
+	if victim == nil {
+		return nil // every browser is busy: the tracker says so
+	}
+	c.mu.Lock()
+	_, own := c.ids[victim.ID]
+	c.mu.Unlock()
+	ago := time.Since(victim.LastUsed)
+	if own || ago >= grace {
+		return nil
+	}
+	used := "less than a second ago"
+	if ago >= time.Second {
+		used = ago.Round(time.Second).String() + " ago"
+	}
+	plural := "s"
+	if tc.Global == 1 {
+		plural = ""
+	}
+	return toolErrorf(
+		fmt.Sprintf("the server runs at most %d browser%s over all clients (-max-sessions %d), and a browser for you would close another client's, last used %s; a browser used within %v is not closed to make room",
+			tc.Global, plural, tc.Global, used, grace),
+		fmt.Sprintf("call the tool again in %v or later (a browser idle for %v is closed to make room for yours), or ask the user to start the server with a larger -max-sessions",
+			(grace-ago).Round(time.Second), grace))
 }
 
 // session resolves the client's session named (by name or session id) want,
@@ -474,13 +658,39 @@ func (s *Server) tab(ctx context.Context, c *client, tg Target) (*browserpool.Ta
 	t, err := se.Tab(ctx, tg.Tab)
 	if err != nil {
 		if errors.Is(err, browserpool.ErrTabNotInSession) || errors.Is(err, browserpool.ErrTabNotFound) && tg.Tab != "" {
-			// Another client's tab must not resolve, nor say whose it is.
+			// Another client's tab must not resolve, nor say whose it is;
+			// one of the client's own other sessions may say so.
+			if other := s.sessionWithTab(ctx, c, se, tg.Tab); other != "" {
+				return nil, "", toolErrorf(fmt.Sprintf("your session %q has no tab %q: it is a tab of your session %q", name, tg.Tab, other),
+					fmt.Sprintf("pass session %q with that tab, or leave session empty (a tab id alone finds its session)", other))
+			}
 			return nil, "", tabNotFound(tg.Tab)
 		}
 		return nil, "", err
 	}
 	s.prepare(c, t)
 	return t, name, nil
+}
+
+// sessionWithTab returns the name of the client's session other than not
+// that lists tab id, or "". Listing touches no page.
+func (s *Server) sessionWithTab(ctx context.Context, c *client, not *browserpool.Session, id string) string {
+	names, sess := s.liveNames(c)
+	for i, se := range sess {
+		if se == not {
+			continue
+		}
+		tabs, err := se.Tabs(ctx)
+		if err != nil {
+			continue
+		}
+		for _, t := range tabs {
+			if t.TabID == id {
+				return names[i]
+			}
+		}
+	}
+	return ""
 }
 
 func tabNotFound(id string) error {
@@ -511,14 +721,21 @@ func (s *Server) view(ctx context.Context, c *client) (*browserpool.AttachedView
 
 // withTab runs fn on the client's tab: in launch mode the tab tg names
 // (see tab); in attach mode the named tab of the shared browser, holding its
-// port lock.
-func (s *Server) withTab(ctx context.Context, c *client, tg Target, fn func(t *browserpool.Tab) error) error {
+// port lock. fn's context is bounded by the tool's page bound (see
+// pageCtx), which starts once the client's browser is open: a launch has
+// its own bound.
+func (s *Server) withTab(ctx context.Context, c *client, tg Target, fn func(ctx context.Context, t *browserpool.Tab) error) error {
 	if s.cfg.CDPEndpoint == "" {
-		t, _, err := s.tab(ctx, c, tg)
+		if err := s.ensureSession(ctx, c, tg.Session); err != nil {
+			return err
+		}
+		pctx, cancel := s.pageCtx(ctx)
+		defer cancel()
+		t, _, err := s.tab(pctx, c, tg)
 		if err != nil {
 			return err
 		}
-		return fn(t)
+		return fn(pctx, t)
 	}
 	v, err := s.view(ctx, c)
 	if err != nil {
@@ -531,10 +748,58 @@ func (s *Server) withTab(ctx context.Context, c *client, tg Target, fn func(t *b
 		}
 		return toolErrorf("the browser is the user's and shared, so page tools must name their tab", next)
 	}
-	return v.Do(ctx, tg.Tab, func(t *browserpool.Tab) error {
+	pctx, cancel := s.pageCtx(ctx)
+	defer cancel()
+	return v.Do(pctx, tg.Tab, func(t *browserpool.Tab) error {
 		s.prepare(c, t)
-		return fn(t)
+		return fn(pctx, t)
 	})
+}
+
+// ensureSession opens the client's default session when a page tool names
+// no session and the client has none, so that the launch is not counted
+// against the tool's page bound.
+func (s *Server) ensureSession(ctx context.Context, c *client, session string) error {
+	if session != "" {
+		return nil
+	}
+	if names, _ := s.liveNames(c); len(names) > 0 {
+		return nil
+	}
+	_, _, err := s.session(ctx, c, "")
+	return err
+}
+
+// boundKey carries a tool call's page bound in its context (see add).
+type boundKey struct{}
+
+// pageCtx returns ctx bounded by the calling tool's page bound: the
+// server's CallTimeout, or the longer bound of a tool that waits by design
+// (toolBound).
+func (s *Server) pageCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Value(boundKey{}).(time.Duration)
+	if !ok {
+		d = s.cfg.CallTimeout
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// toolBound is the page bound of tool: how long its work on a page may
+// take. Most tools get CallTimeout; the ones that wait by design get what
+// their own waits need, and never less.
+func (s *Server) toolBound(tool string) time.Duration {
+	var d time.Duration
+	switch tool {
+	case "browser_navigate", "browser_navigate_back", "browser_navigate_forward", "browser_session_open", "browser_tabs":
+		// The library bounds a navigation by NavigationTimeout; a little
+		// more lets its own error, which says where the tab is, arrive.
+		d = s.pool.Config().NavigationTimeout + 15*time.Second
+	case "browser_wait_for":
+		d = waitForMax + 10*time.Second
+	case "browser_download", "browser_stop_recording":
+		d = longCallTimeout
+	}
+	return max(d, s.cfg.CallTimeout)
 }
 
 // prepare sets the tab's dialog handler (dialogs stay open for

@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/redact"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,22 +65,44 @@ func schema[In any](enums map[string][]any) *jsonschema.Schema {
 
 // add registers a tool whose handler gets the calling client. An error the
 // handler returns becomes a tool error (see describe).
+//
+// The handler's context ends when the client goes away (its MCP session
+// ends, or over HTTP the request carrying the call is cut, see
+// HTTPHandler), when the server shuts down, when the client cancels the
+// call, or at the tool's bound: a launch of the client's browser, then the
+// tool's page bound (toolBound, applied by withTab and pageCtx).
 func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx context.Context, c *client, in In) (*mcp.CallToolResult, error)) {
-	t.InputSchema = schema[In](enums)
+	if t.InputSchema == nil {
+		t.InputSchema = schema[In](enums)
+	}
+	bound := s.toolBound(t.Name)
+	limit := bound + s.pool.Config().LaunchTimeout + 15*time.Second
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		c, err := s.client(req.Session)
 		if err != nil {
-			return errorResult(err), nil, nil
+			return errorResult(t.Name, err), nil, nil
 		}
-		if _, ok := ctx.Deadline(); !ok {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, toolCallTimeout)
-			defer cancel()
+		s.calls.Add(1)
+		defer s.calls.Add(-1)
+		ctx, cancel := context.WithTimeout(ctx, limit)
+		defer cancel()
+		ctx, gone := context.WithCancelCause(ctx)
+		defer gone(nil)
+		defer context.AfterFunc(c.ctx, func() { gone(errClientGone) })()
+		if req.Extra != nil {
+			if id := req.Extra.Header.Get(postHeader); id != "" {
+				defer s.watchPost(id, func() { gone(errClientGone) })()
+			}
 		}
+		ctx = context.WithValue(ctx, boundKey{}, bound)
+		s.log.Debug("tool call", "tool", t.Name, "client", c.id)
 		res, err := h(ctx, c, in)
 		if err != nil {
-			s.log.Debug("tool error", "tool", t.Name, "client", c.id, "err", err)
-			res = errorResult(err)
+			if s.base.Err() != nil {
+				err = toolErrorf("the server is shutting down, and stopped this call", "reconnect to a running browserpool-mcp server and redo the step")
+			}
+			s.log.Debug("tool error", "tool", t.Name, "client", c.id, "err", err, "cause", context.Cause(ctx))
+			res = errorResult(t.Name, err)
 		}
 		s.noteDownloads(c)
 		if notes := c.takeNotes(); len(notes) > 0 {
@@ -95,6 +119,10 @@ func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx cont
 		return res, nil, nil
 	})
 }
+
+// errClientGone is the cause of a call's context that ended because its
+// client went away: no one is left to read its result.
+var errClientGone = errors.New("the client went away")
 
 // text returns a result of one text content.
 func text(format string, args ...any) *mcp.CallToolResult {
@@ -162,7 +190,7 @@ type ScreenshotArgs struct {
 	Type         string `json:"type,omitempty" jsonschema:"Image format: png (the default) or jpeg."`
 	Filename     string `json:"filename,omitempty" jsonschema:"File name inside the session's output directory, such as page.png. Empty means a generated name."`
 	FullPage     bool   `json:"fullPage,omitempty" jsonschema:"Capture the whole page instead of the viewport."`
-	MaxDimension int    `json:"maxDimension,omitempty" jsonschema:"Scale the image down so its long side is at most this many pixels. Zero means the server's default (1800)."`
+	MaxDimension int    `json:"maxDimension,omitempty" jsonschema:"Scale the image down so its long side is at most this many pixels. Zero means the server's default."`
 	Element      string `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record."`
 	Ref          string `json:"ref,omitempty" jsonschema:"Ref of an element from browser_snapshot: capture that element only (not with fullPage)."`
 }
@@ -200,19 +228,43 @@ func (s *Server) addPageTools() {
 			return text("%s", navigated(r)), nil
 		}
 		var r browserpool.NavigateResult
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		var file *browserpool.Download
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
+			before := downloadPaths(t.Session())
 			r, err = t.Navigate(ctx, in.URL)
+			if aborted(err) {
+				file = s.savedFile(ctx, t.Session(), before, in.URL)
+			}
 			return err
 		})
-		if errors.Is(err, browserpool.ErrTabNotFound) && in.Tab == "" {
+		if file != nil {
+			// Chromium aborts the load of a URL that answers with a file
+			// (Content-Disposition: attachment) and saves the file.
+			c.sawDownload(file.Path)
+			return text("The URL is a file, not a page: saved %q (%d bytes) to %s [session %s]. The tab stays on the page it was on.", file.SuggestedName, file.Bytes, file.Path, file.SessionID), nil
+		}
+		prefix := ""
+		var be *browserpool.Error
+		switch {
+		case errors.Is(err, browserpool.ErrTabNotFound) && in.Tab == "":
 			// Every tab was closed: the URL opens in a new one, as in a
 			// browser whose last tab is gone.
 			r, err = s.openTab(ctx, c, in.Session, in.URL)
+		case in.Tab == "" && errors.As(err, &be) && errors.Is(err, browserpool.ErrTabClosed) && strings.Contains(be.Detail, "renderer crashed") && be.Tab != "":
+			// The active tab's page crashed: it answers nothing, so it is
+			// closed and the URL opens in a new tab.
+			var se *browserpool.Session
+			if se, _, err = s.session(ctx, c, in.Session); err == nil {
+				if err = se.CloseTab(ctx, be.Tab); err == nil {
+					prefix = fmt.Sprintf("The active tab %s had crashed: it was closed, and the URL opened in a new tab. ", be.Tab)
+					r, err = s.openTab(ctx, c, in.Session, in.URL)
+				}
+			}
 		}
 		if err != nil {
 			return nil, err
 		}
-		return text("%s", navigated(r)), nil
+		return text("%s%s", prefix, navigated(r)), nil
 	})
 
 	add(s, &mcp.Tool{
@@ -221,7 +273,7 @@ func (s *Server) addPageTools() {
 		Annotations: annotations("Page snapshot", true, false, true, true),
 	}, nil, func(ctx context.Context, c *client, in SnapshotArgs) (*mcp.CallToolResult, error) {
 		var snap browserpool.Snapshot
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			snap, err = t.Snapshot(ctx, browserpool.SnapshotOptions{Interactive: in.Interactive, MaxChars: in.MaxChars})
 			return err
 		})
@@ -230,11 +282,16 @@ func (s *Server) addPageTools() {
 		}
 		var b strings.Builder
 		// The library's truncation line names its Go options; the tool's
-		// arguments are spelled in lower camel case.
-		body := strings.Replace(snap.Text, "use Interactive or a larger MaxChars]", "use interactive or a larger maxChars]", 1)
+		// arguments are spelled in lower camel case. A snapshot that is
+		// interactive already can only grow.
+		advice, more := "use interactive or a larger maxChars]", "pass a larger maxChars, or interactive true"
+		if in.Interactive {
+			advice, more = "use a larger maxChars]", "pass a larger maxChars"
+		}
+		body := strings.Replace(snap.Text, "use Interactive or a larger MaxChars]", advice, 1)
 		fmt.Fprintf(&b, "Page: %s\nURL: %s\n[session %s, tab %s]\n\n%s", snap.Title, snap.URL, snap.SessionID, snap.TabID, body)
 		if snap.Omitted > 0 && !strings.Contains(body, "[truncated: ") {
-			fmt.Fprintf(&b, "\n(%d elements left out: pass a larger maxChars, or interactive true)", snap.Omitted)
+			fmt.Fprintf(&b, "\n(%d elements left out: %s)", snap.Omitted, more)
 		}
 		return text("%s", b.String()), nil
 	})
@@ -245,7 +302,7 @@ func (s *Server) addPageTools() {
 		Annotations: annotations("Page info", true, false, true, false),
 	}, nil, func(ctx context.Context, c *client, in PageInfoArgs) (*mcp.CallToolResult, error) {
 		var pi browserpool.PageInfo
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			pi, err = t.PageInfo(ctx)
 			return err
 		})
@@ -253,7 +310,11 @@ func (s *Server) addPageTools() {
 			return nil, err
 		}
 		if d := pi.Dialog; d != nil {
-			return text("A %s dialog is open and waits for browser_handle_dialog: %q (default prompt text %q) [session %s, tab %s]", d.Type, d.Message, d.DefaultPrompt, pi.SessionID, pi.TabID), nil
+			prompt := ""
+			if d.Type == "prompt" {
+				prompt = fmt.Sprintf(" (default prompt text %q)", d.DefaultPrompt)
+			}
+			return text("%s is open and waits for browser_handle_dialog: %q%s [session %s, tab %s]", capital(dialogNamed(d.Type)), d.Message, prompt, pi.SessionID, pi.TabID), nil
 		}
 		return text("Page: %s\nURL: %s\nViewport: %dx%d, scrolled to %d,%d; page size %dx%d\n[session %s, tab %s]",
 			pi.Title, pi.URL, pi.ViewportWidth, pi.ViewportHeight, pi.ScrollX, pi.ScrollY, pi.PageWidth, pi.PageHeight, pi.SessionID, pi.TabID), nil
@@ -265,11 +326,19 @@ func (s *Server) addPageTools() {
 		Annotations: annotations("Wait for a condition", true, false, true, true),
 	}, map[string][]any{"state": {"load", "networkidle"}}, s.waitFor)
 
+	scaled, maxDim := "The image comes back at full size", "Zero means the server's default: full size."
+	if m := s.cfg.ScreenshotMax; m > 0 {
+		scaled = fmt.Sprintf("The image comes back scaled down to a long side of at most %d px", m)
+		maxDim = fmt.Sprintf("Zero means the server's default (%d).", m)
+	}
+	shot := schema[ScreenshotArgs](map[string][]any{"type": {"png", "jpeg"}})
+	shot.Properties["maxDimension"].Description = "Scale the image down so its long side is at most this many pixels. " + maxDim
 	add(s, &mcp.Tool{
 		Name:        "browser_take_screenshot",
-		Description: "Take a screenshot of the viewport (or the whole page, or one element by ref). The image comes back scaled down to a long side of at most 1800 px and is saved in the session's output directory. To act on elements use browser_snapshot: screenshots carry no refs.",
+		Description: "Take a screenshot of the viewport (or the whole page, or one element by ref). " + scaled + " and is saved in the session's output directory. To act on elements use browser_snapshot: screenshots carry no refs.",
 		Annotations: annotations("Take a screenshot", false, false, false, false),
-	}, map[string][]any{"type": {"png", "jpeg"}}, s.screenshot)
+		InputSchema: shot,
+	}, nil, s.screenshot)
 
 	add(s, &mcp.Tool{
 		Name:        "browser_evaluate",
@@ -277,7 +346,7 @@ func (s *Server) addPageTools() {
 		Annotations: annotations("Evaluate JavaScript", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in EvaluateArgs) (*mcp.CallToolResult, error) {
 		var out []byte
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) error {
 			var raw json.RawMessage
 			var err error
 			if in.Ref != "" {
@@ -307,7 +376,7 @@ func (s *Server) addPageTools() {
 		Annotations: annotations("Download a file", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in DownloadArgs) (*mcp.CallToolResult, error) {
 		var dl browserpool.Download
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			var trigger func(context.Context) error
 			if in.Ref != "" {
 				trigger = func(ctx context.Context) error { return t.Click(ctx, ref(in.Ref)) }
@@ -338,6 +407,8 @@ func (s *Server) openTab(ctx context.Context, c *client, session, url string) (b
 	if err != nil {
 		return browserpool.NavigateResult{}, err
 	}
+	ctx, cancel := s.pageCtx(ctx)
+	defer cancel()
 	t, err := se.OpenTab(ctx, url)
 	if err != nil {
 		return browserpool.NavigateResult{}, err
@@ -370,6 +441,77 @@ func navigated(r browserpool.NavigateResult) string {
 // starts by itself (no ref): well inside the server's limit of a call, so
 // that a page that starts none gets an answer an agent can act on.
 var downloadWait = 30 * time.Second
+
+// downloadSettle bounds browser_navigate's wait, after Chromium aborted the
+// load, for the file the URL answered with to be saved: the abort comes as
+// the download begins, and Session.Downloads lists it once complete.
+var downloadSettle = 3 * time.Second
+
+// aborted reports whether err is a navigation Chromium aborted
+// (net::ERR_ABORTED), as it aborts one that answers with a file.
+func aborted(err error) bool {
+	var be *browserpool.Error
+	return errors.As(err, &be) && errors.Is(err, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED")
+}
+
+// downloadPaths returns the paths of se's completed downloads.
+func downloadPaths(se *browserpool.Session) map[string]bool {
+	seen := map[string]bool{}
+	for _, d := range se.Downloads() {
+		seen[d.Path] = true
+	}
+	return seen
+}
+
+// savedFile returns the download of rawURL that se completed since before
+// (downloadPaths), waiting up to downloadSettle for it, or nil.
+func (s *Server) savedFile(ctx context.Context, se *browserpool.Session, before map[string]bool, rawURL string) *browserpool.Download {
+	want := redact.Scrub(rawURL)
+	ctx, cancel := context.WithTimeout(ctx, downloadSettle)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		for _, d := range se.Downloads() {
+			if !before[d.Path] && sameURL(d.URL, want) {
+				return &d
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// sameURL reports whether two URLs (redacted alike) name the same
+// resource, as Chromium and a caller may write one differently (a missing
+// "/" path, a fragment).
+func sameURL(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	norm := func(u *url.URL) string {
+		u.Fragment, u.RawFragment = "", ""
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		u.Host = strings.ToLower(u.Host)
+		return u.String()
+	}
+	return norm(ua) == norm(ub)
+}
+
+// capital returns s with its first letter in upper case.
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 // expression turns browser_evaluate's code into an expression: a function
 // is called with no arguments, anything else is evaluated as it is.

@@ -62,7 +62,7 @@ func (s *Server) addExtraTools() {
 			Annotations: annotations(dir.title, false, false, false, true),
 		}, nil, func(ctx context.Context, c *client, in HistoryArgs) (*mcp.CallToolResult, error) {
 			var r browserpool.NavigateResult
-			err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+			err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 				if dir.back {
 					r, err = t.Back(ctx)
 				} else {
@@ -83,7 +83,7 @@ func (s *Server) addExtraTools() {
 		Annotations: annotations("Console messages", true, false, true, false),
 	}, nil, func(ctx context.Context, c *client, in ConsoleArgs) (*mcp.CallToolResult, error) {
 		var msgs []browserpool.ConsoleMessage
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			msgs, err = t.Console(ctx)
 			return err
 		})
@@ -114,7 +114,7 @@ func (s *Server) addExtraTools() {
 		Annotations: annotations("Network requests", true, false, true, false),
 	}, nil, func(ctx context.Context, c *client, in NetworkArgs) (*mcp.CallToolResult, error) {
 		var reqs []browserpool.NetworkRequest
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			reqs, err = t.Network(ctx)
 			return err
 		})
@@ -149,8 +149,12 @@ func (s *Server) addExtraTools() {
 		Description: "Resize the tab's viewport, as resizing the window would: the page sees the new size and gets a resize event. Use it to see a site's narrow (mobile) layout.",
 		Annotations: annotations("Resize the viewport", false, false, true, false),
 	}, nil, func(ctx context.Context, c *client, in ResizeArgs) (*mcp.CallToolResult, error) {
+		if in.Width < 1 || in.Width > 10000 || in.Height < 1 || in.Height > 10000 {
+			return nil, toolErrorf(fmt.Sprintf("browser_resize got a viewport of %dx%d: width and height must each be 1 to 10000 CSS pixels", in.Width, in.Height),
+				"call browser_resize again with a width and height such as 1280 and 720 (a phone: 390 and 844)")
+		}
 		var at string
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) error {
 			at = where(t)
 			return t.SetViewport(ctx, in.Width, in.Height, 0)
 		})
@@ -166,7 +170,7 @@ func (s *Server) addExtraTools() {
 		Annotations: annotations("Save as PDF", false, false, false, false),
 	}, nil, func(ctx context.Context, c *client, in PDFArgs) (*mcp.CallToolResult, error) {
 		var pdf browserpool.PDF
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			pdf, err = t.PDF(ctx, browserpool.PDFOptions{Name: in.Filename})
 			return err
 		})

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,13 +23,21 @@ type ElementArgs struct {
 	Ref     string `json:"ref" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3."`
 }
 
-// ClickArgs are browser_click's and browser_hover's arguments: a ref, or a
-// point.
+// ClickArgs are browser_click's arguments: a ref, or a point.
 type ClickArgs struct {
 	Target
 	Element string   `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record (the ref or the point alone decides)."`
 	Ref     string   `json:"ref,omitempty" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3. Leave empty to click at x, y instead."`
 	X       *float64 `json:"x,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's left edge, in CSS pixels (as in browser_take_screenshot's image at scale 1), for an element the snapshot gives no ref."`
+	Y       *float64 `json:"y,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's top edge, in CSS pixels."`
+}
+
+// HoverArgs are browser_hover's arguments: a ref, or a point.
+type HoverArgs struct {
+	Target
+	Element string   `json:"element,omitempty" jsonschema:"Human-readable description of the element, for the record (the ref or the point alone decides)."`
+	Ref     string   `json:"ref,omitempty" jsonschema:"The element's ref from the latest browser_snapshot, such as @e3. Leave empty to move the mouse to x, y instead."`
+	X       *float64 `json:"x,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's left edge, in CSS pixels (as in browser_take_screenshot's image at scale 1), for an element the snapshot gives no ref (a row whose buttons show on hover)."`
 	Y       *float64 `json:"y,omitempty" jsonschema:"Without a ref: the point's distance from the viewport's top edge, in CSS pixels."`
 }
 
@@ -52,9 +61,13 @@ func refOrPoint(tool string, names [3]string, ref string, x, y *float64, optiona
 	return nil
 }
 
-// oneTarget is refOrPoint for browser_click's and browser_hover's ref, x
-// and y.
+// oneTarget is refOrPoint for browser_click's ref, x and y.
 func (a ClickArgs) oneTarget(tool string) error {
+	return refOrPoint(tool, [3]string{"ref", "x", "y"}, a.Ref, a.X, a.Y, false)
+}
+
+// oneTarget is refOrPoint for browser_hover's ref, x and y.
+func (a HoverArgs) oneTarget(tool string) error {
 	return refOrPoint(tool, [3]string{"ref", "x", "y"}, a.Ref, a.X, a.Y, false)
 }
 
@@ -161,9 +174,9 @@ func (s *Server) addInputTools() {
 		}
 		if in.Ref == "" {
 			x, y := *in.X, *in.Y
-			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Clicked at %g, %g", x, y)), func(t *browserpool.Tab) error { return t.ClickAt(ctx, x, y) })
+			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Clicked at %g, %g", x, y)), func(ctx context.Context, t *browserpool.Tab) error { return t.ClickAt(ctx, x, y) })
 		}
-		return s.act(ctx, c, in.Target, ptr("Clicked "+ref(in.Ref)), func(t *browserpool.Tab) error { return t.Click(ctx, ref(in.Ref)) })
+		return s.act(ctx, c, in.Target, ptr("Clicked "+ref(in.Ref)), func(ctx context.Context, t *browserpool.Tab) error { return t.Click(ctx, ref(in.Ref)) })
 	})
 
 	add(s, &mcp.Tool{
@@ -179,24 +192,26 @@ func (s *Server) addInputTools() {
 		}
 		if in.EndRef == "" {
 			x, y := *in.EndX, *in.EndY
-			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Dragged %s to %g, %g", ref(in.StartRef), x, y)), func(t *browserpool.Tab) error { return t.DragTo(ctx, ref(in.StartRef), x, y) })
+			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Dragged %s to %g, %g", ref(in.StartRef), x, y)), func(ctx context.Context, t *browserpool.Tab) error { return t.DragTo(ctx, ref(in.StartRef), x, y) })
 		}
-		return s.act(ctx, c, in.Target, ptr("Dragged "+ref(in.StartRef)+" onto "+ref(in.EndRef)), func(t *browserpool.Tab) error { return t.Drag(ctx, ref(in.StartRef), ref(in.EndRef)) })
+		return s.act(ctx, c, in.Target, ptr("Dragged "+ref(in.StartRef)+" onto "+ref(in.EndRef)), func(ctx context.Context, t *browserpool.Tab) error {
+			return t.Drag(ctx, ref(in.StartRef), ref(in.EndRef))
+		})
 	})
 
 	add(s, &mcp.Tool{
 		Name:        "browser_hover",
 		Description: "Move the mouse over an element by its ref from browser_snapshot (to open a hover menu or show a tooltip). Without a ref, move it to the point x, y of the viewport, over whatever is there (a row whose buttons show on hover).",
 		Annotations: annotations("Hover", false, false, true, true),
-	}, nil, func(ctx context.Context, c *client, in ClickArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *client, in HoverArgs) (*mcp.CallToolResult, error) {
 		if err := in.oneTarget("browser_hover"); err != nil {
 			return nil, err
 		}
 		if in.Ref == "" {
 			x, y := *in.X, *in.Y
-			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Hovered at %g, %g", x, y)), func(t *browserpool.Tab) error { return t.HoverAt(ctx, x, y) })
+			return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Hovered at %g, %g", x, y)), func(ctx context.Context, t *browserpool.Tab) error { return t.HoverAt(ctx, x, y) })
 		}
-		return s.act(ctx, c, in.Target, ptr("Hovered over "+ref(in.Ref)), func(t *browserpool.Tab) error { return t.Hover(ctx, ref(in.Ref)) })
+		return s.act(ctx, c, in.Target, ptr("Hovered over "+ref(in.Ref)), func(ctx context.Context, t *browserpool.Tab) error { return t.Hover(ctx, ref(in.Ref)) })
 	})
 
 	add(s, &mcp.Tool{
@@ -208,7 +223,7 @@ func (s *Server) addInputTools() {
 		if in.Ref != "" {
 			done += " into " + ref(in.Ref)
 		}
-		return s.act(ctx, c, in.Target, ptr(done), func(t *browserpool.Tab) error {
+		return s.act(ctx, c, in.Target, ptr(done), func(ctx context.Context, t *browserpool.Tab) error {
 			var err error
 			switch {
 			case in.Ref != "" && in.Slowly:
@@ -241,7 +256,7 @@ func (s *Server) addInputTools() {
 		Description: "Fill several form fields at once, each by its ref from browser_snapshot: text boxes, checkboxes, radio buttons, select boxes and sliders.",
 		Annotations: annotations("Fill a form", false, true, true, true),
 	}, map[string][]any{"fields.items.type": {"textbox", "checkbox", "radio", "combobox", "slider"}}, func(ctx context.Context, c *client, in FillFormArgs) (*mcp.CallToolResult, error) {
-		return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Filled %d fields", len(in.Fields))), func(t *browserpool.Tab) error {
+		return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Filled %d fields", len(in.Fields))), func(ctx context.Context, t *browserpool.Tab) error {
 			return fillForm(ctx, t, in.Fields)
 		})
 	})
@@ -251,7 +266,7 @@ func (s *Server) addInputTools() {
 		Description: "Press a key or a chord (Enter, Escape, ArrowDown, Control+A) on the focused element.",
 		Annotations: annotations("Press a key", false, true, false, true),
 	}, nil, func(ctx context.Context, c *client, in PressKeyArgs) (*mcp.CallToolResult, error) {
-		return s.act(ctx, c, in.Target, ptr("Pressed "+in.Key), func(t *browserpool.Tab) error { return t.Press(ctx, in.Key) })
+		return s.act(ctx, c, in.Target, ptr("Pressed "+in.Key), func(ctx context.Context, t *browserpool.Tab) error { return t.Press(ctx, in.Key) })
 	})
 
 	add(s, &mcp.Tool{
@@ -260,20 +275,35 @@ func (s *Server) addInputTools() {
 		Annotations: annotations("Select an option", false, true, true, true),
 	}, nil, func(ctx context.Context, c *client, in SelectOptionArgs) (*mcp.CallToolResult, error) {
 		var done string
-		return s.act(ctx, c, in.Target, &done, func(t *browserpool.Tab) error {
+		return s.act(ctx, c, in.Target, &done, func(ctx context.Context, t *browserpool.Tab) error {
 			got, err := t.Select(ctx, ref(in.Ref), in.Values...)
 			done = fmt.Sprintf("Selected %q in %s", got, ref(in.Ref))
 			return err
 		})
 	})
 
+	uploads, paths := "", "Absolute paths of files on the server's machine. Several files need an input that accepts several."
+	switch {
+	case s.cfg.NoUploads:
+		uploads = " This server takes no uploads (it serves HTTP without -upload-dir): the tool refuses every file."
+	case s.cfg.UploadDir != "":
+		uploads = fmt.Sprintf(" Only files inside %s on the server's machine can be uploaded.", s.cfg.UploadDir)
+		paths = fmt.Sprintf("Paths of files inside %s on the server's machine, absolute or relative to it. Several files need an input that accepts several.", s.cfg.UploadDir)
+	}
+	upload := schema[FileUploadArgs](nil)
+	upload.Properties["paths"].Description = paths
 	add(s, &mcp.Tool{
 		Name:        "browser_file_upload",
-		Description: "Set the files of a file input by its ref from browser_snapshot, as if the user chose them.",
+		Description: "Set the files of a file input by its ref from browser_snapshot, as if the user chose them." + uploads,
 		Annotations: annotations("Upload files", false, true, true, true),
+		InputSchema: upload,
 	}, nil, func(ctx context.Context, c *client, in FileUploadArgs) (*mcp.CallToolResult, error) {
-		return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Set %d file(s) on %s", len(in.Paths), ref(in.Ref))), func(t *browserpool.Tab) error {
-			return t.Upload(ctx, ref(in.Ref), in.Paths...)
+		paths, err := s.uploadPaths(in.Paths)
+		if err != nil {
+			return nil, err
+		}
+		return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Set %d file(s) on %s", len(paths), ref(in.Ref))), func(ctx context.Context, t *browserpool.Tab) error {
+			return t.Upload(ctx, ref(in.Ref), paths...)
 		})
 	})
 
@@ -286,7 +316,7 @@ func (s *Server) addInputTools() {
 		if in.Accept {
 			answer = "OK"
 		}
-		return s.act(ctx, c, in.Target, ptr("Answered the dialog with "+answer), func(t *browserpool.Tab) error {
+		return s.act(ctx, c, in.Target, ptr("Answered the dialog with "+answer), func(ctx context.Context, t *browserpool.Tab) error {
 			err := t.AnswerDialog(ctx, in.Accept, in.PromptText)
 			if errors.Is(err, browserpool.ErrInvalidArgument) {
 				return s.noDialog(t)
@@ -304,7 +334,7 @@ func (s *Server) addInputTools() {
 			return nil, err
 		}
 		var pi browserpool.PageInfo
-		err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) error {
+		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) error {
 			if in.X != nil {
 				if err := t.Scroll(ctx, browserpool.ScrollOptions{DeltaX: in.DeltaX, DeltaY: in.DeltaY, X: *in.X, Y: *in.Y}); err != nil {
 					return err
@@ -341,6 +371,38 @@ func (s *Server) addInputTools() {
 	})
 }
 
+// uploadPaths checks browser_file_upload's paths against the server's
+// upload policy (Config.UploadDir, Config.NoUploads) and returns the ones
+// to upload: inside UploadDir, the files themselves with every symbolic
+// link resolved (a relative path is taken from UploadDir).
+func (s *Server) uploadPaths(paths []string) ([]string, error) {
+	if s.cfg.NoUploads {
+		return nil, toolErrorf("this server takes no file uploads: it serves HTTP without -upload-dir, so a client could otherwise send any file of the server's machine to a site",
+			"do not retry; ask the user to restart the server with -upload-dir set to a directory holding the files to upload")
+	}
+	dir := s.cfg.UploadDir
+	if dir == "" {
+		return paths, nil
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return nil, toolErrorf(fmt.Sprintf("cannot upload %q: %v", paths[i], err),
+				fmt.Sprintf("give the path of a file inside the upload directory %s (a path relative to it works too)", dir))
+		}
+		if rel, err := filepath.Rel(dir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, toolErrorf(fmt.Sprintf("cannot upload %q: it is not inside the server's upload directory %s (symbolic links are followed)", paths[i], dir),
+				fmt.Sprintf("upload only files inside %s; ask the user to put the file there", dir))
+		}
+		out[i] = real
+	}
+	return out, nil
+}
+
 // pageInfoWait bounds act's read of the page after the action: a tab
 // whose navigation has not committed (a slow server) answers no call into
 // its page until it does.
@@ -348,15 +410,15 @@ const pageInfoWait = 2 * time.Second
 
 // act runs fn on the tab and reports *done (which fn may write) with the
 // tab's page.
-func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn func(t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
+func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn func(ctx context.Context, t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
 	var title, url, at string
 	loading := false
 	var opened []browserpool.TabInfo
 	var dialog *browserpool.Dialog
-	err := s.withTab(ctx, c, tg, func(t *browserpool.Tab) error {
+	err := s.withTab(ctx, c, tg, func(ctx context.Context, t *browserpool.Tab) error {
 		before, _ := t.Session().Tabs(ctx) // to tell the tabs the action opens
 		start := time.Now()
-		if err := fn(t); err != nil {
+		if err := fn(ctx, t); err != nil {
 			// The action itself opened a dialog: it was done, and the
 			// page now waits for an answer (not a failure to retry).
 			if !errors.Is(err, browserpool.ErrDialogOpen) {
@@ -397,7 +459,11 @@ func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn
 		msg += fmt.Sprintf(". The tab did not answer within %v: it may still be loading the page the action led to, or be busy with a script", pageInfoWait)
 	}
 	for _, o := range opened {
-		msg += fmt.Sprintf(". It opened a new tab %s at %s; this tab stays the active one: call browser_tabs with action select and tab %s to work in the new one", o.TabID, o.URL, o.TabID)
+		at := "at " + o.URL
+		if o.URL == "" {
+			at = "that is still loading its page"
+		}
+		msg += fmt.Sprintf(". It opened a new tab %s %s; this tab stays the active one: call browser_tabs with action select and tab %s to work in the new one", o.TabID, at, o.TabID)
 	}
 	return text("%s. Call browser_snapshot to see the result.", msg), nil
 }
@@ -442,7 +508,7 @@ func (s *Server) noDialog(t *browserpool.Tab) error {
 		return toolErrorf("no dialog is open, and the page has opened none", "nothing to answer: call browser_snapshot to see the page")
 	}
 	d := ds[len(ds)-1]
-	what := fmt.Sprintf("no dialog is open: the last one, a %s %q, ", d.Type, d.Message)
+	what := fmt.Sprintf("no dialog is open: the last one, %s %q, ", dialogNamed(d.Type), d.Message)
 	switch d.By {
 	case browserpool.DialogTimedOut:
 		what += fmt.Sprintf("got no answer within the server's dialog timeout (%v) and was dismissed (as Cancel)", s.cfg.DialogTimeout)

@@ -59,6 +59,8 @@ func (s *Server) addSessionTools() {
 		if err != nil {
 			return nil, err
 		}
+		ctx, cancel := s.pageCtx(ctx) // the browser is open: its page's bound
+		defer cancel()
 		if in.URL != "" {
 			t, err := se.Tab(ctx, "")
 			if err != nil {
@@ -151,7 +153,7 @@ func (s *Server) tabList(ctx context.Context, se *browserpool.Session) (string, 
 		}
 		fmt.Fprintf(&b, "%s tab %s: %q %s", mark, t.TabID, t.Title, t.URL)
 		if t.Crashed {
-			b.WriteString(" (its page crashed and answers nothing: close it with browser_tabs action close)")
+			b.WriteString(" (its page crashed and answers nothing: close it with browser_tabs action close, or call browser_navigate without tab, which replaces a crashed active tab by a new one)")
 		}
 		b.WriteString("\n")
 	}
@@ -188,6 +190,11 @@ func (s *Server) tabs(ctx context.Context, c *client, in TabsArgs) (*mcp.CallToo
 	if s.cfg.CDPEndpoint != "" {
 		return s.attachedTabs(ctx, c, in)
 	}
+	if err := s.ensureSession(ctx, c, in.Session); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.pageCtx(ctx) // the browser is open: its page's bound
+	defer cancel()
 	var se *browserpool.Session
 	if in.Tab != "" && (in.Action == "select" || in.Action == "close") {
 		// Resolving the tab checks that it is one of the client's.
@@ -211,7 +218,7 @@ func (s *Server) tabs(ctx context.Context, c *client, in TabsArgs) (*mcp.CallToo
 			return nil, err
 		}
 		s.prepare(c, t)
-		done = fmt.Sprintf("Opened tab %s. ", t.ID())
+		done = "Opened a new tab; it is the active one (marked *). "
 	case "select", "close":
 		if in.Tab == "" {
 			return nil, toolErrorf("action "+in.Action+" needs a tab", "pass tab set to an id from browser_tabs action list")
@@ -219,7 +226,7 @@ func (s *Server) tabs(ctx context.Context, c *client, in TabsArgs) (*mcp.CallToo
 		var err error
 		if in.Action == "select" {
 			_, err = se.ActivateTab(ctx, in.Tab)
-			done = fmt.Sprintf("Tab %s is now active. ", in.Tab)
+			done = "Selected: it is the active tab now (marked *). "
 		} else {
 			err = se.CloseTab(ctx, in.Tab)
 			done = fmt.Sprintf("Closed tab %s. ", in.Tab)
@@ -257,13 +264,12 @@ func (s *Server) attachedTabs(ctx context.Context, c *client, in TabsArgs) (*mcp
 		if err != nil {
 			return nil, err
 		}
-		done = fmt.Sprintf("Opened tab %s (label %s) and selected it. ", t.ID, t.Label)
+		done = fmt.Sprintf("Opened a new tab with label %s and selected it (marked *). ", t.Label)
 	case "select":
-		t, err := v.SelectTab(ctx, in.Tab)
-		if err != nil {
+		if _, err := v.SelectTab(ctx, in.Tab); err != nil {
 			return nil, err
 		}
-		done = fmt.Sprintf("Selected tab %s. ", t.ID)
+		done = "Selected: it is your selected tab now (marked *). "
 	case "close":
 		if err := v.CloseTab(ctx, in.Tab); err != nil {
 			return nil, err

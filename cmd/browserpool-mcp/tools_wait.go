@@ -41,7 +41,7 @@ func (s *Server) waitFor(ctx context.Context, c *client, in WaitForArgs) (*mcp.C
 	wctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var done, what string
-	err := s.withTab(wctx, c, in.Target, func(t *browserpool.Tab) error {
+	err := s.withTab(wctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) error {
 		switch {
 		case in.Text != "":
 			q, _ := json.Marshal(in.Text)
@@ -88,6 +88,10 @@ const (
 const pageHasText = `(() => { const q = %s; const has = w => { try { if (w.document.body && w.document.body.innerText.includes(q)) return true; } catch (e) {} for (let i = 0; i < w.frames.length; i++) { if (has(w.frames[i])) return true; } return false; }; return has(window); })()`
 
 func (s *Server) screenshot(ctx context.Context, c *client, in ScreenshotArgs) (*mcp.CallToolResult, error) {
+	if in.FullPage && in.Ref != "" {
+		return nil, toolErrorf("browser_take_screenshot got both fullPage and a ref: each chooses what to capture (the whole page, or one element)",
+			"pass fullPage true for the whole page, or ref for one element, not both")
+	}
 	opts := browserpool.ScreenshotOptions{Name: in.Filename, FullPage: in.FullPage, JPEG: in.Type == "jpeg", MaxDimension: in.MaxDimension}
 	if in.Ref != "" {
 		opts.Ref = ref(in.Ref)
@@ -96,7 +100,7 @@ func (s *Server) screenshot(ctx context.Context, c *client, in ScreenshotArgs) (
 		opts.MaxDimension = s.cfg.ScreenshotMax
 	}
 	var shot browserpool.Screenshot
-	err := s.withTab(ctx, c, in.Target, func(t *browserpool.Tab) (err error) {
+	err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 		shot, err = t.Screenshot(ctx, opts)
 		return err
 	})
