@@ -249,12 +249,20 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			var e *Error
 			if caller.Err() != nil {
-				return res, t.callerEnded(op, caller, errURL+" did not finish loading")
+				e = t.callerEnded(op, caller, errURL+" did not finish loading").(*Error)
+			} else {
+				e = newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", errURL, t.deps.navigationTimeout))
+				e.Session, e.Tab = t.s.id, t.id
+				e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
 			}
-			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not finish loading within %v", errURL, t.deps.navigationTimeout))
-			e.Session, e.Tab = t.s.id, t.id
-			e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
+			// Its document came but did not load: a script of the page's
+			// may hold it (a loop that never returns), and every later
+			// call of the tab with it.
+			if t.direct.Err() == nil && !t.lifecycle.navigating() && t.unstick() {
+				e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again: take a snapshot; else retry, or raise Config.NavigationTimeout"
+			}
 			return res, e
 		}
 		return res, fail(err)

@@ -358,3 +358,25 @@ func TestANavigationThePagesOwnReplacedSaysSo(t *testing.T) {
 		t.Errorf("a Navigate the page's own replaced returned %v; want an ErrNavigation saying the page's navigation replaced it, not a download hint", err)
 	}
 }
+
+func TestANavigationToAPageWhoseScriptNeverReturnsLeavesTheTabTakingCommands(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<title>busy</title><p>before</p><script>while (true) {}</script><p>after</p>`))
+	}))
+	t.Cleanup(srv.Close)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 3 * time.Second})))
+	_, err := tab.Navigate(ctx, srv.URL)
+	var be *browserpool.Error
+	if !errors.Is(err, browserpool.ErrTimeout) || !errors.As(err, &be) || !strings.Contains(be.Hint, "stopped in a moment") {
+		t.Fatalf("Navigate to a page whose script never returns: %v; want ErrTimeout saying the script is stopped", err)
+	}
+	// The next call works once the script is stopped: no call of the tab
+	// waits for ever behind it.
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := tab.Snapshot(sctx, browserpool.SnapshotOptions{}); err != nil {
+		t.Errorf("a snapshot after the navigation timed out: %v; want the page (its script stopped)", err)
+	}
+}
