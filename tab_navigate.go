@@ -261,7 +261,11 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 			// may hold it (a loop that never returns), and every later
 			// call of the tab with it.
 			if t.direct.Err() == nil && !t.lifecycle.navigating() && t.unstick() {
-				e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again: take a snapshot; else retry, or raise Config.NavigationTimeout"
+				more := "raise Config.NavigationTimeout"
+				if caller.Err() != nil {
+					more = "pass a context with a longer deadline"
+				}
+				e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again: take a snapshot; else retry, or " + more
 			}
 			return res, e
 		}

@@ -15,6 +15,8 @@ var sources = map[string]string{
 	"Select": Select, "SecretFocus": SecretFocus, "Poll": Poll, "Visible": Visible, "PageInfo": PageInfo, "Shown": Shown,
 	"LabelOf": LabelOf, "ScrollCenter": ScrollCenter,
 	"Status": Status, "LoadedStatus": LoadedStatus,
+	"ScriptLinkFocus": ScriptLinkFocus, "ClickDefault": ClickDefault,
+	"DragWatchArm": DragWatchArm, "DragWatchRead": DragWatchRead, "NextFrames": NextFrames,
 }
 
 // balanced reports whether the brackets of src pair up, skipping string
