@@ -72,6 +72,10 @@ func describeFor(tool string, err error) string {
 			next = "the load was cancelled before the page came: the page went elsewhere meanwhile, or another navigation of the tab replaced it; call browser_snapshot to see where the tab is, then call browser_navigate again if it is still needed"
 		case errors.Is(be, browserpool.ErrTabClosed) && strings.Contains(be.Detail, "renderer crashed") && be.Tab != "":
 			next = fmt.Sprintf("the tab's page crashed; the browser still lists the tab (browser_tabs marks it crashed), but it answers nothing: call browser_navigate without tab to close it and open the URL in a new tab, or close it with browser_tabs action close and tab %s", be.Tab)
+		case errors.Is(be, browserpool.ErrTimeout) && strings.Contains(be.Hint, "stopped in a moment"):
+			// The page came but did not load, and the library checks
+			// whether a script of it keeps it busy.
+			next = "if a script of the page keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes calls again: call browser_snapshot to see the page, then retry if it is not what you need"
 		case (errors.Is(be, context.DeadlineExceeded) || errors.Is(be, context.Canceled)) && be.Hint != "":
 			// The library's own hint says what became of the page (a
 			// script it stops, a navigation it stopped): keep it, in tool
