@@ -118,7 +118,7 @@ func parseGoroutine(block string) (Goroutine, bool) {
 }
 
 // ignoredFrames are functions whose presence in a stack marks a goroutine of
-// the test harness, not of the code under test. Each ends with "(" so that a
+// the test harness or a passing runtime one, not of the code under test. Each ends with "(" so that a
 // "created by" line (which has no parenthesis after the name) does not match:
 // a goroutine a test started is created by the test, and is reported.
 var ignoredFrames = []string{
@@ -138,6 +138,9 @@ var ignoredFrames = []string{
 	"\nruntime/pprof.profileWriter(",
 	"\nruntime/trace.Start.",
 	"\nruntime.ReadTrace(",
+	// A context's deadline firing runs its cancel on a goroutine of the
+	// timer's for a moment: Check's own deadline does, as it gives up.
+	"\ncontext.WithDeadlineCause.func",
 }
 
 func ignored(g Goroutine) bool {
