@@ -191,10 +191,14 @@ func (t *Tab) connect(ctx context.Context, fresh bool) error {
 		// the page after the load event.
 		cdpmux.Request{Method: "Performance.enable"},
 		cdpmux.Request{Method: "Page.addScriptToEvaluateOnNewDocument", Params: statusScriptParams},
+	)
+	if t.s.ours {
 		// File choosers stay open for Upload instead of being cancelled
 		// at once (the headless default): Click's trace says one opened.
-		cdpmux.Request{Method: "Page.setInterceptFileChooserDialog", Params: []byte(`{"enabled":true}`)},
-	)
+		// Not in a browser the user runs (attached): the user's own
+		// choosers must open.
+		reqs = append(reqs, cdpmux.Request{Method: "Page.setInterceptFileChooserDialog", Params: []byte(`{"enabled":true}`)})
+	}
 	direct.Go(reqs, func(_ []json.RawMessage, errs []error) {
 		t.pageErr = cmp.Or(errs[:required]...)
 		close(t.pageReady)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
 
@@ -294,6 +295,9 @@ func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aim
 	return px, py, nil
 }
 
+// framesDrawnWait bounds framesDrawn.
+const framesDrawnWait = 500 * time.Millisecond
+
 // framesDrawn waits, when tg is in an out-of-process frame, until the
 // pages around that frame have drawn what aiming at tg scrolled. The
 // browser sends a mouse or drag event into such a frame by where the page
@@ -303,6 +307,13 @@ func (x *tabExt) aimLabel(ctx context.Context, op, ref string, tg refTarget, aim
 // Chromium 156; none once the page had drawn twice). The wait is bounded
 // and says nothing: an event after a failed wait lands or not, as before.
 func (x *tabExt) framesDrawn(ctx context.Context, op string, tg refTarget) {
+	if len(tg.chain) == 0 {
+		return
+	}
+	// The page's timers and frames run (the tab is at the front for
+	// input), but a page may be throttled: the wait is ours to bound.
+	ctx, cancel := context.WithTimeout(ctx, framesDrawnWait)
+	defer cancel()
 	for _, h := range tg.chain {
 		x.callOn(ctx, op, where{f: h.parent, frame: h.frame}, h.owner, pagejs.NextFrames, nil, nil)
 	}
