@@ -12,10 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
@@ -223,43 +221,6 @@ func origin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// frameSess is a CDP session that documents of the tab live in: the tab's
-// own, or an out-of-process iframe's.
-type frameSess struct {
-	targetID string
-	d        *cdpmux.Direct // calls on the frame's session (the tab's own for the top frame)
-	own      bool           // attached by us for an out-of-process iframe
-}
-
-// detach ends a session attached for an out-of-process iframe, in the
-// browser and locally.
-func (x *tabExt) detach(ctx context.Context, f *frameSess) {
-	if f.live() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		x.t.s.browserCall(ctx, "Target.detachFromTarget", target.NewDetachFromTargetArgs().SetSessionID(target.SessionID(f.d.ID())), nil)
-		cancel()
-	}
-	f.d.Close()
-}
-
-// live reports whether the frame's session has not ended.
-func (f *frameSess) live() bool {
-	select {
-	case <-f.d.Done():
-		return false
-	default:
-		return true
-	}
-}
-
-// frameHop is one out-of-process boundary on the way to a frame: the
-// iframe element (owner) in its parent's session.
-type frameHop struct {
-	parent *frameSess
-	frame  string // the frame of parent's session that holds owner ("" for its main frame)
-	owner  dom.BackendNodeID
-}
-
 // refTarget is what a ref points at.
 type refTarget struct {
 	f     *frameSess
@@ -409,46 +370,6 @@ func (r *refTable) print(loader string, inits []string, lines []axtext.Line[refT
 		out = append(out, SnapshotRef(ref))
 	}
 	return text, out, shown, omitted
-}
-
-// frame returns a session for the out-of-process frame targetID,
-// attaching to it once.
-func (x *tabExt) frame(ctx context.Context, targetID string) (*frameSess, error) {
-	r := &x.refs
-	r.mu.Lock()
-	f := r.frames[targetID]
-	r.mu.Unlock()
-	if f != nil && f.live() {
-		return f, nil
-	}
-	d, err := x.t.s.mux.AttachDirect(ctx, targetID)
-	var re *rpcc.ResponseError
-	if errors.As(err, &re) && strings.Contains(re.Message, "No target with given id") {
-		// The browser makes a frame's target on demand, when targets
-		// are listed: list them, then attach again.
-		if lerr := x.t.s.browserCall(ctx, "Target.getTargets", target.NewGetTargetsArgs(), nil); lerr == nil {
-			d, err = x.t.s.mux.AttachDirect(ctx, targetID)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	nf := &frameSess{targetID: targetID, d: d, own: true}
-	r.mu.Lock()
-	if cur := r.frames[targetID]; cur != nil && cur != f && cur.live() {
-		// Another snapshot attached meanwhile: keep one session.
-		r.mu.Unlock()
-		x.detach(ctx, nf)
-		return cur, nil
-	}
-	r.frames[targetID] = nf
-	for id, g := range r.frames {
-		if !g.live() {
-			delete(r.frames, id)
-		}
-	}
-	r.mu.Unlock()
-	return nf, nil
 }
 
 // snapWalker fetches the accessibility trees of a page's documents for
