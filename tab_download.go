@@ -8,7 +8,6 @@ package browserpool
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/page"
+	cdptarget "github.com/mafredri/cdp/protocol/target"
 
 	"github.com/browserpool/browserpool/internal/redact"
 )
@@ -471,18 +471,14 @@ func (s *Session) targetTab(ctx context.Context, target string) (tab string, ok 
 		if known {
 			return target, true
 		}
-		params, _ := json.Marshal(map[string]string{"targetId": target})
-		raw, err := s.direct.Call(ctx, "Target.getTargetInfo", params)
-		if err != nil {
-			return "", false
-		}
-		var reply struct {
+		// The protocol package's Info has no parentId: read our own.
+		reply, err := invoke[struct {
 			Info struct {
 				OpenerID string `json:"openerId"`
 				ParentID string `json:"parentId"` // an iframe's: the target of its parent frame (Chromium 156)
 			} `json:"targetInfo"`
-		}
-		if json.Unmarshal(raw, &reply) != nil {
+		}](ctx, s.direct, "Target.getTargetInfo", cdptarget.NewGetTargetInfoArgs().SetTargetID(cdptarget.ID(target)))
+		if err != nil {
 			return "", false
 		}
 		next := cmp.Or(reply.Info.ParentID, reply.Info.OpenerID)

@@ -270,11 +270,11 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			// chooser: take the chooser a click on it left open, or
 			// click it and take the chooser.
 			if p := x.pending.Load(); p != nil && p.ref == ref && x.pending.CompareAndSwap(p, nil) {
-				if len(paths) > 1 && p.ev.Mode != "selectMultiple" {
-					return x.badTarget(op, ref, tg, "a button whose file chooser takes one file", "pass one path")
+				input, err := x.chooserInput(op, ref, tg, p.ev, len(paths))
+				if err != nil {
+					return err
 				}
-				tg = refTarget{f: tg.f, frame: p.ev.FrameID, node: p.ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}
-				multiple = true
+				tg, multiple = input, true // the chooser's mode was checked
 				break
 			}
 			input, err := x.chooser(ctx, op, ref, tg, len(paths))
@@ -311,6 +311,15 @@ var fileChooserWait atomic.Int64
 var changedByClick = map[string]bool{
 	"checkbox": true, "radio": true, "switch": true, "textbox": true, "searchbox": true, "combobox": true,
 	"listbox": true, "option": true, "slider": true, "spinbutton": true, "menuitemcheckbox": true, "menuitemradio": true, "tab": true,
+}
+
+// chooserInput is the file input of chooser ev, which the element tg (ref)
+// opened, for files files: a chooser of one file refuses more.
+func (x *tabExt) chooserInput(op, ref string, tg refTarget, ev *fileChooser, files int) (refTarget, error) {
+	if files > 1 && ev.Mode != "selectMultiple" {
+		return refTarget{}, x.badTarget(op, ref, tg, "a button whose file chooser takes one file", "pass one path")
+	}
+	return refTarget{f: tg.f, frame: ev.FrameID, node: ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}, nil
 }
 
 // pendingChooser is a file chooser a Click on ref opened, left open for
@@ -377,9 +386,18 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	for len(x.choosers) > 0 {
 		<-x.choosers // a chooser an earlier click opened
 	}
-	// On already (connect asks for it), unless the browser refused then.
+	// On already in the pool's own browsers (connect asks for it), unless
+	// the browser refused then; in a browser the user runs, only for this
+	// click: the user's own choosers must open.
 	if err := d.Invoke(ctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(true), nil); err != nil {
 		return refTarget{}, x.fail(op, ctx, ref, err)
+	}
+	if !x.t.s.ours {
+		defer func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			d.Invoke(cctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(false), nil)
+		}()
 	}
 	done, err := x.take(ctx, op)
 	if err != nil {
@@ -405,10 +423,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	defer timer.Stop()
 	select {
 	case ev := <-x.choosers:
-		if files > 1 && ev.Mode != "selectMultiple" {
-			return refTarget{}, x.badTarget(op, ref, tg, "a button whose file chooser takes one file", "pass one path")
-		}
-		return refTarget{f: tg.f, frame: ev.FrameID, node: ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}, nil
+		return x.chooserInput(op, ref, tg, ev, files)
 	case <-timer.C:
 		return refTarget{}, none(fmt.Sprintf("clicking it opened no file chooser within %v", wait))
 	case <-ctx.Done():
