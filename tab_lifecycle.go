@@ -39,16 +39,40 @@ type lifecycleWatch struct {
 	requests, ends atomic.Uint64
 
 	mu      sync.Mutex
-	reqEnds uint64            // guarded by mu; ends when the newest request came
-	reqDocs uint64            // guarded by mu; commits when the newest request came
-	seen    map[string]bool   // guarded by mu; "loaderID/name" received
-	loader  string            // guarded by mu; the main frame's newest document, by its events
-	pending []*lifecycleEvent // guarded by mu; not yet taken by the agent actions (bounded)
-	changed chan struct{}     // guarded by mu; closed and replaced on every event
+	reqEnds uint64          // guarded by mu; ends when the newest request came
+	reqDocs uint64          // guarded by mu; commits when the newest request came
+	seen    map[string]bool // guarded by mu; "loaderID/name" received
+	loader  string          // guarded by mu; the main frame's newest document, by its events
+	// committed is the main frame's newest documents, each with requests
+	// as it committed: a request counted after it is that document's own
+	// (waitOwn). A ring: the oldest is overwritten.
+	committed [8]docCommit      // guarded by mu
+	nextDoc   int               // guarded by mu; committed's next slot
+	pending   []*lifecycleEvent // guarded by mu; not yet taken by the agent actions (bounded)
+	changed   chan struct{}     // guarded by mu; closed and replaced on every event
 	// onRequest, when set, runs (on the mux's reader, under mu: it must
 	// not block) at the next navigation request counted in requests, and
 	// is then cleared (tab_follow.go: a click's read of the old document).
 	onRequest func() // guarded by mu
+}
+
+// docCommit is one main-frame document as it committed: its loader id and
+// the navigation requests counted before it.
+type docCommit struct {
+	loader   string
+	requests uint64
+}
+
+// requestsAt returns the requests counted before loader's document
+// committed, and false if it has not committed (or is long gone). w.mu
+// must be held.
+func (w *lifecycleWatch) requestsAt(loader string) (uint64, bool) {
+	for _, d := range w.committed {
+		if d.loader == loader && loader != "" {
+			return d.requests, true
+		}
+	}
+	return 0, false
 }
 
 // lifecyclePending bounds the events kept for the agent actions between
@@ -96,6 +120,8 @@ func (w *lifecycleWatch) note(params json.RawMessage) {
 	if ev.FrameID == w.main && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" && ev.LoaderID != w.loader {
 		w.loader = ev.LoaderID
 		w.commits.Add(1)
+		w.committed[w.nextDoc] = docCommit{ev.LoaderID, w.requests.Load()}
+		w.nextDoc = (w.nextDoc + 1) % len(w.committed)
 	}
 	if len(w.pending) >= lifecyclePending {
 		w.pending = slices.Delete(w.pending, 0, 1)
@@ -176,17 +202,26 @@ func (w *lifecycleWatch) nextOr(ctx context.Context, changed <-chan struct{}, ti
 // waitOwn returns when the lifecycle event name has fired for the document
 // of a navigation the caller started (loaderID), or for the document a
 // navigation of the page's own led to from there (a script's location
-// change before the load: Page.frameRequestedNavigation after reqs, the
-// count when the caller's navigation was answered), and names that
+// change before the load: a Page.frameRequestedNavigation counted after
+// the document committed; reqs, the count when the caller's navigation
+// was answered, stands in until its commit is seen), and names that
 // document (final). It also returns when ctx ends or the tab's
 // connection closes. Another navigation that was not the page's (another
 // call's Navigate) can replace the document: it then returns the newer
 // document's loader id (newer), without error, once the main frame has
 // committed a document other than loaderID after since new documents.
+//
+// A document's own requests are counted from its commit, not from when
+// waitOwn looks: the mux's reader may have read the commit and the
+// script's request (an inline location.replace) before the caller's
+// goroutine ran again.
 func (w *lifecycleWatch) waitOwn(ctx context.Context, loaderID, name string, since, reqs uint64) (final, newer string, err error) {
 	var pending <-chan time.Time // a request of the page's after its load: how long to wait for it
 	for {
 		w.mu.Lock()
+		if r, ok := w.requestsAt(loaderID); ok {
+			reqs = r
+		}
 		ok, changed := w.seen[loaderID+"/"+name], w.changed
 		n, cur, r := w.commits.Load(), w.loader, w.requests.Load()
 		ended := w.ends.Load() > w.reqEnds // the newest request ended without a document

@@ -1,0 +1,134 @@
+package browserpool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeWatch is a lifecycle watch fed by hand: waiting tells each time a
+// waiter is about to sleep on the next event.
+func fakeWatch() (w *lifecycleWatch, waiting chan struct{}) {
+	waiting = make(chan struct{}, 16)
+	w = &lifecycleWatch{
+		done: make(chan struct{}),
+		listen: func() func() {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+			return func() {}
+		},
+		main:    "F",
+		seen:    make(map[string]bool),
+		changed: make(chan struct{}),
+	}
+	return w, waiting
+}
+
+// lifecycle hands w the main frame's lifecycle event name for loader.
+func lifecycle(w *lifecycleWatch, loader, name string) {
+	w.note(json.RawMessage(fmt.Sprintf(`{"frameId":"F","loaderId":%q,"name":%q}`, loader, name)))
+}
+
+// requested hands w the main frame's request for a navigation in its tab
+// (a script's location change).
+func requested(w *lifecycleWatch) {
+	w.noteNavigation("Page.frameRequestedNavigation", json.RawMessage(`{"frameId":"F","reason":"scriptInitiated","disposition":"currentTab"}`))
+}
+
+type owned struct{ Final, Newer string }
+
+// TestWaitOwnCountsADocumentsRequestsFromItsCommit feeds the watch what
+// Chromium sends for a page that sends the tab on by script, as the mux's
+// reader may have read it before the caller looks: the page's own
+// requests count from its document's commit, never from the look.
+func TestWaitOwnCountsADocumentsRequestsFromItsCommit(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		before func(w *lifecycleWatch) // read before the caller marks the counters
+		marked func(w *lifecycleWatch) // after the mark, before waitOwn looks
+		later  func(w *lifecycleWatch) // once waitOwn sleeps
+		want   owned
+	}{{
+		name: "the first document's script request read before the mark",
+		before: func(w *lifecycleWatch) {
+			lifecycle(w, "L1", "init")
+			requested(w) // location.replace("/sso") in an inline script
+		},
+		later: func(w *lifecycleWatch) {
+			lifecycle(w, "SSO", "init")
+			lifecycle(w, "SSO", "load")
+		},
+		want: owned{Final: "SSO"},
+	}, {
+		name:   "the second document's request read before waitOwn follows it",
+		before: func(w *lifecycleWatch) { lifecycle(w, "L1", "init") },
+		marked: func(w *lifecycleWatch) {
+			requested(w)
+			lifecycle(w, "SSO", "init")
+			requested(w) // its DOMContentLoaded sets location
+		},
+		later: func(w *lifecycleWatch) {
+			lifecycle(w, "HOME", "init")
+			lifecycle(w, "HOME", "load")
+		},
+		want: owned{Final: "HOME"},
+	}, {
+		name:   "another Navigate's document, no request of the page's",
+		before: func(w *lifecycleWatch) { lifecycle(w, "L1", "init") },
+		later:  func(w *lifecycleWatch) { lifecycle(w, "OTHER", "init") },
+		want:   owned{Newer: "OTHER"},
+	}, {
+		name: "a request the old page made before the caller's document committed",
+		before: func(w *lifecycleWatch) {
+			lifecycle(w, "OLD", "init")
+			requested(w)
+		},
+		marked: func(w *lifecycleWatch) { lifecycle(w, "L1", "init") },
+		later:  func(w *lifecycleWatch) { lifecycle(w, "OTHER", "init") },
+		want:   owned{Newer: "OTHER"},
+	}, {
+		name:   "the caller's document loads",
+		before: func(w *lifecycleWatch) { lifecycle(w, "L1", "init") },
+		later:  func(w *lifecycleWatch) { lifecycle(w, "L1", "load") },
+		want:   owned{Final: "L1"},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			w, waiting := fakeWatch()
+			c.before(w)
+			m := w.mark() // as Navigate marks them once Page.navigate answered
+			if c.marked != nil {
+				c.marked(w)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			type result struct {
+				owned
+				err error
+			}
+			got := make(chan result, 1)
+			go func() {
+				final, newer, err := w.waitOwn(ctx, "L1", "load", m.commits, m.requests)
+				got <- result{owned{final, newer}, err}
+			}()
+			select {
+			case <-waiting:
+				c.later(w)
+			case r := <-got:
+				t.Fatalf("waitOwn returned %+v before the later events", r)
+			}
+			r := <-got
+			if r.err != nil {
+				t.Fatalf("waitOwn: %v", r.err)
+			}
+			if diff := cmp.Diff(c.want, r.owned); diff != "" {
+				t.Errorf("waitOwn (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
