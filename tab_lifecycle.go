@@ -56,23 +56,23 @@ type lifecycleWatch struct {
 	onRequest func() // guarded by mu
 }
 
-// docCommit is one main-frame document as it committed: its loader id and
-// the navigation requests counted before it.
+// docCommit is one main-frame document as it committed: its loader id,
+// the navigation requests counted before it and the commits counted with
+// it.
 type docCommit struct {
-	loader   string
-	requests uint64
+	loader            string
+	requests, commits uint64
 }
 
-// requestsAt returns the requests counted before loader's document
-// committed, and false if it has not committed (or is long gone). w.mu
-// must be held.
-func (w *lifecycleWatch) requestsAt(loader string) (uint64, bool) {
+// committedDoc returns loader's document as it committed, and false if it
+// has not committed (or is long gone). w.mu must be held.
+func (w *lifecycleWatch) committedDoc(loader string) (docCommit, bool) {
 	for _, d := range w.committed {
 		if d.loader == loader && loader != "" {
-			return d.requests, true
+			return d, true
 		}
 	}
-	return 0, false
+	return docCommit{}, false
 }
 
 // lifecyclePending bounds the events kept for the agent actions between
@@ -120,7 +120,7 @@ func (w *lifecycleWatch) note(params json.RawMessage) {
 	if ev.FrameID == w.main && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" && ev.LoaderID != w.loader {
 		w.loader = ev.LoaderID
 		w.commits.Add(1)
-		w.committed[w.nextDoc] = docCommit{ev.LoaderID, w.requests.Load()}
+		w.committed[w.nextDoc] = docCommit{ev.LoaderID, w.requests.Load(), w.commits.Load()}
 		w.nextDoc = (w.nextDoc + 1) % len(w.committed)
 	}
 	if len(w.pending) >= lifecyclePending {
@@ -203,24 +203,23 @@ func (w *lifecycleWatch) nextOr(ctx context.Context, changed <-chan struct{}, ti
 // of a navigation the caller started (loaderID), or for the document a
 // navigation of the page's own led to from there (a script's location
 // change before the load: a Page.frameRequestedNavigation counted after
-// the document committed; reqs, the count when the caller's navigation
-// was answered, stands in until its commit is seen), and names that
-// document (final). It also returns when ctx ends or the tab's
-// connection closes. Another navigation that was not the page's (another
-// call's Navigate) can replace the document: it then returns the newer
-// document's loader id (newer), without error, once the main frame has
-// committed a document other than loaderID after since new documents.
+// the document committed), and names that document (final). It also
+// returns when ctx ends or the tab's connection closes. Another navigation
+// that was not the page's (another call's Navigate) can replace the
+// document: it then returns the newer document's loader id (newer),
+// without error, once the main frame has committed a document after it.
 //
-// A document's own requests are counted from its commit, not from when
-// waitOwn looks: the mux's reader may have read the commit and the
-// script's request (an inline location.replace) before the caller's
-// goroutine ran again.
+// What came after a document is counted from its commit, not from when
+// waitOwn looks: the mux's reader may have read the commit, the script's
+// request (an inline location.replace) and the next commit before the
+// caller's goroutine runs again. since and reqs, the counters when the
+// caller's navigation was answered, stand in until its commit is seen.
 func (w *lifecycleWatch) waitOwn(ctx context.Context, loaderID, name string, since, reqs uint64) (final, newer string, err error) {
 	var pending <-chan time.Time // a request of the page's after its load: how long to wait for it
 	for {
 		w.mu.Lock()
-		if r, ok := w.requestsAt(loaderID); ok {
-			reqs = r
+		if d, ok := w.committedDoc(loaderID); ok {
+			since, reqs = d.commits, d.requests
 		}
 		ok, changed := w.seen[loaderID+"/"+name], w.changed
 		n, cur, r := w.commits.Load(), w.loader, w.requests.Load()

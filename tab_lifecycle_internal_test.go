@@ -79,6 +79,15 @@ func TestWaitOwnCountsADocumentsRequestsFromItsCommit(t *testing.T) {
 		},
 		want: owned{Final: "HOME"},
 	}, {
+		name: "the next document committed too before the mark",
+		before: func(w *lifecycleWatch) {
+			lifecycle(w, "L1", "init")
+			requested(w)
+			lifecycle(w, "SSO", "init")
+		},
+		later: func(w *lifecycleWatch) { lifecycle(w, "SSO", "load") },
+		want:  owned{Final: "SSO"},
+	}, {
 		name:   "another Navigate's document, no request of the page's",
 		before: func(w *lifecycleWatch) { lifecycle(w, "L1", "init") },
 		later:  func(w *lifecycleWatch) { lifecycle(w, "OTHER", "init") },
