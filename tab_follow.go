@@ -51,6 +51,7 @@ func (w *lifecycleWatch) mark() navMark {
 func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
 	var ev struct {
 		FrameID     string `json:"frameId"`
+		URL         string `json:"url"` // Page.frameRequestedNavigation: where to
 		Disposition string `json:"disposition"`
 		Result      *bool  `json:"result"` // Page.javascriptDialogClosed: OK (true) or Cancel
 	}
@@ -72,7 +73,7 @@ func (w *lifecycleWatch) noteNavigation(method string, params json.RawMessage) {
 			return // a new tab or window: this one stays
 		}
 		w.requests.Add(1)
-		w.reqEnds, w.reqDocs = w.ends.Load(), w.commits.Load()
+		w.reqEnds, w.reqDocs, w.reqURL = w.ends.Load(), w.commits.Load(), ev.URL
 		if f := w.onRequest; f != nil {
 			w.onRequest = nil
 			f()
@@ -175,4 +176,19 @@ func (w *lifecycleWatch) navigating() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.requests.Load() > 0 && w.commits.Load() == w.reqDocs && w.ends.Load() == w.reqEnds
+}
+
+// pendingRequest returns the URL the main frame's newest navigation
+// request asked for while it has neither committed nor ended (see
+// navigating), else "".
+func (w *lifecycleWatch) pendingRequest() string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.requests.Load() > 0 && w.commits.Load() == w.reqDocs && w.ends.Load() == w.reqEnds {
+		return w.reqURL
+	}
+	return ""
 }

@@ -41,6 +41,7 @@ type lifecycleWatch struct {
 	mu      sync.Mutex
 	reqEnds uint64          // guarded by mu; ends when the newest request came
 	reqDocs uint64          // guarded by mu; commits when the newest request came
+	reqURL  string          // guarded by mu; the URL the newest request asked for
 	seen    map[string]bool // guarded by mu; "loaderID/name" received
 	loader  string          // guarded by mu; the main frame's newest document, by its events
 	// committed is the main frame's newest documents, each with requests

@@ -216,10 +216,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 				// script setting location, a form it submitted, a
 				// link's script such as an ASP.NET postback).
 				detail := errURL + " did not load: the page's own navigation (a script, a form or a link of the page) replaced it before it committed"
-				if _, u := t.loadedStatus(ctx); u != "" {
-					detail += ", and the tab is at " + redactURL(u)
-				}
-				return res, t.replacedErr(op, detail)
+				return res, t.replacedErr(op, detail+t.pageWentTo(ctx))
 			}
 			// Chromium aborts the navigation of a URL that answers
 			// with a file to save (Content-Disposition: attachment).
@@ -324,6 +321,35 @@ func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
 		return 0, ""
 	}
 	return v.Status, shownURL(v.URL)
+}
+
+// pageWentTo returns ", and the tab is going to <URL>" while the page's
+// own navigation that replaced Navigate's is pending, ", and the tab is at
+// <URL>" once it has a document, or "" when neither is known, URLs
+// redacted. It never waits on the page while the navigation is pending
+// (Chromium holds calls into the page until it commits: a slow server
+// would hold Navigate's error), and asks the page at most one second.
+func (t *Tab) pageWentTo(ctx context.Context) string {
+	if u := t.lifecycle.pendingRequest(); u != "" {
+		return ", and the tab is going to " + redactURL(u)
+	}
+	if t.lifecycle.navigating() {
+		return "" // a request of a URL the browser did not say
+	}
+	if t.lifecycle == nil {
+		return ""
+	}
+	if _, loader := t.lifecycle.mainDoc(); loader != "" {
+		if u := t.docs.get(loader).url; u != "" {
+			return ", and the tab is at " + u
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if _, u := t.loadedStatus(ctx); u != "" {
+		return ", and the tab is at " + redactURL(u)
+	}
+	return ""
 }
 
 // replacedErr is Navigate's error when another navigation replaced its

@@ -324,38 +324,73 @@ func TestNavigateFollowsAPageThatSendsTheTabOnByItself(t *testing.T) {
 	}
 }
 
+// TestANavigationThePagesOwnReplacedSaysSo: a link of the page followed
+// while Navigate waits for its server replaces the navigation; the error
+// says so and where the tab went, at once even while the link's own
+// server has not answered (Chromium holds calls into the page until then,
+// so the error must not ask the page).
 func TestANavigationThePagesOwnReplacedSaysSo(t *testing.T) {
 	t.Parallel()
-	ctx := ctxT(t)
-	asked := make(chan struct{}, 1)
-	tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/hang":
-			asked <- struct{}{}
-			select {
-			case <-time.After(5 * time.Second):
-			case <-r.Context().Done():
+	for _, c := range []struct {
+		name  string
+		slow  bool     // the link's server answers only once Navigate has returned
+		where []string // what the error says of where the tab is, one of
+	}{
+		{name: "the link's page answers at once", where: []string{"the tab is at ", "the tab is going to "}},
+		{name: "the link's server is slow", slow: true, where: []string{"the tab is going to "}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := ctxT(t)
+			asked := make(chan struct{}, 1)
+			release := make(chan struct{})
+			tab, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/hang":
+					asked <- struct{}{}
+					select {
+					case <-time.After(5 * time.Second):
+					case <-r.Context().Done():
+					}
+					w.Write([]byte(`<title>late</title>`))
+				case "/own":
+					if c.slow {
+						select {
+						case <-release:
+						case <-r.Context().Done():
+						}
+					}
+					w.Write([]byte(`<title>own</title>`))
+				default:
+					w.Write([]byte(`<title>start</title><a href="/own" style="position:fixed;left:0;top:0;width:100px;height:100px">Own</a>`))
+				}
+			})
+			nav := make(chan error, 1)
+			go func() {
+				_, err := tab.Navigate(ctx, srv.URL+"/hang")
+				nav <- err
+			}()
+			<-asked // the Navigate waits for its server
+			// A person clicks a link of the page meanwhile (the click
+			// waits, up to its own bound, for the link's page).
+			clicked := make(chan error, 1)
+			go func() { clicked <- tab.ClickAt(ctx, 50, 50) }()
+			err := <-nav
+			close(release)
+			if err := <-clicked; err != nil {
+				t.Errorf("the click on the link: %v", err)
 			}
-			w.Write([]byte(`<title>late</title>`))
-		case "/own":
-			w.Write([]byte(`<title>own</title>`))
-		default:
-			w.Write([]byte(`<title>start</title><a href="/own" style="position:fixed;left:0;top:0;width:100px;height:100px">Own</a>`))
-		}
-	})
-	nav := make(chan error, 1)
-	go func() {
-		_, err := tab.Navigate(ctx, srv.URL+"/hang")
-		nav <- err
-	}()
-	<-asked // the Navigate waits for its server
-	// A person clicks a link of the page meanwhile.
-	if err := tab.ClickAt(ctx, 50, 50); err != nil {
-		t.Fatal(err)
-	}
-	err := <-nav
-	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "the page's own navigation") || strings.Contains(err.Error(), "download") {
-		t.Errorf("a Navigate the page's own replaced returned %v; want an ErrNavigation saying the page's navigation replaced it, not a download hint", err)
+			if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "the page's own navigation") || strings.Contains(err.Error(), "download") {
+				t.Fatalf("a Navigate the page's own replaced returned %v; want an ErrNavigation saying the page's navigation replaced it, not a download hint", err)
+			}
+			said := false
+			for _, w := range c.where {
+				said = said || strings.Contains(err.Error(), w+srv.URL+"/own")
+			}
+			if !said {
+				t.Errorf("the error %q does not say where the tab went: want one of %q followed by %s/own", err, c.where, srv.URL)
+			}
+		})
 	}
 }
 
