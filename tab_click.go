@@ -162,7 +162,7 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 				}
 				if x.chooserCount.Load() != choosers {
 					if ev := x.lastChooser.Load(); ev != nil {
-						x.pending.Store(&pendingChooser{ref: ref, ev: ev})
+						x.pending.Store(&pendingChooser{at: tg.in(), node: tg.node, ev: ev})
 						*args += " (it opened a file chooser: give it the files with Tab.Upload on the same ref)"
 					}
 				}

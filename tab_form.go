@@ -269,7 +269,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			// A button or label that opens a (often hidden) file input's
 			// chooser: take the chooser a click on it left open, or
 			// click it and take the chooser.
-			if p := x.pending.Load(); p != nil && p.ref == ref && x.pending.CompareAndSwap(p, nil) {
+			if p := x.pending.Load(); p != nil && p.at == tg.in() && p.node == tg.node && x.pending.CompareAndSwap(p, nil) {
 				input, err := x.chooserInput(op, ref, tg, p.ev, len(paths))
 				if err != nil {
 					return err
@@ -322,11 +322,13 @@ func (x *tabExt) chooserInput(op, ref string, tg refTarget, ev *fileChooser, fil
 	return refTarget{f: tg.f, frame: ev.FrameID, node: ev.BackendNodeID, chain: tg.chain, role: "file input", name: tg.name}, nil
 }
 
-// pendingChooser is a file chooser a Click on ref opened, left open for
-// Upload.
+// pendingChooser is a file chooser a Click opened, left open for an
+// Upload on the same element (node in at: its ref however written, "e5"
+// or "@e5", or a later snapshot's ref for it).
 type pendingChooser struct {
-	ref string
-	ev  *fileChooser
+	at   where
+	node dom.BackendNodeID
+	ev   *fileChooser
 }
 
 // fileChooser is a Page.fileChooserOpened event: the input whose chooser

@@ -334,15 +334,22 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 		waitJS(t, tab, "document.getElementById('out').textContent === 'hidden: b.csv/5, a.txt/5'")
 		// An agent that clicked the button first: the chooser it opened
-		// takes the files, and the button is not clicked again.
+		// takes the files, and the button is not clicked again, however
+		// the agent writes the ref ("e5" or "@e5").
 		picks := eval[int](t, tab, "window.picks")
-		if err := tab.Click(ctx, ref(t, s, "button", "Choose photos")); err != nil {
+		photos := ref(t, s, "button", "Choose photos")
+		if err := tab.Click(ctx, photos); err != nil {
 			t.Fatal(err)
 		}
 		if got := traced(tab, "click"); len(got) == 0 || !strings.Contains(got[len(got)-1], "opened a file chooser") {
 			t.Errorf("the click's trace %q does not say it opened a file chooser", got)
 		}
-		if err := tab.Upload(ctx, ref(t, s, "button", "Choose photos"), a); err != nil {
+		if p, ok := strings.CutPrefix(photos, "@"); ok {
+			photos = p
+		} else {
+			photos = "@" + photos
+		}
+		if err := tab.Upload(ctx, photos, a); err != nil {
 			t.Fatal(err)
 		}
 		waitJS(t, tab, "document.getElementById('out').textContent === 'hidden: a.txt/5'")
