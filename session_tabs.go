@@ -567,7 +567,13 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 			return err
 		}
 	}
+	if t != nil {
+		t.closedByCall.Store(true) // before the target goes: a click in flight sees it
+	}
 	if err := s.browserCall(ctx, "Target.closeTarget", target.NewCloseTargetArgs(target.ID(id)), nil); err != nil {
+		if t != nil {
+			t.closedByCall.Store(false)
+		}
 		return s.wrap(op, id, err)
 	}
 	// Target.closeTarget answers before the target is gone: until the

@@ -63,6 +63,7 @@ type Tab struct {
 	statusFallbacks atomic.Int64  // navigations whose status was read after their load event (tests)
 	unsticking      atomic.Bool   // an unstick check of the page runs (see unstick)
 	navigates       atomic.Uint64 // Navigate calls begun: one that begins during another's replaces it
+	closedByCall    atomic.Bool   // Session.CloseTab is closing it: a click then did not see its page close it
 	vpSize          atomic.Uint64 // width<<32 | height of the viewport the package gave the tab (connect, SetViewport); 0: none (an attached browser's own)
 }
 

@@ -526,10 +526,11 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 }
 
 // pageClosedTab reports whether the tab's target went away (its CDP
-// session detached) while its session is live: its page closed it
-// (window.close()), or another caller closed it meanwhile.
+// session detached) while its session is live and no Session.CloseTab
+// closed it: its page closed it (window.close()). A tab another caller
+// closed meanwhile is not the click's doing: the click fails as closed.
 func (x *tabExt) pageClosedTab() bool {
-	return errors.Is(x.t.direct.Err(), cdpmux.ErrDetached) && x.t.s.Err() == nil
+	return errors.Is(x.t.direct.Err(), cdpmux.ErrDetached) && x.t.s.Err() == nil && !x.t.closedByCall.Load()
 }
 
 // docGone says whether err, from a call into frame f, means that the

@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -60,5 +61,34 @@ func TestAClickWhosePageClosesItsTabIsDoneAndTheTabBeforeItIsActive(t *testing.T
 		if _, err := active.PageInfo(ctx); err != nil {
 			t.Errorf("PageInfo on the active tab: %v", err)
 		}
+	}
+}
+
+func TestAClickOnATabAnotherCallerClosesMeanwhileFailsAsClosed(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	pressed := make(chan struct{}, 1)
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/pressed" {
+			select {
+			case pressed <- struct{}{}:
+			default:
+			}
+			return
+		}
+		// The release keeps the page busy, so the click is in flight when
+		// the tab is closed.
+		w.Write([]byte(`<title>busy</title><button onmouseup="navigator.sendBeacon('/pressed'); const t0 = Date.now(); while (Date.now() - t0 < 5000) {}">Busy</button>`))
+	})
+	s := tab.Session()
+	busy := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Busy")
+	clicked := make(chan error, 1)
+	go func() { clicked <- tab.Click(ctx, busy) }()
+	<-pressed
+	if err := s.CloseTab(ctx, tab.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-clicked; !errors.Is(err, browserpool.ErrTabClosed) {
+		t.Errorf("a click on a tab another caller closed meanwhile returned %v; want ErrTabClosed (the page did not close its tab)", err)
 	}
 }
