@@ -271,26 +271,59 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 // ownsFrame reports whether frame belongs to this tab: its main frame, one
 // of its same-process frames, an out-of-process frame (a site's iframe in
 // a process of its own) inside it, or, when the tab opened a window since
-// the download was awaited (opened), the frame of no target: a
-// target=_blank link or window.open answered with a file downloads in the
-// new window's frame before the browser makes the window a target (and
-// closes the window once the download starts).
+// the download was awaited (opened), a frame of no target that no other
+// tab of the session holds: a target=_blank link or window.open answered
+// with a file downloads in the new window's frame before the browser
+// makes the window a target (and closes the window once the download
+// starts).
 func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID, opened bool) bool {
-	if string(frame) == x.t.id {
-		return true
-	}
-	x.refs.mu.Lock()
-	_, ok := x.refs.frames[string(frame)]
-	x.refs.mu.Unlock()
-	if ok {
+	if x.knowsFrame(frame) {
 		return true
 	}
 	if tab, ok := x.t.s.targetTab(ctx, string(frame)); ok {
 		return tab == x.t.id
 	}
+	if x.inFrameTree(ctx, frame) {
+		return true
+	}
+	if !opened {
+		return false
+	}
+	x.t.s.mu.Lock()
+	others := make([]*Tab, 0, len(x.t.s.tabs))
+	for _, t := range x.t.s.tabs {
+		if t != x.t {
+			others = append(others, t)
+		}
+	}
+	x.t.s.mu.Unlock()
+	for _, t := range others {
+		if t.ext().knowsFrame(frame) || t.ext().inFrameTree(ctx, frame) {
+			return false // another tab's iframe (two holders share a session)
+		}
+	}
+	return true
+}
+
+// knowsFrame reports whether frame is the tab's main frame or a frame its
+// refs know, without asking the browser.
+func (x *tabExt) knowsFrame(frame page.FrameID) bool {
+	if string(frame) == x.t.id {
+		return true
+	}
+	x.refs.mu.Lock()
+	defer x.refs.mu.Unlock()
+	_, ok := x.refs.frames[string(frame)]
+	return ok
+}
+
+// inFrameTree reports whether frame is in the tab's frame tree (its frames
+// in its own process; one round trip; a tab that does not answer holds
+// nothing).
+func (x *tabExt) inFrameTree(ctx context.Context, frame page.FrameID) bool {
 	tree, err := invoke[page.GetFrameTreeReply](ctx, x.t.direct, "Page.getFrameTree", nil)
 	if err != nil {
-		return opened
+		return false
 	}
 	var walk func(page.FrameTree) bool
 	walk = func(ft page.FrameTree) bool {
@@ -304,7 +337,7 @@ func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID, opened bool)
 		}
 		return false
 	}
-	return walk(tree.FrameTree) || opened
+	return walk(tree.FrameTree)
 }
 
 // placeDownload moves the finished download guid to a safe, unique name

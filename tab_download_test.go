@@ -333,3 +333,56 @@ func TestADownloadInAWindowTheTabOpensOrInAFrameOfAnotherSiteIsTheTabs(t *testin
 		t.Errorf("Session.Downloads (-want +got), each with the tab that waited for it:\n%s", diff)
 	}
 }
+
+// TestAWaitDownloadOfATabThatOpenedAWindowLeavesAnotherTabsFrameDownload:
+// two holders share a session; one waits for a download and its trigger
+// opens a window (whose page is slow), while a same-site frame of the
+// other's tab downloads a file. The file is the other tab's, not the
+// waiter's.
+func TestAWaitDownloadOfATabThatOpenedAWindowLeavesAnotherTabsFrameDownload(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	release := make(chan struct{})
+	mine, srv := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/dl":
+			w.Header().Set("Content-Disposition", `attachment; filename="theirs.txt"`)
+			w.Write([]byte("content"))
+		case "/slow":
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "/framed":
+			w.Write([]byte(`<title>framed</title><iframe src="/inner"></iframe>`))
+		default:
+			w.Write([]byte(`<title>mine</title><a href="/slow" target="_blank">Slow page</a>`))
+		}
+	})
+	defer close(release)
+	s := mine.Session()
+	theirs, err := s.OpenTab(ctx, srv.URL+"/framed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := ref(t, snap(t, mine, browserpool.SnapshotOptions{}), "link", "Slow page")
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	dl, err := mine.WaitDownload(wctx, func(ctx context.Context) error {
+		if err := mine.Click(ctx, link); err != nil {
+			return err
+		}
+		return theirs.Evaluate(ctx, `document.querySelector("iframe").src = "/dl"`, nil)
+	})
+	if err == nil {
+		t.Errorf("WaitDownload of the tab that opened a window took %s, a download of another tab's frame", dl.Path)
+	}
+	waitFor(t, "the other tab's download in Session.Downloads", func() bool {
+		for _, d := range s.Downloads() {
+			if filepath.Base(d.Path) == "theirs.txt" {
+				return true
+			}
+		}
+		return false
+	})
+}
