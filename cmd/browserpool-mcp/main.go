@@ -185,8 +185,13 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	// Over HTTP every client that reaches the server could upload any file
 	// this user may read to any site: only from -upload-dir.
 	o.cfg.NoUploads = o.http != "" && o.cfg.UploadDir == ""
-	if len(o.cfg.Pool.Network.Allow)+len(o.cfg.Pool.Network.Block) > 0 && o.cfg.CDPEndpoint != "" {
-		return nil, errors.New("-allow-host and -block-host apply to the browsers the server launches; -cdp-endpoint drives the user's own Chrome, which they cannot reach")
+	if len(o.cfg.Pool.Network.Allow)+len(o.cfg.Pool.Network.Block) > 0 {
+		switch {
+		case o.cfg.CDPEndpoint != "":
+			return nil, errors.New("-allow-host and -block-host apply to the browsers the server launches; -cdp-endpoint drives the user's own Chrome, which they cannot reach")
+		case o.cfg.Pool.Launcher != nil:
+			return nil, errors.New("-allow-host and -block-host apply to the browsers the server launches on this machine; a browser leased with -browserless or -selenium-grid reaches the network from the fleet's machine: enforce the rules there (its proxy or firewall), or drop the fleet flag")
+		}
 	}
 	return o, nil
 }

@@ -21,6 +21,14 @@ func TestHostFlagsBecomeTheNetworkPolicy(t *testing.T) {
 	if diff := cmp.Diff(want, o.cfg.Pool.Network); diff != "" {
 		t.Errorf("the network policy (-want +got):\n%s", diff)
 	}
+	// With a fleet the rules cannot be enforced here: the flags say so in
+	// their own words, not the library's Config.Network.
+	for _, fleet := range [][]string{{"-browserless", "http://127.0.0.1:3000"}, {"-selenium-grid", "http://127.0.0.1:4444"}} {
+		_, err := parse(append([]string{"-block-host", "localhost"}, fleet...), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "-block-host") || !strings.Contains(err.Error(), fleet[0]) || strings.Contains(err.Error(), "Config.Network") {
+			t.Errorf("-block-host with %s: %v; want an error naming both flags", fleet[0], err)
+		}
+	}
 	// A rule the library refuses is named by its flag.
 	err = run(context.Background(), []string{"-root", newRoot(t), "-block-host", "exa mple.com"}, strings.NewReader(""), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "-block-host") || strings.Contains(err.Error(), "Network.Block") {

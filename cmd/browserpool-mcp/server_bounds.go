@@ -42,15 +42,20 @@ func (s *Server) drain() {
 	time.Sleep(50 * time.Millisecond)
 }
 
-// boundKey carries a tool call's page bound in its context (see add).
-type boundKey struct{}
+// toolCall is one tool call of a client: the client, and the tool's page
+// bound (toolBound), which pageCtx applies once the client's browser is
+// open (a launch has its own bound).
+type toolCall struct {
+	*client
+	bound time.Duration
+}
 
 // pageCtx returns ctx bounded by the calling tool's page bound: the
 // server's CallTimeout, or the longer bound of a tool that waits by design
 // (toolBound).
-func (s *Server) pageCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Value(boundKey{}).(time.Duration)
-	if !ok {
+func (s *Server) pageCtx(ctx context.Context, c *toolCall) (context.Context, context.CancelFunc) {
+	d := c.bound
+	if d <= 0 {
 		d = s.cfg.CallTimeout
 	}
 	return context.WithTimeout(ctx, d)

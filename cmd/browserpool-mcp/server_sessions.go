@@ -268,20 +268,20 @@ func (s *Server) view(ctx context.Context, c *client) (*browserpool.AttachedView
 // port lock. fn's context is bounded by the tool's page bound (see
 // pageCtx), which starts once the client's browser is open: a launch has
 // its own bound.
-func (s *Server) withTab(ctx context.Context, c *client, tg Target, fn func(ctx context.Context, t *browserpool.Tab) error) error {
+func (s *Server) withTab(ctx context.Context, c *toolCall, tg Target, fn func(ctx context.Context, t *browserpool.Tab) error) error {
 	if s.cfg.CDPEndpoint == "" {
-		if err := s.ensureSession(ctx, c, tg.Session); err != nil {
+		if err := s.ensureSession(ctx, c.client, tg.Session); err != nil {
 			return err
 		}
-		pctx, cancel := s.pageCtx(ctx)
+		pctx, cancel := s.pageCtx(ctx, c)
 		defer cancel()
-		t, _, err := s.tab(pctx, c, tg)
+		t, _, err := s.tab(pctx, c.client, tg)
 		if err != nil {
 			return err
 		}
 		return fn(pctx, t)
 	}
-	v, err := s.view(ctx, c)
+	v, err := s.view(ctx, c.client)
 	if err != nil {
 		return err
 	}
@@ -292,10 +292,10 @@ func (s *Server) withTab(ctx context.Context, c *client, tg Target, fn func(ctx 
 		}
 		return toolErrorf("the browser is the user's and shared, so page tools must name their tab", next)
 	}
-	pctx, cancel := s.pageCtx(ctx)
+	pctx, cancel := s.pageCtx(ctx, c)
 	defer cancel()
 	return v.Do(pctx, tg.Tab, func(t *browserpool.Tab) error {
-		s.prepare(c, t)
+		s.prepare(c.client, t)
 		return fn(pctx, t)
 	})
 }

@@ -71,19 +71,21 @@ func schema[In any](enums map[string][]any) *jsonschema.Schema {
 // HTTPHandler), when the server shuts down, when the client cancels the
 // call, or at the tool's bound: a launch of the client's browser, then the
 // tool's page bound (toolBound, applied by withTab and pageCtx).
-func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx context.Context, c *client, in In) (*mcp.CallToolResult, error)) {
+func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx context.Context, c *toolCall, in In) (*mcp.CallToolResult, error)) {
 	if t.InputSchema == nil {
 		t.InputSchema = schema[In](enums)
 	}
 	bound := s.toolBound(t.Name)
 	limit := bound + s.pool.Config().LaunchTimeout + 15*time.Second
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		// Counted before the closed check: a call that passes it is one
+		// shutdown sees in flight, and drain waits for its answer.
+		s.calls.Add(1)
+		defer s.calls.Add(-1)
 		c, err := s.client(req.Session)
 		if err != nil {
 			return errorResult(t.Name, err), nil, nil
 		}
-		s.calls.Add(1)
-		defer s.calls.Add(-1)
 		ctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
 		ctx, gone := context.WithCancelCause(ctx)
@@ -94,9 +96,8 @@ func add[In any](s *Server, t *mcp.Tool, enums map[string][]any, h func(ctx cont
 				defer s.watchPost(id, func() { gone(errClientGone) })()
 			}
 		}
-		ctx = context.WithValue(ctx, boundKey{}, bound)
 		s.log.Debug("tool call", "tool", t.Name, "client", c.id)
-		res, err := h(ctx, c, in)
+		res, err := h(ctx, &toolCall{client: c, bound: bound}, in)
 		if err != nil {
 			if s.base.Err() != nil {
 				err = toolErrorf("the server is shutting down, and stopped this call", "reconnect to a running browserpool-mcp server and redo the step")
@@ -215,9 +216,9 @@ func (s *Server) addPageTools() {
 		Name:        "browser_navigate",
 		Description: "Load a URL in the tab and wait for the page's load event. Then call browser_snapshot to read the page.",
 		Annotations: annotations("Navigate to a URL", false, true, true, true),
-	}, nil, func(ctx context.Context, c *client, in NavigateArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in NavigateArgs) (*mcp.CallToolResult, error) {
 		if s.cfg.CDPEndpoint != "" && in.Tab == "" {
-			v, err := s.view(ctx, c)
+			v, err := s.view(ctx, c.client)
 			if err != nil {
 				return nil, err
 			}
@@ -254,7 +255,7 @@ func (s *Server) addPageTools() {
 			// The active tab's page crashed: it answers nothing, so it is
 			// closed and the URL opens in a new tab.
 			var se *browserpool.Session
-			if se, _, err = s.session(ctx, c, in.Session); err == nil {
+			if se, _, err = s.session(ctx, c.client, in.Session); err == nil {
 				if err = se.CloseTab(ctx, be.Tab); err == nil {
 					prefix = fmt.Sprintf("The active tab %s had crashed: it was closed, and the URL opened in a new tab. ", be.Tab)
 					r, err = s.openTab(ctx, c, in.Session, in.URL)
@@ -271,7 +272,7 @@ func (s *Server) addPageTools() {
 		Name:        "browser_snapshot",
 		Description: "Read the page as an accessibility snapshot: one line per element, with a ref (@e1, @e2, ...) on each element you can act on. Pass refs to browser_click, browser_type, browser_fill_form and the other action tools. Take a new snapshot after the page changes: refs of elements that are gone go stale.",
 		Annotations: annotations("Page snapshot", true, false, true, true),
-	}, nil, func(ctx context.Context, c *client, in SnapshotArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in SnapshotArgs) (*mcp.CallToolResult, error) {
 		var snap browserpool.Snapshot
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			snap, err = t.Snapshot(ctx, browserpool.SnapshotOptions{Interactive: in.Interactive, MaxChars: in.MaxChars})
@@ -300,7 +301,7 @@ func (s *Server) addPageTools() {
 		Name:        "browser_page_info",
 		Description: "Tell the page's URL, title, viewport size, scroll position and page size, or the JavaScript dialog that is open (answer it with browser_handle_dialog).",
 		Annotations: annotations("Page info", true, false, true, false),
-	}, nil, func(ctx context.Context, c *client, in PageInfoArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in PageInfoArgs) (*mcp.CallToolResult, error) {
 		var pi browserpool.PageInfo
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			pi, err = t.PageInfo(ctx)
@@ -344,7 +345,7 @@ func (s *Server) addPageTools() {
 		Name:        "browser_evaluate",
 		Description: "Run JavaScript in the page (or on one element, by ref) and return its result as JSON. Promises are awaited. The code can change the page.",
 		Annotations: annotations("Evaluate JavaScript", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in EvaluateArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in EvaluateArgs) (*mcp.CallToolResult, error) {
 		var out []byte
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) error {
 			var raw json.RawMessage
@@ -374,7 +375,7 @@ func (s *Server) addPageTools() {
 		Name:        "browser_download",
 		Description: "Click a link or button (by ref) and wait for the download it starts to complete; the file is saved in the session's download directory and its path returned.",
 		Annotations: annotations("Download a file", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in DownloadArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in DownloadArgs) (*mcp.CallToolResult, error) {
 		var dl browserpool.Download
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			var trigger func(context.Context) error
@@ -402,18 +403,18 @@ func (s *Server) addPageTools() {
 
 // openTab opens url in a new tab of the client's session and returns its
 // navigation.
-func (s *Server) openTab(ctx context.Context, c *client, session, url string) (browserpool.NavigateResult, error) {
-	se, _, err := s.session(ctx, c, session)
+func (s *Server) openTab(ctx context.Context, c *toolCall, session, url string) (browserpool.NavigateResult, error) {
+	se, _, err := s.session(ctx, c.client, session)
 	if err != nil {
 		return browserpool.NavigateResult{}, err
 	}
-	ctx, cancel := s.pageCtx(ctx)
+	ctx, cancel := s.pageCtx(ctx, c)
 	defer cancel()
 	t, err := se.OpenTab(ctx, url)
 	if err != nil {
 		return browserpool.NavigateResult{}, err
 	}
-	s.prepare(c, t)
+	s.prepare(c.client, t)
 	r, _ := t.LastNavigation()
 	return r, nil
 }

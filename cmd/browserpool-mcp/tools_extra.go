@@ -60,7 +60,7 @@ func (s *Server) addExtraTools() {
 			Name:        dir.name,
 			Description: dir.desc + " Then call browser_snapshot to read the page.",
 			Annotations: annotations(dir.title, false, false, false, true),
-		}, nil, func(ctx context.Context, c *client, in HistoryArgs) (*mcp.CallToolResult, error) {
+		}, nil, func(ctx context.Context, c *toolCall, in HistoryArgs) (*mcp.CallToolResult, error) {
 			var r browserpool.NavigateResult
 			err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 				if dir.back {
@@ -81,7 +81,7 @@ func (s *Server) addExtraTools() {
 		Name:        "browser_console_messages",
 		Description: "List what the page logged to its console and the uncaught errors it threw, oldest first: the current page's messages, and from this call on every later page's in the tab.",
 		Annotations: annotations("Console messages", true, false, true, false),
-	}, nil, func(ctx context.Context, c *client, in ConsoleArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in ConsoleArgs) (*mcp.CallToolResult, error) {
 		var msgs []browserpool.ConsoleMessage
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			msgs, err = t.Console(ctx)
@@ -112,7 +112,7 @@ func (s *Server) addExtraTools() {
 		Name:        "browser_network_requests",
 		Description: "List the requests the page made (method, URL, status, type), oldest first. The log starts with the tab's first call of this tool: call it once before the actions whose requests you want to see.",
 		Annotations: annotations("Network requests", true, false, true, false),
-	}, nil, func(ctx context.Context, c *client, in NetworkArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in NetworkArgs) (*mcp.CallToolResult, error) {
 		var reqs []browserpool.NetworkRequest
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			reqs, err = t.Network(ctx)
@@ -148,7 +148,7 @@ func (s *Server) addExtraTools() {
 		Name:        "browser_resize",
 		Description: "Resize the tab's viewport, as resizing the window would: the page sees the new size and gets a resize event. Use it to see a site's narrow (mobile) layout.",
 		Annotations: annotations("Resize the viewport", false, false, true, false),
-	}, nil, func(ctx context.Context, c *client, in ResizeArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in ResizeArgs) (*mcp.CallToolResult, error) {
 		if in.Width < 1 || in.Width > 10000 || in.Height < 1 || in.Height > 10000 {
 			return nil, toolErrorf(fmt.Sprintf("browser_resize got a viewport of %dx%d: width and height must each be 1 to 10000 CSS pixels", in.Width, in.Height),
 				"call browser_resize again with a width and height such as 1280 and 720 (a phone: 390 and 844)")
@@ -168,7 +168,7 @@ func (s *Server) addExtraTools() {
 		Name:        "browser_pdf_save",
 		Description: "Print the page to a PDF file in the session's output directory, as the browser's print dialog would (Letter paper, no backgrounds).",
 		Annotations: annotations("Save as PDF", false, false, false, false),
-	}, nil, func(ctx context.Context, c *client, in PDFArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in PDFArgs) (*mcp.CallToolResult, error) {
 		var pdf browserpool.PDF
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			pdf, err = t.PDF(ctx, browserpool.PDFOptions{Name: in.Filename})

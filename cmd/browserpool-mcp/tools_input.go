@@ -168,7 +168,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_click",
 		Description: "Click an element by its ref from browser_snapshot, the way a user would: scrolled into view, checked that nothing covers it, confirmed that the click landed. Without a ref, click at the point x, y of the viewport, whatever is there.",
 		Annotations: annotations("Click", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in ClickArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in ClickArgs) (*mcp.CallToolResult, error) {
 		if err := in.oneTarget("browser_click"); err != nil {
 			return nil, err
 		}
@@ -183,7 +183,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_drag",
 		Description: "Drag an element by its ref from browser_snapshot onto another element by its ref, with real pointer input (HTML5 drag and drop, or a drag built on mouse events). Without an end ref, drop it at the point endX, endY of the viewport (a drop zone the snapshot gives no ref), as the viewport is once the dragged element is scrolled into view.",
 		Annotations: annotations("Drag", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in DragArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in DragArgs) (*mcp.CallToolResult, error) {
 		if in.StartRef == "" {
 			return nil, toolErrorf("browser_drag got no startRef", "pass the ref of the element to drag, from browser_snapshot")
 		}
@@ -203,7 +203,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_hover",
 		Description: "Move the mouse over an element by its ref from browser_snapshot (to open a hover menu or show a tooltip). Without a ref, move it to the point x, y of the viewport, over whatever is there (a row whose buttons show on hover).",
 		Annotations: annotations("Hover", false, false, true, true),
-	}, nil, func(ctx context.Context, c *client, in HoverArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in HoverArgs) (*mcp.CallToolResult, error) {
 		if err := in.oneTarget("browser_hover"); err != nil {
 			return nil, err
 		}
@@ -218,7 +218,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_type",
 		Description: "Type text into a field: with a ref, the field's content is replaced the way React and Vue notice (with slowly, the text is typed key by key after what it holds); without one, the text goes key by key to the focused element. Text typed into password fields never reaches the trace.",
 		Annotations: annotations("Type text", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in TypeArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in TypeArgs) (*mcp.CallToolResult, error) {
 		done := fmt.Sprintf("Typed %d characters", len([]rune(in.Text)))
 		if in.Ref != "" {
 			done += " into " + ref(in.Ref)
@@ -255,7 +255,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_fill_form",
 		Description: "Fill several form fields at once, each by its ref from browser_snapshot: text boxes, checkboxes, radio buttons, select boxes and sliders.",
 		Annotations: annotations("Fill a form", false, true, true, true),
-	}, map[string][]any{"fields.items.type": {"textbox", "checkbox", "radio", "combobox", "slider"}}, func(ctx context.Context, c *client, in FillFormArgs) (*mcp.CallToolResult, error) {
+	}, map[string][]any{"fields.items.type": {"textbox", "checkbox", "radio", "combobox", "slider"}}, func(ctx context.Context, c *toolCall, in FillFormArgs) (*mcp.CallToolResult, error) {
 		return s.act(ctx, c, in.Target, ptr(fmt.Sprintf("Filled %d fields", len(in.Fields))), func(ctx context.Context, t *browserpool.Tab) error {
 			return fillForm(ctx, t, in.Fields)
 		})
@@ -265,7 +265,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_press_key",
 		Description: "Press a key or a chord (Enter, Escape, ArrowDown, Control+A) on the focused element.",
 		Annotations: annotations("Press a key", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in PressKeyArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in PressKeyArgs) (*mcp.CallToolResult, error) {
 		return s.act(ctx, c, in.Target, ptr("Pressed "+in.Key), func(ctx context.Context, t *browserpool.Tab) error { return t.Press(ctx, in.Key) })
 	})
 
@@ -273,7 +273,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_select_option",
 		Description: "Choose options of a select box by its ref from browser_snapshot, by value or visible label.",
 		Annotations: annotations("Select an option", false, true, true, true),
-	}, nil, func(ctx context.Context, c *client, in SelectOptionArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in SelectOptionArgs) (*mcp.CallToolResult, error) {
 		var done string
 		return s.act(ctx, c, in.Target, &done, func(ctx context.Context, t *browserpool.Tab) error {
 			got, err := t.Select(ctx, ref(in.Ref), in.Values...)
@@ -297,7 +297,7 @@ func (s *Server) addInputTools() {
 		Description: "Set the files of a file input by its ref from browser_snapshot, as if the user chose them." + uploads,
 		Annotations: annotations("Upload files", false, true, true, true),
 		InputSchema: upload,
-	}, nil, func(ctx context.Context, c *client, in FileUploadArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in FileUploadArgs) (*mcp.CallToolResult, error) {
 		paths, err := s.uploadPaths(in.Paths)
 		if err != nil {
 			return nil, err
@@ -311,7 +311,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_handle_dialog",
 		Description: "Answer the JavaScript dialog (alert, confirm, prompt) the page opened. While one is open, other page tools fail and say so.",
 		Annotations: annotations("Answer a dialog", false, true, false, true),
-	}, nil, func(ctx context.Context, c *client, in HandleDialogArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in HandleDialogArgs) (*mcp.CallToolResult, error) {
 		answer := "Cancel"
 		if in.Accept {
 			answer = "OK"
@@ -329,7 +329,7 @@ func (s *Server) addInputTools() {
 		Name:        "browser_scroll",
 		Description: "Scroll the page (or an element's scroll container, by ref, or whatever is at x, y) with the mouse wheel. The result tells the page's new scroll position.",
 		Annotations: annotations("Scroll", false, false, false, true),
-	}, nil, func(ctx context.Context, c *client, in ScrollArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in ScrollArgs) (*mcp.CallToolResult, error) {
 		if err := refOrPoint("browser_scroll", [3]string{"ref", "x", "y"}, in.Ref, in.X, in.Y, true); err != nil {
 			return nil, err
 		}
@@ -410,7 +410,7 @@ const pageInfoWait = 2 * time.Second
 
 // act runs fn on the tab and reports *done (which fn may write) with the
 // tab's page.
-func (s *Server) act(ctx context.Context, c *client, tg Target, done *string, fn func(ctx context.Context, t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
+func (s *Server) act(ctx context.Context, c *toolCall, tg Target, done *string, fn func(ctx context.Context, t *browserpool.Tab) error) (*mcp.CallToolResult, error) {
 	var title, url, at string
 	loading := false
 	var opened []browserpool.TabInfo

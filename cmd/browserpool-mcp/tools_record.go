@@ -29,12 +29,12 @@ type StopRecordingArgs struct {
 
 // recordingSession is the client's session a recording tool acts on; in
 // attach mode there is none to record.
-func (s *Server) recordingSession(ctx context.Context, c *client, session string) (*browserpool.Session, string, error) {
+func (s *Server) recordingSession(ctx context.Context, c *toolCall, session string) (*browserpool.Session, string, error) {
 	if s.cfg.CDPEndpoint != "" {
 		return nil, "", toolErrorf("recording is not available when the server is attached to a browser the user runs (-cdp-endpoint)",
 			"take pictures with browser_take_screenshot instead")
 	}
-	return s.session(ctx, c, session)
+	return s.session(ctx, c.client, session)
 }
 
 func (s *Server) addRecordingTools() {
@@ -44,7 +44,7 @@ func (s *Server) addRecordingTools() {
 			"a picture of the page and a line in events.jsonl (passwords masked, tokens in URLs redacted). Reading tools (snapshot, evaluate, screenshot, page info, wait) are not recorded. " +
 			"Call browser_stop_recording to finish and get the replay page.",
 		Annotations: annotations("Start recording", false, false, false, false),
-	}, nil, func(ctx context.Context, c *client, in StartRecordingArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in StartRecordingArgs) (*mcp.CallToolResult, error) {
 		se, name, err := s.recordingSession(ctx, c, in.Session)
 		if err != nil {
 			return nil, err
@@ -66,7 +66,7 @@ func (s *Server) addRecordingTools() {
 		Name:        "browser_stop_recording",
 		Description: "Stop recording your browser session and say where the recording is: its dir with the frames, events.jsonl and index.html (a replay page a person opens in a browser and steps through with the arrow keys), and with video true an MP4.",
 		Annotations: annotations("Stop recording", false, false, true, false),
-	}, nil, func(ctx context.Context, c *client, in StopRecordingArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in StopRecordingArgs) (*mcp.CallToolResult, error) {
 		se, name, err := s.recordingSession(ctx, c, in.Session)
 		if err != nil {
 			return nil, err

@@ -47,7 +47,7 @@ func (s *Server) addSessionTools() {
 		Name:        "browser_session_open",
 		Description: "Open a browser session of your own under a name: a separate browser with its own cookies and storage. Page tools open one called \"default\" on first use; call this only for a second, separate browser, which the server allows only when started with -max-sessions-per-client 2 or more (one per client by default: close yours first with browser_session_close). Opening a name you already have reuses it.",
 		Annotations: annotations("Open a browser session", false, false, true, true),
-	}, nil, func(ctx context.Context, c *client, in SessionOpenArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in SessionOpenArgs) (*mcp.CallToolResult, error) {
 		if s.cfg.CDPEndpoint != "" {
 			return nil, toolErrorf("the server is attached to a browser the user runs (-cdp-endpoint): there is one shared session and no other can be opened",
 				"open a tab instead with browser_tabs action new")
@@ -55,18 +55,18 @@ func (s *Server) addSessionTools() {
 		if err := browserpool.ValidateID("session name", in.Name); err != nil {
 			return nil, err
 		}
-		se, err := s.openSession(ctx, c, in.Name)
+		se, err := s.openSession(ctx, c.client, in.Name)
 		if err != nil {
 			return nil, err
 		}
-		ctx, cancel := s.pageCtx(ctx) // the browser is open: its page's bound
+		ctx, cancel := s.pageCtx(ctx, c) // the browser is open: its page's bound
 		defer cancel()
 		if in.URL != "" {
 			t, err := se.Tab(ctx, "")
 			if err != nil {
 				return nil, err
 			}
-			s.prepare(c, t)
+			s.prepare(c.client, t)
 			if _, err := t.Navigate(ctx, in.URL); err != nil {
 				return nil, err
 			}
@@ -82,9 +82,9 @@ func (s *Server) addSessionTools() {
 		Name:        "browser_session_list",
 		Description: "List your browser sessions and their tabs. Other clients' sessions are never shown.",
 		Annotations: annotations("List browser sessions", true, false, true, false),
-	}, nil, func(ctx context.Context, c *client, _ SessionListArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, _ SessionListArgs) (*mcp.CallToolResult, error) {
 		if s.cfg.CDPEndpoint != "" {
-			v, err := s.view(ctx, c)
+			v, err := s.view(ctx, c.client)
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +94,7 @@ func (s *Server) addSessionTools() {
 			}
 			return text("One shared session %s (the user's browser at %s). Its tabs:\n%s", v.Session().ID(), s.cfg.CDPEndpoint, list), nil
 		}
-		names, sess := s.liveNames(c)
+		names, sess := s.liveNames(c.client)
 		if len(names) == 0 {
 			return text("You have no browser session. Any page tool (browser_navigate) opens one, or call browser_session_open."), nil
 		}
@@ -117,7 +117,7 @@ func (s *Server) addSessionTools() {
 		Name:        "browser_session_close",
 		Description: "Close one of your browser sessions: its browser exits and its profile (cookies, storage) is deleted. In attach mode it only forgets your tab labels; the user's browser stays.",
 		Annotations: annotations("Close a browser session", false, true, true, false),
-	}, nil, func(ctx context.Context, c *client, in SessionCloseArgs) (*mcp.CallToolResult, error) {
+	}, nil, func(ctx context.Context, c *toolCall, in SessionCloseArgs) (*mcp.CallToolResult, error) {
 		if s.cfg.CDPEndpoint != "" {
 			c.mu.Lock()
 			v := c.view
@@ -127,14 +127,14 @@ func (s *Server) addSessionTools() {
 			}
 			return text("Forgot your tab labels and selected tab. The user's browser and its tabs stay open."), nil
 		}
-		_, name, err := s.session(ctx, c, in.Session)
+		_, name, err := s.session(ctx, c.client, in.Session)
 		if err != nil {
 			return nil, err
 		}
 		if err := s.tracker.CloseSession(ctx, c.id, name); err != nil {
 			return nil, err
 		}
-		s.liveNames(c) // drop the name
+		s.liveNames(c.client) // drop the name
 		return text("Closed session %q: its browser exited and its profile was deleted.", name), nil
 	})
 }
@@ -186,26 +186,26 @@ func (s *Server) attachedList(ctx context.Context, v *browserpool.AttachedView) 
 	return b.String(), nil
 }
 
-func (s *Server) tabs(ctx context.Context, c *client, in TabsArgs) (*mcp.CallToolResult, error) {
+func (s *Server) tabs(ctx context.Context, c *toolCall, in TabsArgs) (*mcp.CallToolResult, error) {
 	if s.cfg.CDPEndpoint != "" {
 		return s.attachedTabs(ctx, c, in)
 	}
-	if err := s.ensureSession(ctx, c, in.Session); err != nil {
+	if err := s.ensureSession(ctx, c.client, in.Session); err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.pageCtx(ctx) // the browser is open: its page's bound
+	ctx, cancel := s.pageCtx(ctx, c) // the browser is open: its page's bound
 	defer cancel()
 	var se *browserpool.Session
 	if in.Tab != "" && (in.Action == "select" || in.Action == "close") {
 		// Resolving the tab checks that it is one of the client's.
-		t, _, err := s.tab(ctx, c, Target{Session: in.Session, Tab: in.Tab})
+		t, _, err := s.tab(ctx, c.client, Target{Session: in.Session, Tab: in.Tab})
 		if err != nil {
 			return nil, err
 		}
 		se = t.Session()
 	} else {
 		var err error
-		if se, _, err = s.session(ctx, c, in.Session); err != nil {
+		if se, _, err = s.session(ctx, c.client, in.Session); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +217,7 @@ func (s *Server) tabs(ctx context.Context, c *client, in TabsArgs) (*mcp.CallToo
 		if err != nil {
 			return nil, err
 		}
-		s.prepare(c, t)
+		s.prepare(c.client, t)
 		done = "Opened a new tab; it is the active one (marked *). "
 	case "select", "close":
 		if in.Tab == "" {
@@ -244,8 +244,8 @@ func (s *Server) tabs(ctx context.Context, c *client, in TabsArgs) (*mcp.CallToo
 	return text("%sTabs of session %s:\n%s", done, se.ID(), list), nil
 }
 
-func (s *Server) attachedTabs(ctx context.Context, c *client, in TabsArgs) (*mcp.CallToolResult, error) {
-	v, err := s.view(ctx, c)
+func (s *Server) attachedTabs(ctx context.Context, c *toolCall, in TabsArgs) (*mcp.CallToolResult, error) {
+	v, err := s.view(ctx, c.client)
 	if err != nil {
 		return nil, err
 	}

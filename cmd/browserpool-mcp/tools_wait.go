@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func (s *Server) waitFor(ctx context.Context, c *client, in WaitForArgs) (*mcp.CallToolResult, error) {
+func (s *Server) waitFor(ctx context.Context, c *toolCall, in WaitForArgs) (*mcp.CallToolResult, error) {
 	n := 0
 	for _, set := range []bool{in.Time > 0, in.Text != "", in.TextGone != "", in.Selector != "", in.State != ""} {
 		if set {
@@ -87,7 +87,7 @@ const (
 // own origin's; another site's frame cannot be read from the page).
 const pageHasText = `(() => { const q = %s; const has = w => { try { if (w.document.body && w.document.body.innerText.includes(q)) return true; } catch (e) {} for (let i = 0; i < w.frames.length; i++) { if (has(w.frames[i])) return true; } return false; }; return has(window); })()`
 
-func (s *Server) screenshot(ctx context.Context, c *client, in ScreenshotArgs) (*mcp.CallToolResult, error) {
+func (s *Server) screenshot(ctx context.Context, c *toolCall, in ScreenshotArgs) (*mcp.CallToolResult, error) {
 	if in.FullPage && in.Ref != "" {
 		return nil, toolErrorf("browser_take_screenshot got both fullPage and a ref: each chooses what to capture (the whole page, or one element)",
 			"pass fullPage true for the whole page, or ref for one element, not both")
