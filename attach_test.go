@@ -1,7 +1,6 @@
 package browserpool_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -607,54 +606,5 @@ func TestPoolCheckCDPOnARealChromeIsFollowedByAnAttachOfThatPool(t *testing.T) {
 	p.Close()
 	if _, err := p.CheckCDP(ctx, chrome.endpoint()); !errors.Is(err, browserpool.ErrPoolClosed) {
 		t.Errorf("Pool.CheckCDP on a closed pool: error = %v, want ErrPoolClosed", err)
-	}
-}
-
-// An attached browser on another machine (host.docker.internal:9222)
-// does not share this machine's files: downloads and uploads go over CDP,
-// as with a fleet lease. A test binds loopback only, so it forces that mode
-// on a local browser and checks the files arrive whole both ways.
-func TestAnAttachedBrowserOnAnotherMachineMovesFilesOverCDP(t *testing.T) {
-	t.Parallel()
-	site := startFilesSite(t)
-	chrome := startUserChrome(t, "about:blank")
-	p := newAttachPool(t)
-	ctx := ctxT(t)
-	s, err := p.Attach(ctx, chrome.endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if browserpool.FilesRemote(s) {
-		t.Fatalf("a browser attached on %s moves files over CDP; want the local paths", chrome.endpoint())
-	}
-	browserpool.SetFilesRemote(s)
-	tab, err := s.OpenTab(ctx, site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dl, err := tab.WaitDownload(ctx, func(ctx context.Context) error { return tab.Click(ctx, snap.Find("link", "Report")) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := os.ReadFile(dl.Path); err != nil || !bytes.Equal(got, filesBodies["/attachment"]) || filepath.Dir(dl.Path) != s.DownloadDir() {
-		t.Errorf("download %+v holds %q, %v; want report.csv in DownloadDir holding %q", dl, got, err, filesBodies["/attachment"])
-	}
-	local := filepath.Join(t.TempDir(), "notes.txt")
-	if err := os.WriteFile(local, []byte("from this machine\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Upload(ctx, snap.Find("button", "Pick files"), local); err != nil {
-		t.Fatal(err)
-	}
-	var got []uploadedFile
-	if err := tab.Evaluate(ctx, "window.__files", &got); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Name != "notes.txt" || got[0].Size != len("from this machine\n") {
-		t.Errorf("the page holds %+v; want notes.txt, %d bytes", got, len("from this machine\n"))
 	}
 }
