@@ -15,6 +15,18 @@ import (
 	"github.com/browserpool/browserpool"
 )
 
+// attachUserChrome starts a user's Chrome and returns a new pool's session
+// attached to it.
+func attachUserChrome(t *testing.T) (*browserpool.Session, *userChrome) {
+	t.Helper()
+	chrome := startUserChrome(t, "about:blank")
+	s, err := newAttachPool(t).Attach(ctxT(t), chrome.endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, chrome
+}
+
 // TestAnUploadInTheUsersBrowserLeavesItsFileChoosersToTheUser: in a
 // browser the user runs, the pool intercepts file choosers only for its
 // Upload's click; after it, a click on the same button opens a chooser the
@@ -22,13 +34,8 @@ import (
 func TestAnUploadInTheUsersBrowserLeavesItsFileChoosersToTheUser(t *testing.T) {
 	t.Parallel()
 	site := startSite(t)
-	chrome := startUserChrome(t, "about:blank")
-	p := newAttachPool(t)
 	ctx := ctxT(t)
-	s, err := p.Attach(ctx, chrome.endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := attachUserChrome(t)
 	tab, err := s.OpenTab(ctx, site.URL+"/upload.html")
 	if err != nil {
 		t.Fatal(err)
@@ -57,13 +64,8 @@ func TestAnUploadInTheUsersBrowserLeavesItsFileChoosersToTheUser(t *testing.T) {
 func TestAnAttachedBrowserOnAnotherMachineMovesFilesOverCDP(t *testing.T) {
 	t.Parallel()
 	site := startFilesSite(t)
-	chrome := startUserChrome(t, "about:blank")
-	p := newAttachPool(t)
 	ctx := ctxT(t)
-	s, err := p.Attach(ctx, chrome.endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, chrome := attachUserChrome(t)
 	if browserpool.FilesRemote(s) {
 		t.Fatalf("a browser attached on %s moves files over CDP; want the local paths", chrome.endpoint())
 	}
