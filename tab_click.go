@@ -116,8 +116,10 @@ const clickAttempts = 3
 // gives a quarter of a second to ask for the navigation) returns once
 // the new page is in the tab (its document committed; it may still be
 // loading: Tab.WaitLoad waits for that), or the navigation ended without
-// one (a download), for at most 10 seconds; so does any input action that
-// starts a navigation (Enter in a search box).
+// one (a download), for at most 10 seconds and ctx; so does any input
+// action that starts a navigation (Enter in a search box). When either
+// bound ends first the click is still done (nil) and its trace says the
+// tab may still be loading.
 //
 // Click returns nil only once the page has confirmed the click: a click
 // event reached the element (or, through its label, its control), or the

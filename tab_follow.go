@@ -109,8 +109,12 @@ func (x *tabExt) follow(ctx context.Context, nav navMark, args *string) {
 	ctx, cancel := context.WithTimeoutCause(ctx, followWait, errFollowWait)
 	defer cancel()
 	err := w.waitFor(ctx, func() bool { return w.commits.Load() > nav.commits || w.ends.Load() > w.reqEnds })
-	if err != nil && context.Cause(ctx) == errFollowWait { // not the caller's own deadline
+	switch {
+	case err == nil:
+	case context.Cause(ctx) == errFollowWait: // not the caller's own deadline
 		*args += fmt.Sprintf(" (the navigation it started had no new page after %v: the tab may still be loading it)", followWait)
+	case ctx.Err() != nil:
+		*args += " (the caller's context ended before the navigation it started had a new page: the tab may still be loading it)"
 	}
 }
 

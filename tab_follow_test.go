@@ -122,6 +122,37 @@ func TestAClickOnALinkWhoseServerDoesNotAnswerReturnsAfterTheFollowsBound(t *tes
 	}
 }
 
+// A click whose caller's deadline ends while the link's server has not
+// answered is done (nil: the click landed), and its trace says the tab
+// may still be loading.
+func TestAClickWhoseDeadlineEndsBeforeTheNewPageSaysTheTabMayStillBeLoading(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	answer := make(chan struct{})
+	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			select {
+			case <-answer:
+			case <-r.Context().Done():
+			}
+			w.Write([]byte(`<title>slow</title>`))
+			return
+		}
+		w.Write([]byte(`<title>start</title><a href="/slow">Slow</a>`))
+	})
+	t.Cleanup(func() { close(answer) })
+	slow := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Slow")
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second) // the click itself takes far less
+	defer cancel()
+	if err := tab.Click(cctx, slow); err != nil {
+		t.Fatal(err)
+	}
+	clicks := traced(tab, "click")
+	if got := clicks[len(clicks)-1]; !strings.Contains(got, "the caller's context ended before the navigation it started had a new page") {
+		t.Errorf("the click's trace %q; want it to say the caller's context ended before the new page came", got)
+	}
+}
+
 func TestAClickWhoseNavigationMakesNoNewPageReturnsWithoutWaiting(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
