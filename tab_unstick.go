@@ -26,13 +26,15 @@ func (t *Tab) givenUp(x *tabExt, err error) {
 	}
 	var e *Error
 	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) && e.noAnswer {
-		e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; retry, with a longer deadline if the page is only slow"
+		e.Hint = "retry, with a longer deadline if the page is only slow; if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again"
 	}
 }
 
 // unstickProbe bounds the evaluate that tells a busy page from an idle one
-// after an action ran out of time.
-const unstickProbe = time.Second
+// after an action ran out of time: a page still busy after it has its
+// script stopped. Long enough that a page's own long task on a host short
+// of CPU (a framework starting up) is not taken for a loop.
+const unstickProbe = 3 * time.Second
 
 // unstick starts, in the background, a check that the page still answers
 // after an action on it ran out of time, once at a time per tab: a script

@@ -164,8 +164,8 @@ func TestGoMethodNamesBecomeToolNames(t *testing.T) {
 	}
 	// A page busy in a script: the library stops it, and its hint says so.
 	err = &browserpool.Error{Op: "Tab.Click", Class: context.DeadlineExceeded, Detail: "the page did not answer",
-		Hint: "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; retry, with a longer deadline if the page is only slow"}
-	if got := describe(err); !strings.HasSuffix(got, "\nNext: if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again; call the tool again; if the page is only slow, wait for it first with browser_wait_for") {
+		Hint: "retry, with a longer deadline if the page is only slow; if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again"}
+	if got := describe(err); !strings.HasSuffix(got, "\nNext: call the tool again; if the page is only slow, wait for it first with browser_wait_for; if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again") {
 		t.Errorf("describe of a busy page's click = %q", got)
 	}
 	// A hint left speaking to a Go caller gives way to the class's.
