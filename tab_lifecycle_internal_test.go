@@ -141,3 +141,35 @@ func TestWaitOwnCountsADocumentsRequestsFromItsCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestRefsOutliveAnOlderDocumentsEventsReadWithTheirs: a new tab's first
+// document's events, replayed as the page moves on, can be read with the
+// next document's after a snapshot of that one made refs; only the newest
+// document read counts, so they do not drop those refs. A document that
+// commits after the refs' does.
+func TestRefsOutliveAnOlderDocumentsEventsReadWithTheirs(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		late     func(w *lifecycleWatch) // read by the action after the snapshot
+		wantRefs string                  // the refs' document after it, "" if dropped
+	}{{
+		name:     "the first document's replay and the refs' own commit",
+		late:     func(w *lifecycleWatch) { lifecycle(w, "BLANK", "commit"); lifecycle(w, "POPUP", "init") },
+		wantRefs: "POPUP",
+	}, {
+		name:     "a document committed after the refs'",
+		late:     func(w *lifecycleWatch) { lifecycle(w, "POPUP", "init"); lifecycle(w, "NEXT", "init") },
+		wantRefs: "",
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			w, _ := fakeWatch()
+			x := &tabExt{t: &Tab{id: "F", lifecycle: w}}
+			x.refs.nums.Print("POPUP", nil, false, 0) // a snapshot of the popup's document
+			c.late(w)
+			x.takeLifecycle()
+			if got := x.refs.nums.Doc(); got != c.wantRefs {
+				t.Errorf("the refs' document after the events: %q, want %q", got, c.wantRefs)
+			}
+		})
+	}
+}

@@ -12,8 +12,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
@@ -128,7 +130,9 @@ func (s Snapshot) Find(role, name string) string {
 
 // Snapshot reads the accessibility tree of the page and of all its frames,
 // out-of-process iframes included, and returns it as compact text with
-// refs for the interactive elements.
+// refs for the interactive elements. A page whose document is still being
+// parsed (a tab a link just opened, a server that streams its page) is
+// read once parsed (DOMContentLoaded), or as it is after two seconds.
 func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (Snapshot, error) {
 	const op = "Tab.Snapshot"
 	args := func(snap Snapshot) string {
@@ -149,6 +153,46 @@ func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (Snapshot, err
 	return snap, nil
 }
 
+// snapshotParseWait bounds how long a snapshot waits for the main
+// document it reads to be parsed (its DOMContentLoaded): a page a link
+// just opened in a new tab is read whole, not as the parser left it, and
+// one whose server streams it slowly is read as it is after this long.
+const snapshotParseWait = 2 * time.Second
+
+// awaitParsed waits until the main frame's document loader has been parsed
+// (DOMContentLoaded or load seen), until deadline or ctx ends. When the
+// tab's events have not said so, the page is asked once whether it is
+// still parsing (document.readyState "loading": a document whose server
+// still sends it, which Chromium's replay of its events leaves out).
+func (x *tabExt) awaitParsed(ctx context.Context, loader string, deadline time.Time) {
+	w := x.t.lifecycle
+	if w == nil || loader == "" {
+		return
+	}
+	for asked := false; ; asked = true {
+		w.mu.Lock()
+		parsed := w.seen[loader+"/DOMContentLoaded"] || w.seen[loader+"/load"]
+		changed := w.changed
+		w.mu.Unlock()
+		wait := time.Until(deadline)
+		if parsed || wait <= 0 {
+			return
+		}
+		if !asked {
+			reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+			if err != nil || reply.ExceptionDetails != nil || string(reply.Result.Value) != `"loading"` {
+				return
+			}
+		}
+		timer := time.NewTimer(wait)
+		err := w.nextOr(ctx, changed, timer.C)
+		timer.Stop()
+		if err != nil {
+			return
+		}
+	}
+}
+
 // snapshotAttempts bounds how many times a snapshot walks the page when
 // documents keep committing during its walks (a page that reloads itself
 // every few milliseconds gets the last walk).
@@ -157,6 +201,10 @@ const snapshotAttempts = 4
 // snapshot reads and prints the page's documents (see Tab.Snapshot).
 func (x *tabExt) snapshot(ctx context.Context, op string, opts SnapshotOptions) (snap Snapshot, err error) {
 	t := x.t
+	// The page's events on (a tab just opened sends them without waiting):
+	// the events of the document it had until then come first.
+	_ = t.pageEvents(ctx)
+	parsed := time.Now().Add(snapshotParseWait)
 	inits, _ := x.lifecycleInits()
 	type mainFrame struct {
 		ID       string `json:"id"`
@@ -183,6 +231,7 @@ func (x *tabExt) snapshot(ctx context.Context, op string, opts SnapshotOptions) 
 	// document they are not of): the main frame is read again after the
 	// walk, and a walk across a commit is done again.
 	for attempt := 1; ; attempt++ {
+		x.awaitParsed(ctx, main.LoaderID, parsed)
 		w = &snapWalker{x: x, ctx: ctx}
 		if doc, err = w.fetch(x.refs.top, "", nil); err != nil {
 			return Snapshot{}, x.fail(op, ctx, "", err)

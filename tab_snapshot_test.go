@@ -3,10 +3,13 @@ package browserpool_test
 import (
 	"errors"
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mafredri/cdp/protocol/target"
@@ -184,5 +187,52 @@ func BenchmarkScreenshot(b *testing.B) {
 			b.Fatal(err)
 		}
 		os.Remove(shot.Path)
+	}
+}
+
+// TestASnapshotOfATabALinkJustOpenedReadsItsPageWhole: a target=_blank
+// link's tab, read as soon as it is listed, while its server still sends
+// the page: the snapshot waits for the document to be parsed, and its refs
+// work at once.
+func TestASnapshotOfATabALinkJustOpenedReadsItsPageWhole(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	opener, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/popup" {
+			w.Write([]byte(`<!doctype html><title>Popup</title><h1>Popup</h1>`))
+			w.(http.Flusher).Flush()
+			time.Sleep(500 * time.Millisecond) // the rest of the page comes later
+			w.Write([]byte(`<button onclick="document.title = 'clicked'">Close me</button>`))
+			return
+		}
+		w.Write([]byte(`<title>opener</title><a href="/popup" target="_blank">Open popup</a>`))
+	})
+	s := opener.Session()
+	if err := opener.Click(ctx, ref(t, snap(t, opener, browserpool.SnapshotOptions{}), "link", "Open popup")); err != nil {
+		t.Fatal(err)
+	}
+	var popupID string
+	waitFor(t, "the popup", func() bool {
+		tabs, err := s.Tabs(ctx)
+		i := slices.IndexFunc(tabs, func(ti browserpool.TabInfo) bool { return ti.TabID != opener.ID() })
+		if err == nil && i >= 0 {
+			popupID = tabs[i].TabID
+		}
+		return popupID != ""
+	})
+	popup, err := s.Tab(ctx, popupID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn, err := popup.Snapshot(ctx, browserpool.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	button := sn.Find("button", "Close me")
+	if button == "" {
+		t.Fatalf("the popup's first snapshot lacks its button: %q", sn.Text)
+	}
+	if err := popup.Click(ctx, button); err != nil {
+		t.Errorf("Click on the popup's button from its first snapshot: %v", err)
 	}
 }

@@ -135,28 +135,23 @@ func (x *tabExt) waitLoad(ctx context.Context, loader string) error {
 	}
 }
 
-// takeLifecycle passes the lifecycle events recorded since the last look
-// to onLifecycle and returns the newest main-frame loader among them ("" if
-// none).
+// takeLifecycle takes the lifecycle events recorded since the last look
+// and returns the newest main-frame loader among them ("" if none), whose
+// document the refs then must be of (navigated). Only the newest counts:
+// an older document's events can come after the refs were made (a new
+// tab's first document, whose events the connect replays as its page
+// moves on).
 func (x *tabExt) takeLifecycle() string {
 	var loader string
 	for _, ev := range x.t.lifecycle.take() {
-		if l := x.onLifecycle(ev); l != "" {
-			loader = l
+		if string(ev.FrameID) == x.t.id && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" {
+			loader = string(ev.LoaderID)
 		}
 	}
-	return loader
-}
-
-// onLifecycle sees every lifecycle event of the tab that the package
-// reads. For a new main-frame document it drops the refs of the old one
-// and returns its loader id; otherwise it returns "".
-func (x *tabExt) onLifecycle(ev *lifecycleEvent) string {
-	if string(ev.FrameID) == x.t.id && (ev.Name == "init" || ev.Name == "commit") && ev.LoaderID != "" {
-		x.navigated(string(ev.LoaderID))
-		return string(ev.LoaderID)
+	if loader != "" {
+		x.navigated(loader)
 	}
-	return ""
+	return loader
 }
 
 // WaitNavigation runs action (a click on a link, a form submission; nil
