@@ -568,11 +568,11 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 		}
 	}
 	if t != nil {
-		t.closedByCall.Store(true) // before the target goes: a click in flight sees it
+		t.closedByCall.Add(1) // before the target goes: a click in flight sees it
 	}
 	if err := s.browserCall(ctx, "Target.closeTarget", target.NewCloseTargetArgs(target.ID(id)), nil); err != nil {
 		if t != nil {
-			t.closedByCall.Store(false)
+			t.closedByCall.Add(-1) // another CloseTab's mark stays
 		}
 		return s.wrap(op, id, err)
 	}

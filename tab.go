@@ -63,7 +63,7 @@ type Tab struct {
 	statusFallbacks atomic.Int64  // navigations whose status was read after their load event (tests)
 	unsticking      atomic.Bool   // an unstick check of the page runs (see unstick)
 	navigates       atomic.Uint64 // Navigate calls begun: one that begins during another's replaces it
-	closedByCall    atomic.Bool   // Session.CloseTab is closing it: a click then did not see its page close it
+	closedByCall    atomic.Int32  // Session.CloseTab calls closing it (a failed one takes its count back): a click then did not see its page close it
 	vpSize          atomic.Uint64 // width<<32 | height of the viewport the package gave the tab (connect, SetViewport); 0: none (an attached browser's own)
 }
 
@@ -317,6 +317,10 @@ type tabExt struct {
 	chooserCount atomic.Uint64
 	lastChooser  atomic.Pointer[fileChooser]
 	pending      atomic.Pointer[pendingChooser]
+
+	// parseWaited is the main-frame document whose parse a snapshot waited
+	// for until its bound: later snapshots of it do not wait again.
+	parseWaited atomic.Pointer[string]
 
 	// actDocs is the main frame's count of new documents
 	// (lifecycleWatch.commits) when the tab's latest action began, or a

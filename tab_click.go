@@ -532,7 +532,7 @@ func (x *tabExt) clickTarget(ctx context.Context, tg refTarget, px, py float64) 
 // closed it: its page closed it (window.close()). A tab another caller
 // closed meanwhile is not the click's doing: the click fails as closed.
 func (x *tabExt) pageClosedTab() bool {
-	return errors.Is(x.t.direct.Err(), cdpmux.ErrDetached) && x.t.s.Err() == nil && !x.t.closedByCall.Load()
+	return errors.Is(x.t.direct.Err(), cdpmux.ErrDetached) && x.t.s.Err() == nil && x.t.closedByCall.Load() == 0
 }
 
 // docGone says whether err, from a call into frame f, means that the

@@ -298,12 +298,24 @@ func (x *tabExt) ownsFrame(ctx context.Context, frame page.FrameID, opened bool)
 	}
 	x.t.s.mu.Unlock()
 	for _, t := range others {
-		if t.ext().knowsFrame(frame) || t.ext().inFrameTree(ctx, frame) {
+		if t.ext().knowsFrame(frame) {
+			return false
+		}
+		// A page busy in a script, or held by a pending navigation,
+		// answers no frame tree: it holds nothing then, rather than the
+		// download waiting on it.
+		octx, cancel := context.WithTimeout(ctx, otherTabAsk)
+		held := t.ext().inFrameTree(octx, frame)
+		cancel()
+		if held {
 			return false // another tab's iframe (two holders share a session)
 		}
 	}
 	return true
 }
+
+// otherTabAsk bounds ownsFrame's question to each other tab of the session.
+const otherTabAsk = 300 * time.Millisecond
 
 // knowsFrame reports whether frame is the tab's main frame or a frame its
 // refs know, without asking the browser.

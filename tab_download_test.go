@@ -386,3 +386,30 @@ func TestAWaitDownloadOfATabThatOpenedAWindowLeavesAnotherTabsFrameDownload(t *t
 		return false
 	})
 }
+
+// TestAWaitDownloadInAWindowTheTabOpensDoesNotWaitOnABusyOtherTab: the
+// check that another tab of the session does not hold the download's frame
+// asks each other tab for its frames; one whose page loops in a script
+// answers nothing, and the download must not wait on it.
+func TestAWaitDownloadInAWindowTheTabOpensDoesNotWaitOnABusyOtherTab(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	var other string
+	tab, srv := servedTab(t, ctx, windowsAndFramesSite(&other))
+	other = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	busy, err := tab.Session().OpenTab(ctx, other+"/frame")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := busy.Evaluate(ctx, `setTimeout(() => { for (;;) {} }, 0)`, nil); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	dl, err := tab.WaitDownload(wctx, func(ctx context.Context) error {
+		return tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Blank file"))
+	})
+	if err != nil || filepath.Base(dl.Path) != "blank.txt" {
+		t.Errorf("WaitDownload of a window's download with another tab busy: %+v, %v; want blank.txt", dl, err)
+	}
+}

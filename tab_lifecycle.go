@@ -65,10 +65,12 @@ type docCommit struct {
 	requests, commits uint64
 }
 
-// committedDoc returns loader's document as it committed, and false if it
-// has not committed (or is long gone). w.mu must be held.
+// committedDoc returns loader's document as it last committed, and false
+// if it has not committed (or is long gone). w.mu must be held.
 func (w *lifecycleWatch) committedDoc(loader string) (docCommit, bool) {
-	for _, d := range w.committed {
+	n := len(w.committed)
+	for i := range n {
+		d := w.committed[(w.nextDoc-1-i+2*n)%n]
 		if d.loader == loader && loader != "" {
 			return d, true
 		}

@@ -173,3 +173,26 @@ func TestRefsOutliveAnOlderDocumentsEventsReadWithTheirs(t *testing.T) {
 		})
 	}
 }
+
+func TestCommittedDocGivesALoadersNewestCommit(t *testing.T) {
+	w, _ := fakeWatch()
+	for _, l := range []string{"A", "B", "A", "C"} { // A restored from the back/forward cache
+		lifecycle(w, l, "commit")
+	}
+	w.mu.Lock()
+	d, ok := w.committedDoc("A")
+	w.mu.Unlock()
+	if !ok || d.commits != 3 {
+		t.Errorf("committedDoc(A) = %+v, %v; want its second commit, the third of all", d, ok)
+	}
+	for i := range 10 { // the ring wraps
+		lifecycle(w, fmt.Sprint("N", i), "commit")
+	}
+	w.mu.Lock()
+	_, ok = w.committedDoc("A")
+	d, okN := w.committedDoc("N9")
+	w.mu.Unlock()
+	if ok || !okN || d.commits != 14 {
+		t.Errorf("after 10 more commits: A found %v, N9 %+v %v; want A gone and N9 the 14th", ok, d, okN)
+	}
+}

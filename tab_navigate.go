@@ -341,7 +341,7 @@ func (t *Tab) pageWentTo(ctx context.Context) string {
 	}
 	if _, loader := t.lifecycle.mainDoc(); loader != "" {
 		if u := t.docs.get(loader).url; u != "" {
-			return ", and the tab is at " + u
+			return ", and the tab is at " + redactURL(u)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -362,7 +362,7 @@ func TestANavigationThePagesOwnReplacedSaysSo(t *testing.T) {
 					}
 					w.Write([]byte(`<title>own</title>`))
 				default:
-					w.Write([]byte(`<title>start</title><a href="/own" style="position:fixed;left:0;top:0;width:100px;height:100px">Own</a>`))
+					w.Write([]byte(`<title>start</title><a href="/own?email=alice%40example.com" style="position:fixed;left:0;top:0;width:100px;height:100px">Own</a>`))
 				}
 			})
 			nav := make(chan error, 1)
@@ -389,6 +389,9 @@ func TestANavigationThePagesOwnReplacedSaysSo(t *testing.T) {
 			}
 			if !said {
 				t.Errorf("the error %q does not say where the tab went: want one of %q followed by %s/own", err, c.where, srv.URL)
+			}
+			if strings.Contains(err.Error(), "alice") {
+				t.Errorf("the error %q carries the link's query string", err)
 			}
 		})
 	}

@@ -161,37 +161,46 @@ const snapshotParseWait = 2 * time.Second
 
 // awaitParsed waits until the main frame's document loader has been parsed
 // (DOMContentLoaded or load seen), until deadline or ctx ends. When the
-// tab's events have not said so, the page is asked once whether it is
-// still parsing (document.readyState "loading": a document whose server
-// still sends it, which Chromium's replay of its events leaves out).
+// tab's events have not said so, the page is asked whether it is still
+// parsing (document.readyState "loading": a document whose server still
+// sends it, which Chromium's replay of its events leaves out), again every
+// parsePoll. A document whose wait once ran out is not waited for again.
 func (x *tabExt) awaitParsed(ctx context.Context, loader string, deadline time.Time) {
 	w := x.t.lifecycle
 	if w == nil || loader == "" {
 		return
 	}
-	for asked := false; ; asked = true {
+	if p := x.parseWaited.Load(); p != nil && *p == loader {
+		return
+	}
+	for {
 		w.mu.Lock()
 		parsed := w.seen[loader+"/DOMContentLoaded"] || w.seen[loader+"/load"]
 		changed := w.changed
 		w.mu.Unlock()
-		wait := time.Until(deadline)
-		if parsed || wait <= 0 {
+		if parsed {
 			return
 		}
-		if !asked {
-			reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
-			if err != nil || reply.ExceptionDetails != nil || string(reply.Result.Value) != `"loading"` {
-				return
-			}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			x.parseWaited.Store(&loader)
+			return
 		}
-		timer := time.NewTimer(wait)
-		err := w.nextOr(ctx, changed, timer.C)
+		reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+		if err != nil || reply.ExceptionDetails != nil || string(reply.Result.Value) != `"loading"` {
+			return
+		}
+		timer := time.NewTimer(min(wait, parsePoll))
+		err = w.nextOr(ctx, changed, timer.C)
 		timer.Stop()
-		if err != nil {
+		if err != nil && err != errPendingPassed {
 			return
 		}
 	}
 }
+
+// parsePoll is how often awaitParsed asks a page still parsing again.
+const parsePoll = 100 * time.Millisecond
 
 // snapshotAttempts bounds how many times a snapshot walks the page when
 // documents keep committing during its walks (a page that reloads itself
@@ -311,8 +320,9 @@ func (r *refTable) closeFrames() {
 	}
 }
 
-// lifecycleInits passes the lifecycle events recorded since the last look
-// to onLifecycle and returns the loader ids of every "init" event the tab's
+// lifecycleInits takes the lifecycle events recorded since the last look
+// (takeLifecycle: the newest main-frame document among them drops refs of
+// another) and returns the loader ids of every "init" event the tab's
 // lifecycleWatch has recorded. It never waits; ok is always true (events
 // reach the watch directly from the mux, whoever waits on them).
 func (x *tabExt) lifecycleInits() (inits []string, ok bool) {

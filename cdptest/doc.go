@@ -221,7 +221,9 @@
 //   - Tab.Reload: Page.getFrameTree, Page.reload, Runtime.evaluate
 //   - Tab.Snapshot: Page.getFrameTree, Accessibility.getFullAXTree,
 //     DOMSnapshot.captureSnapshot; the fake does not implement the last,
-//     so on a fake page only elements with roles get refs
+//     so on a fake page only elements with roles get refs (and
+//     Runtime.evaluate of document.readyState on a page whose
+//     DOMContentLoaded did not come: the fake's always comes)
 //   - Tab.Click: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
 //     Page.getLayoutMetrics, DOM.getNodeForLocation,
 //     Page.createIsolatedWorld, DOM.resolveNode, Runtime.callFunctionOn,
