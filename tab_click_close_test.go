@@ -1,6 +1,7 @@
 package browserpool_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -31,16 +32,8 @@ func TestAClickWhosePageClosesItsTabIsDoneAndTheTabBeforeItIsActive(t *testing.T
 		if err := opener.Click(ctx, ref(t, snap(t, opener, browserpool.SnapshotOptions{}), "button", "Open")); err != nil {
 			t.Fatal(err)
 		}
-		var popupID string
-		waitFor(t, "the popup", func() bool {
-			tabs, err := s.Tabs(ctx)
-			i := slices.IndexFunc(tabs, func(ti browserpool.TabInfo) bool { return ti.TabID != opener.ID() })
-			if err == nil && i >= 0 {
-				popupID = tabs[i].TabID
-			}
-			return popupID != ""
-		})
-		popup, err := s.ActivateTab(ctx, popupID)
+		id := popupID(t, ctx, opener)
+		popup, err := s.ActivateTab(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +45,7 @@ func TestAClickWhosePageClosesItsTabIsDoneAndTheTabBeforeItIsActive(t *testing.T
 		}
 		waitFor(t, "the browser to drop the closed tab", func() bool {
 			tabs, err := s.Tabs(ctx)
-			return err == nil && !slices.ContainsFunc(tabs, func(ti browserpool.TabInfo) bool { return ti.TabID == popupID })
+			return err == nil && !slices.ContainsFunc(tabs, func(ti browserpool.TabInfo) bool { return ti.TabID == id })
 		})
 		active, err := s.Tab(ctx, "")
 		if err != nil || active != opener {
@@ -91,4 +84,20 @@ func TestAClickOnATabAnotherCallerClosesMeanwhileFailsAsClosed(t *testing.T) {
 	if err := <-clicked; !errors.Is(err, browserpool.ErrTabClosed) {
 		t.Errorf("a click on a tab another caller closed meanwhile returned %v; want ErrTabClosed (the page did not close its tab)", err)
 	}
+}
+
+// popupID waits until the session lists a tab other than opener's (the
+// window a click of opener's opened) and returns its id.
+func popupID(t *testing.T, ctx context.Context, opener *browserpool.Tab) string {
+	t.Helper()
+	var id string
+	waitFor(t, "the popup", func() bool {
+		tabs, err := opener.Session().Tabs(ctx)
+		i := slices.IndexFunc(tabs, func(ti browserpool.TabInfo) bool { return ti.TabID != opener.ID() })
+		if err == nil && i >= 0 {
+			id = tabs[i].TabID
+		}
+		return id != ""
+	})
+	return id
 }

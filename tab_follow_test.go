@@ -91,13 +91,15 @@ func TestAKeyThatFollowsALinkOrPressesAButtonReturnsWithTheAnswersPageInTheTab(t
 	}
 }
 
-func TestAClickOnALinkWhoseServerDoesNotAnswerReturnsAfterTheFollowsBound(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
+// slowLinkTab returns a tab at a page whose link "Slow" leads to a server
+// that answers only when the test ends: the browser holds the old page's
+// commands meanwhile.
+func slowLinkTab(t *testing.T, ctx context.Context) *browserpool.Tab {
+	t.Helper()
 	answer := make(chan struct{})
 	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
-			select { // until the test ends: the browser holds the old page's commands meanwhile
+			select {
 			case <-answer:
 			case <-r.Context().Done():
 			}
@@ -107,6 +109,13 @@ func TestAClickOnALinkWhoseServerDoesNotAnswerReturnsAfterTheFollowsBound(t *tes
 		w.Write([]byte(`<title>start</title><a href="/slow">Slow</a>`))
 	})
 	t.Cleanup(func() { close(answer) })
+	return tab
+}
+
+func TestAClickOnALinkWhoseServerDoesNotAnswerReturnsAfterTheFollowsBound(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	tab := slowLinkTab(t, ctx)
 	if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Slow")); err != nil {
 		t.Fatal(err)
 	}
@@ -128,19 +137,7 @@ func TestAClickOnALinkWhoseServerDoesNotAnswerReturnsAfterTheFollowsBound(t *tes
 func TestAClickWhoseDeadlineEndsBeforeTheNewPageSaysTheTabMayStillBeLoading(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
-	answer := make(chan struct{})
-	tab, _ := servedTab(t, ctx, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/slow" {
-			select {
-			case <-answer:
-			case <-r.Context().Done():
-			}
-			w.Write([]byte(`<title>slow</title>`))
-			return
-		}
-		w.Write([]byte(`<title>start</title><a href="/slow">Slow</a>`))
-	})
-	t.Cleanup(func() { close(answer) })
+	tab := slowLinkTab(t, ctx)
 	slow := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "link", "Slow")
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second) // the click itself takes far less
 	defer cancel()

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -211,16 +210,7 @@ func TestASnapshotOfATabALinkJustOpenedReadsItsPageWhole(t *testing.T) {
 	if err := opener.Click(ctx, ref(t, snap(t, opener, browserpool.SnapshotOptions{}), "link", "Open popup")); err != nil {
 		t.Fatal(err)
 	}
-	var popupID string
-	waitFor(t, "the popup", func() bool {
-		tabs, err := s.Tabs(ctx)
-		i := slices.IndexFunc(tabs, func(ti browserpool.TabInfo) bool { return ti.TabID != opener.ID() })
-		if err == nil && i >= 0 {
-			popupID = tabs[i].TabID
-		}
-		return popupID != ""
-	})
-	popup, err := s.Tab(ctx, popupID)
+	popup, err := s.Tab(ctx, popupID(t, ctx, opener))
 	if err != nil {
 		t.Fatal(err)
 	}
