@@ -234,7 +234,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		res.LoaderID = final // where the page's own redirect led, if it did
 	}
 	if newer != "" {
-		detail := errURL + " did not finish loading: another navigation replaced it (another call's Navigate, or one through the raw client)"
+		detail := errURL + " did not finish loading: another navigation replaced it (another call's Navigate, one through the raw client, or one the page before it asked for as it went)"
 		u := t.docs.get(newer).url
 		if u == "" { // its Page.frameNavigated is still on the way
 			_, u = t.loadedStatus(ctx)
