@@ -174,25 +174,20 @@ func (w *lifecycleWatch) untilRequest(ctx context.Context, nav navMark) (_ conte
 // document nor ended without one: the browser holds the tab's calls into
 // its page until it does.
 func (w *lifecycleWatch) navigating() bool {
-	if w == nil {
-		return false
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.requests.Load() > 0 && w.commits.Load() == w.reqDocs && w.ends.Load() == w.reqEnds
+	pending, _ := w.pendingRequest()
+	return pending
 }
 
-// pendingRequest returns the URL the main frame's newest navigation
-// request asked for while it has neither committed nor ended (see
-// navigating), else "".
-func (w *lifecycleWatch) pendingRequest() string {
+// pendingRequest reports whether the main frame's newest navigation
+// request is pending (see navigating), and the URL it asked for.
+func (w *lifecycleWatch) pendingRequest() (pending bool, url string) {
 	if w == nil {
-		return ""
+		return false, ""
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.requests.Load() > 0 && w.commits.Load() == w.reqDocs && w.ends.Load() == w.reqEnds {
-		return w.reqURL
+		return true, w.reqURL
 	}
-	return ""
+	return false, ""
 }

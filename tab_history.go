@@ -14,8 +14,6 @@ import (
 
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
-
-	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
 // ErrNoHistory: Tab.Back was called on a tab at the first entry of its
@@ -205,14 +203,14 @@ func (t *Tab) historyArrived(ctx context.Context, id int) (bool, error) {
 	if h.CurrentIndex < 0 || h.CurrentIndex >= len(h.Entries) || h.Entries[h.CurrentIndex].ID != id {
 		return false, nil
 	}
-	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+	state, err := t.readyState(ctx)
 	if err != nil {
 		if ctx.Err() == nil && contextGone(err.Error()) {
 			return false, nil
 		}
 		return false, err
 	}
-	return reply.ExceptionDetails == nil && string(reply.Result.Value) == `"complete"`, nil
+	return state == "complete", nil
 }
 
 // notAttached reports Chromium's answer to a Page call while the tab's

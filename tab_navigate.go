@@ -234,15 +234,8 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		res.LoaderID = final // where the page's own redirect led, if it did
 	}
 	if newer != "" {
-		detail := errURL + " did not finish loading: another navigation replaced it (another call's Navigate, one through the raw client, or one the page before it asked for as it went)"
-		u := t.docs.get(newer).url
-		if u == "" { // its Page.frameNavigated is still on the way
-			_, u = t.loadedStatus(ctx)
-		}
-		if u != "" {
-			detail += ", and the tab is at " + redactURL(u)
-		}
-		return res, t.replacedErr(op, detail)
+		detail := errURL + " did not finish loading: another navigation replaced it (another call's Navigate, one through the raw client, or one the previous page asked for before this one committed)"
+		return res, t.replacedErr(op, detail+t.tabAt(ctx, newer))
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
@@ -324,32 +317,42 @@ func (t *Tab) loadedStatus(ctx context.Context) (int, string) {
 }
 
 // pageWentTo returns ", and the tab is going to <URL>" while the page's
-// own navigation that replaced Navigate's is pending, ", and the tab is at
-// <URL>" once it has a document, or "" when neither is known, URLs
-// redacted. It never waits on the page while the navigation is pending
-// (Chromium holds calls into the page until it commits: a slow server
-// would hold Navigate's error), and asks the page at most one second.
+// own navigation that replaced Navigate's is pending, else where the tab
+// is (tabAt), "" when unknown. It never asks the page while the navigation
+// is pending: Chromium holds calls into the page until it commits, and a
+// slow server would hold Navigate's error.
 func (t *Tab) pageWentTo(ctx context.Context) string {
-	if u := t.lifecycle.pendingRequest(); u != "" {
+	if pending, u := t.lifecycle.pendingRequest(); pending {
+		if u == "" {
+			return ""
+		}
 		return ", and the tab is going to " + redactURL(u)
-	}
-	if t.lifecycle.navigating() {
-		return "" // a request of a URL the browser did not say
 	}
 	if t.lifecycle == nil {
 		return ""
 	}
-	if _, loader := t.lifecycle.mainDoc(); loader != "" {
-		if u := t.docs.get(loader).url; u != "" {
-			return ", and the tab is at " + redactURL(u)
-		}
+	_, loader := t.lifecycle.mainDoc()
+	return t.tabAt(ctx, loader)
+}
+
+// tabAt returns ", and the tab is at <URL>" for the main-frame document
+// loader, its URL redacted: from the tab's events, else (its
+// Page.frameNavigated still on the way) asked of the page for at most a
+// second; "" when neither says.
+func (t *Tab) tabAt(ctx context.Context, loader string) string {
+	u := ""
+	if loader != "" {
+		u = t.docs.get(loader).url
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	if _, u := t.loadedStatus(ctx); u != "" {
-		return ", and the tab is at " + redactURL(u)
+	if u == "" {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_, u = t.loadedStatus(ctx)
 	}
-	return ""
+	if u == "" {
+		return ""
+	}
+	return ", and the tab is at " + redactURL(u)
 }
 
 // replacedErr is Navigate's error when another navigation replaced its

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
@@ -186,12 +185,11 @@ func (x *tabExt) awaitParsed(ctx context.Context, loader string, deadline time.T
 			x.parseWaited.Store(&loader)
 			return
 		}
-		reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
-		if err != nil || reply.ExceptionDetails != nil || string(reply.Result.Value) != `"loading"` {
+		if state, err := x.t.readyState(ctx); err != nil || state != "loading" {
 			return
 		}
 		timer := time.NewTimer(min(wait, parsePoll))
-		err = w.nextOr(ctx, changed, timer.C)
+		err := w.nextOr(ctx, changed, timer.C)
 		timer.Stop()
 		if err != nil && err != errPendingPassed {
 			return

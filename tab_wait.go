@@ -81,11 +81,11 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 		if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
-		reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+		state, err := t.readyState(ctx)
 		if err != nil {
 			return x.waitErr(op, caller, ctx, "the page did not answer", err)
 		}
-		if reply.ExceptionDetails == nil && string(reply.Result.Value) == `"complete"` {
+		if state == "complete" {
 			return nil
 		}
 		if err := x.waitLoad(ctx, tree.FrameTree.Frame.LoaderID); err != nil {
@@ -559,4 +559,18 @@ func (x *tabExt) currentLoader(ctx context.Context) string {
 	}
 	x.t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree)
 	return tree.FrameTree.Frame.LoaderID
+}
+
+// readyState returns the main document's document.readyState ("loading",
+// "interactive" or "complete"; "" when the page's answer was not one).
+func (t *Tab) readyState(ctx context.Context) (string, error) {
+	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.ReadyState).SetReturnByValue(true))
+	if err != nil {
+		return "", err
+	}
+	var state string
+	if reply.ExceptionDetails != nil || json.Unmarshal(reply.Result.Value, &state) != nil {
+		return "", nil
+	}
+	return state, nil
 }
