@@ -186,6 +186,14 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if stage, err := p.connect(ctx, opts.NoPipe, opts.NoPort && !opts.NoPipe); err != nil {
 		return nil, p.abort(stage, err, created)
 	}
+	if TmpDir(dir) == "" {
+		// The browser answered, so its process singleton is made: record
+		// the dir it made in the host's TMPDIR while the profile names it
+		// (see singletonDir).
+		if lockPID, ok := singletonLockPID(p.userDataDir); ok && lockPID == p.pid {
+			p.singleton, _ = findSingletonDir(p.userDataDir, dir)
+		}
+	}
 	return p, nil
 }
 

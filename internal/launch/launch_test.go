@@ -276,6 +276,56 @@ func TestBrowserInADeepSessionDirStartsAndStopRemovesItsSingletonDirFromTmp(t *t
 	}
 }
 
+// A browser shutting down unlinks its profile's singleton links first and
+// removes its singleton dir a moment later: killed in between (Stop's
+// Browser.close outlasting CloseTimeout on a loaded machine; CI saw five
+// such dirs left in one run), its profile names the dir no more. Stop
+// removes the dir Start recorded. The test sends Browser.close and kills
+// the browser as soon as the links are gone; it tries again if the
+// browser was quicker and removed the dir itself (the kill proved
+// nothing then).
+func TestStopRemovesTheSingletonDirOfABrowserKilledMidShutdown(t *testing.T) {
+	parent := sessionDir(t)
+	t.Cleanup(func() { os.RemoveAll(parent) }) // after the Stops
+	for try := 1; ; try++ {
+		deep := filepath.Join(parent, strconv.Itoa(try), strings.Repeat("d", 40))
+		p := start(t, Options{SessionDir: deep})
+		openPage(t, p)
+		link, err := os.Readlink(filepath.Join(p.UserDataDir(), "SingletonSocket"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		singleton := filepath.Dir(link)
+		if err := p.t.WriteMessage([]byte(`{"id":999001,"method":"Browser.close"}`)); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+			if _, err := os.Lstat(filepath.Join(p.UserDataDir(), "SingletonSocket")); err != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the browser did not unlink its SingletonSocket within 10 s of Browser.close")
+			}
+		}
+		p.Kill()
+		waitFor(p.exited, ReapTimeout)
+		_, statErr := os.Lstat(singleton)
+		if err := p.Stop(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		if statErr != nil {
+			if try == 5 {
+				t.Fatalf("in 5 tries the browser always removed its singleton dir before the kill landed: the test proves nothing here")
+			}
+			continue
+		}
+		if _, err := os.Lstat(singleton); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("after Stop, %s: %v, want it gone", singleton, err)
+		}
+		return
+	}
+}
+
 func TestEvaluateRunsOnTwoTargetsConcurrentlyThroughTheMux(t *testing.T) {
 	p := start(t, Options{})
 	pages := []page{openPage(t, p), openPage(t, p)}

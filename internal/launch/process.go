@@ -35,9 +35,10 @@ type Process struct {
 	port         int
 	wsPath       string
 	version      string
-	t            *transport // the DevTools connection, pipe or websocket
-	pipeR, pipeW *os.File   // our ends of the DevTools pipe until the transport owns them
-	wake         *os.File   // an eventfd: a write makes the goroutine give up the output (giveUpOutput)
+	singleton    singletonDir // set by Start once the browser answered, when its singleton dir is outside dir; read by stop and abort
+	t            *transport   // the DevTools connection, pipe or websocket
+	pipeR, pipeW *os.File     // our ends of the DevTools pipe until the transport owns them
+	wake         *os.File     // an eventfd: a write makes the goroutine give up the output (giveUpOutput)
 
 	exited  chan struct{} // closed once the main process is reaped
 	exit    *ExitError    // written before exited is closed
@@ -216,6 +217,7 @@ func (p *Process) stop(ctx context.Context) *StopError {
 	se.Lingering = append(se.Lingering, p.waitOutput()...)
 	p.t.Close()
 	RemoveSingletonDir(p.userDataDir, p.sessionDir, p.pid)
+	p.singleton.remove() // when shutting down unlinked the profile's links before the kill
 	se.RemoveErr = removeDir(p.sessionDir)
 	if se.RemoveErr == nil && len(se.Lingering) == 0 {
 		return nil

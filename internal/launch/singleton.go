@@ -54,27 +54,61 @@ func RemoveSingletonDir(userDataDir, sessionDir string, pid int) {
 	case pid < 0 && proc.Alive(lockPID):
 		return
 	}
+	if sd, ok := findSingletonDir(userDataDir, sessionDir); ok {
+		sd.remove()
+	}
+}
+
+// singletonDir is a browser's singleton dir outside its session dir, as
+// its profile named it: the dir and the cookie of its SingletonCookie link.
+// Start records it once the browser has answered, because a browser that
+// shuts down unlinks its profile's links first and removes the dir a
+// moment later (about a quarter of a second on a quiet machine, seen here):
+// killed in between (Stop's close took longer than CloseTimeout on a
+// loaded machine), its profile no longer names the dir it leaves behind.
+type singletonDir struct{ dir, cookie string }
+
+// findSingletonDir returns the singleton dir the profile in userDataDir
+// names through its SingletonSocket link, when the link is sound: an
+// absolute clean path outside sessionDir, a real directory with a
+// browser's prefix whose SingletonCookie link names the profile's cookie.
+// It checks no pid: the callers do.
+func findSingletonDir(userDataDir, sessionDir string) (singletonDir, bool) {
 	link, err := os.Readlink(filepath.Join(userDataDir, singletonSocket))
 	if err != nil || filepath.Base(link) != singletonSocket {
-		return
+		return singletonDir{}, false
 	}
 	dir := filepath.Dir(link)
 	name := filepath.Base(dir)
 	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || strings.HasPrefix(dir, sessionDir+string(filepath.Separator)) ||
 		!(strings.HasPrefix(name, "org.chromium.") || strings.HasPrefix(name, "com.google.")) {
-		return
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return
+		return singletonDir{}, false
 	}
 	cookie, err := os.Readlink(filepath.Join(userDataDir, singletonCookie))
 	if err != nil || cookie == "" {
-		return
+		return singletonDir{}, false
 	}
-	if theirs, err := os.Readlink(filepath.Join(dir, singletonCookie)); err != nil || theirs != cookie {
-		return
+	sd := singletonDir{dir: dir, cookie: cookie}
+	return sd, sd.holdsCookie()
+}
+
+// holdsCookie reports whether sd.dir is still a real directory whose
+// SingletonCookie link names sd.cookie: the browser's own, not one another
+// browser made since under the same name.
+func (sd singletonDir) holdsCookie() bool {
+	if fi, err := os.Lstat(sd.dir); err != nil || !fi.IsDir() {
+		return false
 	}
-	_ = os.RemoveAll(dir)
+	theirs, err := os.Readlink(filepath.Join(sd.dir, singletonCookie))
+	return err == nil && theirs == sd.cookie
+}
+
+// remove removes sd's dir if it is still the browser's (holdsCookie). A
+// zero singletonDir removes nothing.
+func (sd singletonDir) remove() {
+	if sd.dir != "" && sd.holdsCookie() {
+		_ = os.RemoveAll(sd.dir)
+	}
 }
 
 // singletonLockPID returns the pid the profile's SingletonLock names
