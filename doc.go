@@ -140,7 +140,9 @@
 // [ErrSessionLimit] error names the session asked for, the limit and the
 // workflow's active sessions) and [TrackerConfig.Global] in all (8 by
 // default; at it, the least-recently-used session with no call in flight is
-// closed with reason lru, or [ErrAllBusy] if all are busy). Reopening a held
+// closed with reason lru, or [ErrAllBusy] if all are busy;
+// [TrackerConfig.EvictGrace] keeps other workflows' recently used sessions
+// open, failing with [ErrNoRoom] instead). Reopening a held
 // name is a reuse. [Tracker.EndWorkflow] closes a workflow's sessions, and
 // [Tracker.Handler] serves a JSON view for an admin page.
 //

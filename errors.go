@@ -194,6 +194,7 @@ var hints = map[error]string{
 	// Tracker (tracker.go).
 	ErrSessionLimit: "close one of the workflow's sessions first, or keep using one it already has",
 	ErrAllBusy:      "wait for a running browser step to finish and open again, or close a session you no longer need",
+	ErrNoRoom:       "open again after the time the error gives, or close a session you no longer need",
 
 	// Attaching to the user's browser (attach.go, cdpcheck.go).
 	ErrTabRequired:      "name the tab by id or label (AttachedView.Tabs lists them), or create one with AttachedView.NewTab",

@@ -31,6 +31,11 @@ var (
 	// ErrAllBusy: the global limit is reached and every session has a call
 	// in flight, so none can be evicted. Returned by Tracker.Open.
 	ErrAllBusy = errors.New("every browser session is busy")
+	// ErrNoRoom: the global limit is reached and every idle session is
+	// another workflow's, used within TrackerConfig.EvictGrace, so none may
+	// be closed yet. The error says when the first one may be. Returned by
+	// Tracker.Open.
+	ErrNoRoom = errors.New("no browser session may be closed to make room yet")
 )
 
 // TrackerEvent tells a workflow that one of its sessions was closed by the
@@ -59,6 +64,17 @@ type TrackerConfig struct {
 	// workflows; at the limit the least-recently-used idle one is closed.
 	// Zero means DefaultGlobalLimit (8); negative is invalid.
 	Global int
+	// EvictGrace protects the sessions of other workflows at the global
+	// limit: another workflow's session is closed to make room only once
+	// it has been idle this long (a workflow's own idle sessions are closed
+	// regardless). With a small Global and no grace, two workflows taking
+	// turns close each other's browser on every turn, each losing its
+	// pages mid-task. When every idle session is protected, Open fails
+	// with ErrNoRoom, saying when to retry. The choice and the close are
+	// one step under the tracker's lock, so concurrent opens never close a
+	// protected session. Zero means none (the least-recently-used idle
+	// session is closed, whoever's it is); negative is invalid.
+	EvictGrace time.Duration
 	// Evicted, if set, is told when the tracker closes a workflow's
 	// session to make room. It runs on the tracker's event goroutine, never
 	// under a lock; a slow or panicking hook never stalls the tracker.
@@ -115,6 +131,8 @@ func NewTracker(cfg TrackerConfig) (*Tracker, error) {
 		return nil, bad("PerWorkflow", "must not be negative; zero means 1")
 	case cfg.Global < 0:
 		return nil, bad("Global", "must not be negative; zero means 8")
+	case cfg.EvictGrace < 0:
+		return nil, bad("EvictGrace", "must not be negative; zero means none")
 	}
 	if cfg.PerWorkflow == 0 {
 		cfg.PerWorkflow = DefaultPerWorkflowLimit
@@ -222,14 +240,12 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		}
 		var victim *tracked
 		if len(tr.entries) >= tr.cfg.Global {
-			victim = tr.lruLocked()
+			var protected time.Time // the last use of the oldest idle session the grace keeps
+			victim, protected = tr.lruLocked(workflow)
 			if victim == nil {
 				n := len(tr.entries)
 				tr.mu.Unlock()
-				e := newError(op, ErrAllBusy, fmt.Sprintf("the global limit of %d browser sessions is reached and all %d have a call in flight", tr.cfg.Global, n))
-				e.Name, e.Workflow = name, workflow
-				e.Hint = "wait for a running browser step to finish and open again, or close a session you no longer need"
-				return nil, e
+				return nil, tr.noRoomErr(k, n, protected)
 			}
 			tr.removeLocked(victim)
 		}
@@ -319,11 +335,14 @@ func (tr *Tracker) pruneLocked() {
 }
 
 // lruLocked returns the least-recently-used open session with no call in
-// flight, or nil. The seam's usage query takes only Session.mu, a leaf
-// lock, so it is safe under Tracker.mu.
-func (tr *Tracker) lruLocked() *tracked {
-	var best *tracked
+// flight that may be closed for workflow: its own, or another workflow's
+// idle for EvictGrace. With none, it returns nil and the last use of the
+// oldest idle session the grace protects (zero when every session is
+// busy). The seam's usage query takes only Session.mu, a leaf lock, so it
+// is safe under Tracker.mu.
+func (tr *Tracker) lruLocked(workflow string) (victim *tracked, protected time.Time) {
 	var bestUsed time.Time
+	now := time.Now()
 	for _, e := range tr.entries {
 		if e.s == nil {
 			continue // still opening: busy
@@ -332,11 +351,58 @@ func (tr *Tracker) lruLocked() *tracked {
 		if u.busy() {
 			continue
 		}
-		if best == nil || u.lastUse.Before(bestUsed) {
-			best, bestUsed = e, u.lastUse
+		if e.workflow != workflow && now.Sub(u.lastUse) < tr.cfg.EvictGrace {
+			if protected.IsZero() || u.lastUse.Before(protected) {
+				protected = u.lastUse
+			}
+			continue
+		}
+		if victim == nil || u.lastUse.Before(bestUsed) {
+			victim, bestUsed = e, u.lastUse
 		}
 	}
-	return best
+	if victim != nil {
+		return victim, time.Time{}
+	}
+	return nil, protected
+}
+
+// noRoomErr is Open's error at the global limit when no session may be
+// closed: ErrAllBusy when all n have a call in flight, or ErrNoRoom when
+// the idle ones are other workflows' within the grace (protected is the
+// last use of the oldest). It names no other workflow: the caller may be
+// another tenant.
+func (tr *Tracker) noRoomErr(k trackKey, n int, protected time.Time) error {
+	const op = "Tracker.Open"
+	var e *Error
+	if protected.IsZero() {
+		e = newError(op, ErrAllBusy, fmt.Sprintf("the global limit of %d browser sessions is reached and all %d have a call in flight", tr.cfg.Global, n))
+		e.Hint = "wait for a running browser step to finish and open again, or close a session you no longer need"
+	} else {
+		ago := time.Since(protected)
+		wait := max(tr.cfg.EvictGrace-ago, 0)
+		e = newError(op, ErrNoRoom, fmt.Sprintf(
+			"the global limit of %d browser sessions is reached, and the idle ones belong to other workflows that used them within the last %v (EvictGrace), the least recently used %s ago",
+			tr.cfg.Global, tr.cfg.EvictGrace, roundAgo(ago)))
+		e.Hint = fmt.Sprintf("open again in %v or later (another workflow's session idle for %v is closed to make room), or close a session you no longer need", roundUp(wait), tr.cfg.EvictGrace)
+	}
+	e.Name, e.Workflow = k.name, k.workflow
+	return e
+}
+
+// roundAgo writes how long ago d was for an error: whole seconds, or less
+// than a second.
+func roundAgo(d time.Duration) string {
+	if d < time.Second {
+		return "less than a second"
+	}
+	return d.Round(time.Second).String()
+}
+
+// roundUp rounds a wait up to a whole second (at least one), so a retry
+// at the time an error gives is never early.
+func roundUp(d time.Duration) time.Duration {
+	return max(((d+time.Second-1)/time.Second)*time.Second, time.Second)
 }
 
 func (tr *Tracker) addLocked(e *tracked) {

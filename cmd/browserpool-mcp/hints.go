@@ -56,6 +56,10 @@ func describeFor(tool string, err error) string {
 		if errors.Is(be, browserpool.ErrSessionLimit) {
 			what.Detail = sessionLimit.ReplaceAllString(what.Detail, "you already have $1 browser session$2 open (the limit per client is $3): [$4]")
 		}
+		var noRoomNext string
+		if errors.Is(be, browserpool.ErrNoRoom) {
+			what.Detail, noRoomNext = noRoom(what.Detail, be.Hint)
+		}
 		next := ""
 		for class, h := range classHints {
 			if errors.Is(be, class) {
@@ -90,6 +94,9 @@ func describeFor(tool string, err error) string {
 		if h := toolNames(be.Hint); h != "" && !goName.MatchString(h) && (next == "" || errors.Is(be, browserpool.ErrInvalidArgument)) {
 			next = h
 		}
+		if noRoomNext != "" {
+			next = noRoomNext
+		}
 		if next == "" {
 			next = "check the arguments and call the tool again"
 		}
@@ -107,6 +114,30 @@ func describeFor(tool string, err error) string {
 // sessionLimit matches the tracker's per-workflow limit detail, which an
 // agent reads better as about itself.
 var sessionLimit = regexp.MustCompile(`workflow \S+ already has (\d+) active browser session(s?) \(max (\d+) per workflow\); active sessions: \[([^\]]*)\]`)
+
+// noRoomDetail and noRoomWait match the tracker's ErrNoRoom detail and the
+// wait its hint gives (the library speaks of workflows; here a workflow is
+// a client).
+var (
+	noRoomDetail = regexp.MustCompile(`^the global limit of (\d+) browser sessions is reached, and the idle ones belong to other workflows that used them within the last (\S+) \(EvictGrace\), the least recently used (.+) ago$`)
+	noRoomWait   = regexp.MustCompile(`^open again in (\S+) or later`)
+)
+
+// noRoom returns the tracker's ErrNoRoom detail in a client's terms, and
+// what to do next with the wait its hint gives; detail unchanged and ""
+// when they do not read as expected.
+func noRoom(detail, hint string) (string, string) {
+	d, w := noRoomDetail.FindStringSubmatch(detail), noRoomWait.FindStringSubmatch(hint)
+	if d == nil || w == nil {
+		return detail, ""
+	}
+	plural := "s"
+	if d[1] == "1" {
+		plural = ""
+	}
+	return fmt.Sprintf("the server runs at most %s browser%s over all clients (-max-sessions %s), and a browser for you would close another client's, last used %s ago; a browser used within %s is not closed to make room", d[1], plural, d[1], d[3], d[2]),
+		fmt.Sprintf("call the tool again in %s or later (a browser idle for %s is closed to make room for yours), or ask the user to start the server with a larger -max-sessions", w[1], d[2])
+}
 
 // callerWords are the library's words for a call whose Go context ended:
 // here the call's bound (a call cancelled has no one left to read).
@@ -170,6 +201,7 @@ var classHints = map[error]string{
 
 	browserpool.ErrSessionLimit: "close a session you no longer need with browser_session_close, or keep using one you have (browser_session_list)",
 	browserpool.ErrAllBusy:      "every browser is busy: wait for a running step to finish and call browser_session_open again, or close a session with browser_session_close",
+	browserpool.ErrNoRoom:       "call the tool again later, or ask the user to start the server with a larger -max-sessions",
 
 	browserpool.ErrTabRequired:      "the browser is shared: pass tab set to an id from browser_tabs with action list, or open one with browser_tabs action new",
 	browserpool.ErrCDPRefused:       "the user must quit every Chrome window and start Chrome with --remote-debugging-port set to the port of the server's -cdp-endpoint and a separate --user-data-dir (Chrome 136+ ignores the port on the default profile); then call the tool again",

@@ -33,6 +33,7 @@ var libraryClasses = map[string]error{
 	"ErrInvalidConfig": browserpool.ErrInvalidConfig, "ErrInvalidIdentity": browserpool.ErrInvalidIdentity,
 	"ErrTabNotHeld": browserpool.ErrTabNotHeld, "ErrJavaScript": browserpool.ErrJavaScript,
 	"ErrSessionLimit": browserpool.ErrSessionLimit, "ErrAllBusy": browserpool.ErrAllBusy,
+	"ErrNoRoom":      browserpool.ErrNoRoom,
 	"ErrTabRequired": browserpool.ErrTabRequired, "ErrCDPRefused": browserpool.ErrCDPRefused,
 	"ErrCDPUnreachable": browserpool.ErrCDPUnreachable, "ErrCDPNotDevTools": browserpool.ErrCDPNotDevTools,
 	"ErrCDPTimeout": browserpool.ErrCDPTimeout, "ErrCDPPromptPending": browserpool.ErrCDPPromptPending,

@@ -100,11 +100,13 @@ type Config struct {
 	// may read to any site.
 	NoUploads bool
 	// EvictGrace protects the browsers of other clients at the global
-	// limit (Global): a new browser that would close the least recently
-	// used one is refused, with an error saying so, while that browser was
-	// used within EvictGrace (two clients would otherwise close each
-	// other's browser on every turn). Zero means DefaultEvictGrace;
-	// negative means no protection.
+	// limit (Global): another client's browser is closed to make room only
+	// once idle this long, and a new browser that finds none to close is
+	// refused, with an error saying when to retry (two clients would
+	// otherwise close each other's browser on every turn). The tracker
+	// keeps it (TrackerConfig.EvictGrace), so concurrent opens never close
+	// a protected browser. Zero means DefaultEvictGrace; negative means no
+	// protection.
 	EvictGrace time.Duration
 }
 
@@ -205,7 +207,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.pool = pool
 	if cfg.CDPEndpoint == "" {
-		s.tracker, err = browserpool.NewTracker(browserpool.TrackerConfig{Pool: pool, PerWorkflow: cfg.PerClient, Global: cfg.Global})
+		s.tracker, err = browserpool.NewTracker(browserpool.TrackerConfig{Pool: pool, PerWorkflow: cfg.PerClient, Global: cfg.Global, EvictGrace: max(cfg.EvictGrace, 0)})
 		if err != nil {
 			s.stop()
 			pool.Close()

@@ -1,6 +1,6 @@
 // Room: a client's browser sessions and tabs: which are alive, opening
-// one (and refusing to evict another client's recently used browser),
-// resolving the session and tab a tool names. Server.mu and client.mu as
+// one (the tracker refuses to evict another client's recently used
+// browser: Config.EvictGrace), resolving the session and tab a tool names. Server.mu and client.mu as
 // in server.go; no CDP I/O runs under either.
 
 package main
@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/browserpool/browserpool"
 )
@@ -69,9 +68,6 @@ func (s *Server) liveNames(c *client) ([]string, []*browserpool.Session) {
 
 // openSession opens (or reuses) the client's session called name.
 func (s *Server) openSession(ctx context.Context, c *client, name string) (*browserpool.Session, error) {
-	if err := s.evictGuard(c, name); err != nil {
-		return nil, err
-	}
 	se, err := s.tracker.Open(ctx, c.id, name)
 	if err != nil {
 		return nil, err
@@ -92,62 +88,6 @@ func (s *Server) openSession(ctx context.Context, c *client, name string) (*brow
 		return nil, toolErrorf("the client disconnected while its browser started", "reconnect and call the tool again")
 	}
 	return se, nil
-}
-
-// evictGuard refuses a new browser for c that would close, at the global
-// limit, another client's browser used within Config.EvictGrace: with
-// -max-sessions 1, two clients would otherwise close each other's browser
-// on every turn, each losing its pages in the middle of its work. The
-// tracker makes the same choice (the least recently used session with no
-// call in flight) a moment later; this check only reads.
-func (s *Server) evictGuard(c *client, name string) error {
-	grace := s.cfg.EvictGrace
-	if grace < 0 {
-		return nil
-	}
-	names, _ := s.liveNames(c)
-	tc := s.tracker.Config()
-	if slices.Contains(names, name) || len(names) >= tc.PerWorkflow {
-		return nil // a reuse, or the per-client limit's error comes first
-	}
-	var live []browserpool.SessionInfo
-	for _, se := range s.pool.Sessions() {
-		if se.Err() == nil {
-			live = append(live, se.Info())
-		}
-	}
-	if len(live) < tc.Global {
-		return nil
-	}
-	var victim *browserpool.SessionInfo
-	for i, in := range live {
-		if in.InFlight == 0 && (victim == nil || in.LastUsed.Before(victim.LastUsed)) {
-			victim = &live[i]
-		}
-	}
-	if victim == nil {
-		return nil // every browser is busy: the tracker says so
-	}
-	c.mu.Lock()
-	_, own := c.ids[victim.ID]
-	c.mu.Unlock()
-	ago := time.Since(victim.LastUsed)
-	if own || ago >= grace {
-		return nil
-	}
-	used := "less than a second ago"
-	if ago >= time.Second {
-		used = ago.Round(time.Second).String() + " ago"
-	}
-	plural := "s"
-	if tc.Global == 1 {
-		plural = ""
-	}
-	return toolErrorf(
-		fmt.Sprintf("the server runs at most %d browser%s over all clients (-max-sessions %d), and a browser for you would close another client's, last used %s; a browser used within %v is not closed to make room",
-			tc.Global, plural, tc.Global, used, grace),
-		fmt.Sprintf("call the tool again in %v or later (a browser idle for %v is closed to make room for yours), or ask the user to start the server with a larger -max-sessions",
-			(grace-ago).Round(time.Second), grace))
 }
 
 // session resolves the client's session named (by name or session id) want,
