@@ -203,9 +203,11 @@ func browserlessTracked(sessionID string) bool { return len(sessionID) < 32 && i
 // lease tracked as id, bounded by ctx: the server drops a browser from that
 // list in the same step as it frees its slot. The lease itself ended with
 // its socket: a server that cannot be reached (it died, and its browsers
-// with it) or that keeps its list from this client (401, 403, 404: a
-// proxy in front of it, another token) cannot say more, and the lease
-// counts as ended.
+// with it), that keeps its list from this client (401, 403, 404: a proxy
+// in front of it, another token) or that answers something other than
+// the list (another 4xx, a 200 that is not the JSON list: a proxy's page)
+// cannot say more, and the lease counts as ended. A 5xx (a server busy
+// closing a browser) is asked again.
 func (l *Browserless) waitReleased(ctx context.Context, id string) error {
 	var last error
 	for {
@@ -214,23 +216,24 @@ func (l *Browserless) waitReleased(ctx context.Context, id string) error {
 		if err != nil && ctx.Err() == nil && errors.As(err, &op) && op.Op == "dial" {
 			return nil
 		}
-		if err == nil && (code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound) {
+		if err == nil && code >= 400 && code < 500 {
 			return nil
 		}
 		if err == nil && code == http.StatusOK {
 			var list []struct {
 				TrackingID string `json:"trackingId"`
 			}
-			if json.Unmarshal(body, &list) == nil {
-				listed := false
-				for _, s := range list {
-					listed = listed || s.TrackingID == id
-				}
-				if !listed {
-					return nil
-				}
-				last = errors.New("the server still lists it")
+			if json.Unmarshal(body, &list) != nil {
+				return nil // not the list: nothing to tell
 			}
+			listed := false
+			for _, s := range list {
+				listed = listed || s.TrackingID == id
+			}
+			if !listed {
+				return nil
+			}
+			last = errors.New("the server still lists it")
 		} else if err == nil {
 			last = fmt.Errorf("GET /sessions: HTTP %d", code) // e.g. 500 while a browser is closing
 		} else {

@@ -47,6 +47,10 @@ type fakeFleet struct {
 	postDelay time.Duration              // guarded by mu; Grid POST answers after this
 	checks    int                        // guarded by mu; GET /session/{id}/timeouts answered
 	lists     int                        // guarded by mu; GET /sessions answered (with the token)
+
+	listStatus     int    // guarded by mu; non-zero: GET /sessions answers this status and listBody
+	listBody       string // guarded by mu
+	dropAfterProbe bool   // guarded by mu; a lease answers its first call (the readiness probe), then drops
 }
 
 // forgetGridSession ends Grid session id as a DELETE from elsewhere or
@@ -114,6 +118,13 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/sessions":
 		f.mu.Lock()
 		f.lists++
+		if f.listStatus != 0 {
+			code, body := f.listStatus, f.listBody
+			f.mu.Unlock()
+			w.WriteHeader(code)
+			fmt.Fprint(w, body)
+			return
+		}
 		list := []map[string]string{}
 		for _, id := range f.live {
 			list = append(list, map[string]string{"trackingId": id})
@@ -147,7 +158,24 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := cdptest.NewBrowser(nil, cdptest.WithPage("about:blank"))
 	f.mu.Lock()
 	f.live[c] = r.URL.Query().Get("trackingId")
+	drop := f.dropAfterProbe
 	f.mu.Unlock()
+	if drop {
+		// The probe is answered by the browser; then the lease ends (the
+		// server's per-lease timeout, a proxy's reset).
+		if _, msg, err := c.ReadMessage(); err == nil {
+			b.Transport().WriteMessage(msg)
+			if reply, err := b.Transport().ReadMessage(); err == nil {
+				c.WriteMessage(websocket.TextMessage, reply)
+			}
+		}
+		b.Transport().Close()
+		c.Close()
+		f.mu.Lock()
+		delete(f.live, c)
+		f.mu.Unlock()
+		return
+	}
 	pumpWebSocket(c, b, &f.wg)
 	f.mu.Lock()
 	delete(f.live, c)

@@ -252,7 +252,7 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 	}
 	mux, err := browserMux(b)
 	if err != nil {
-		b.Stop(context.WithoutCancel(ctx))
+		p.stopFailedLaunch(ctx, b)
 		p.manifest.Remove(id)
 		e := newError("Pool.Open", ErrLaunchFailed, "")
 		e.Session, e.Err = id, err
@@ -275,7 +275,7 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 			gone = b.ExitErr()
 		}
 		mux.Close()
-		b.Stop(context.WithoutCancel(ctx))
+		p.stopFailedLaunch(ctx, b)
 		p.manifest.Remove(id)
 		os.RemoveAll(filepath.Join(p.cfg.Root, "sessions", id))
 		e := newError("Pool.Open", ErrLaunchFailed, "the browser exited as it started")
@@ -283,6 +283,17 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 		return nil, e
 	}
 	return s, nil
+}
+
+// stopFailedLaunch stops the browser of a launch that failed after the
+// launcher returned it, bounded by CloseTimeout as every close is: the
+// launch's own deadline may be spent, and a fleet's release confirmation
+// (Browserless polls its session list) would otherwise wait for ever on a
+// server that keeps failing, holding up Open and Pool.Close with it.
+func (p *Pool) stopFailedLaunch(ctx context.Context, b LaunchedBrowser) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.CloseTimeout)
+	defer cancel()
+	b.Stop(sctx)
 }
 
 // outOfFilesHint is the hint of a launch that failed for want of file

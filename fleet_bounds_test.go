@@ -1,0 +1,77 @@
+package browserpool_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/browserpool/browserpool"
+)
+
+// A proxy in front of browserless may answer GET /sessions with a page of
+// its own: that says nothing of the lease, which ended with its socket, so
+// the close counts it ended rather than waiting out CloseTimeout and
+// reporting a leak whose reason read "<nil>".
+func TestFleetFakeASessionListThatIsNotTheListCountsTheLeaseEnded(t *testing.T) {
+	f := startFakeFleet(t, 2, "")
+	f.mu.Lock()
+	f.listStatus, f.listBody = http.StatusOK, "<html>bad gateway</html>"
+	f.mu.Unlock()
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.Browserless{URL: f.URL}, LaunchTimeout: time.Minute, CloseTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("closing a lease whose server answers its session list with a page: %v", err)
+	}
+	if st := p.Stats(); st.Leaked != 0 || st.CloseFailures != 0 {
+		t.Errorf("Stats Leaked %d, CloseFailures %d; want 0 and 0", st.Leaked, st.CloseFailures)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Pool.Close: %v", err)
+	}
+}
+
+// A lease that drops right after the readiness probe fails the launch; the
+// launch then stops it, and while the server's session list keeps failing
+// (HTTP 500) that stop is bounded by CloseTimeout like any close: Open
+// returns its error, and Pool.Close returns, instead of both waiting for
+// the server to recover.
+func TestFleetFakeALeaseThatDropsAsItStartsDoesNotHoldUpOpenOrPoolClose(t *testing.T) {
+	f := startFakeFleet(t, 2, "")
+	f.mu.Lock()
+	f.dropAfterProbe = true
+	f.listStatus, f.listBody = http.StatusInternalServerError, "busy"
+	f.mu.Unlock()
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.Browserless{URL: f.URL}, LaunchTimeout: time.Minute, CloseTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	// The bounds below are far above what either call needs (a second or
+	// two): they only stop a hang from lasting until the test's deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if s, err := p.Open(ctx); err == nil {
+		// The drop raced the launch's last check: the session ends as
+		// crashed instead.
+		<-s.Done()
+	} else if ctx.Err() != nil {
+		t.Fatalf("Open did not return before its 30 s deadline: %v", err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		f.mu.Lock()
+		f.listStatus = 0 // let Close end
+		f.mu.Unlock()
+		<-closed
+		t.Fatal("Pool.Close did not return within 30 s while the session list failed")
+	}
+}
