@@ -92,12 +92,14 @@ func TestAnIdleClientsBrowserIsReclaimedAndTheNextCallOpensAFreshOne(t *testing.
 func TestASessionTheClientLeavesIdleIsReclaimedWhileItUsesAnother(t *testing.T) {
 	requireBrowser(t)
 	site := newSite(t)
-	// Long enough for the second browser's launch, during which the first
-	// gets no call.
-	s := newServer(t, Config{PerClient: 2, Pool: browserpool.Config{IdleTimeout: 3 * time.Second}})
+	// "idle" opens first: "busy" then gets a call at least every few
+	// hundred milliseconds from its open on, and no launch (several
+	// seconds on a loaded machine: CI62 lost "busy" while "idle" started
+	// second) lies between two of its calls.
+	s := newServer(t, Config{PerClient: 2, Pool: browserpool.Config{IdleTimeout: 5 * time.Second}})
 	cs := connect(t, s)
-	ok(t, cs, "browser_session_open", map[string]any{"name": "busy", "url": site.URL})
 	ok(t, cs, "browser_session_open", map[string]any{"name": "idle", "url": site.URL})
+	ok(t, cs, "browser_session_open", map[string]any{"name": "busy", "url": site.URL})
 	// Tool calls on "busy" only: "idle" gets no call and is reclaimed.
 	waitFor(t, "the idle session to be reclaimed while the other is used", func() bool {
 		ok(t, cs, "browser_page_info", map[string]any{"session": "busy"})
