@@ -41,8 +41,10 @@ const DefaultFrameTimeout = 2 * time.Second
 type RecordingOptions struct {
 	// DirName is the recording dir inside the session's output dir, a
 	// local path (no absolute path, no "..", no symlink leading out). Zero
-	// means RecordingDirName. A dir that already holds a recording is
-	// refused.
+	// means RecordingDirName. The session's output dir itself, its
+	// downloads dir and an existing dir that is not empty (one that holds
+	// an earlier recording, or other files its frames would overwrite)
+	// are refused with ErrInvalidArgument.
 	DirName string
 	// MaxFrames is the frame budget: later actions still get their event
 	// line, marked frame_dropped, and a note says how many frames were
@@ -148,7 +150,7 @@ func (s *Session) StartRecording(ctx context.Context, opts RecordingOptions) (*R
 		e.Hint = "use Session.Recording to get the running recording, or Stop it before starting another"
 		return nil, e
 	}
-	rec, err := record.New(s.output, record.Options{DirName: opts.DirName, MaxFrames: opts.MaxFrames, FFmpeg: opts.FFmpeg})
+	rec, err := record.New(s.output, record.Options{DirName: opts.DirName, MaxFrames: opts.MaxFrames, FFmpeg: opts.FFmpeg, Reserved: []string{"downloads"}})
 	if err != nil {
 		return nil, s.recordErr(op, err)
 	}
@@ -246,7 +248,7 @@ func (s *Session) recordErr(op string, err error) error {
 		class = ErrPathEscapes
 	case record.ErrFFmpegNotFound:
 		class = ErrFFmpegNotFound
-	case record.ErrClosed, record.ErrNoFrames, record.ErrInvalidFrame, record.ErrInvalidName:
+	case record.ErrClosed, record.ErrNoFrames, record.ErrInvalidFrame, record.ErrInvalidName, record.ErrDirInUse:
 		class = ErrInvalidArgument
 	case record.ErrVideo:
 		// ffmpeg stopped by the caller's context: the deadline's class,

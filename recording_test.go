@@ -302,6 +302,13 @@ func TestRecordingMapsItsErrorsToThePackageClasses(t *testing.T) {
 	if _, err := s.StartRecording(ctx, browserpool.RecordingOptions{DirName: "../out"}); !errors.Is(err, browserpool.ErrPathEscapes) {
 		t.Errorf("DirName ../out: %v; want ErrPathEscapes", err)
 	}
+	// The output dir itself and the downloads dir hold the session's other
+	// files, which frames and index.html would overwrite.
+	for _, dir := range []string{".", "downloads", "./downloads/"} {
+		if _, err := s.StartRecording(ctx, browserpool.RecordingOptions{DirName: dir}); !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "would overwrite") {
+			t.Errorf("DirName %q: %v; want ErrInvalidArgument saying what it would overwrite", dir, err)
+		}
+	}
 	if _, err := s.StartRecording(ctx, browserpool.RecordingOptions{FrameTimeout: -time.Second}); !errors.Is(err, browserpool.ErrInvalidArgument) {
 		t.Errorf("FrameTimeout -1s: %v; want ErrInvalidArgument", err)
 	}

@@ -34,6 +34,11 @@ var (
 	// ErrInvalidName: ExportVideo's name does not end in .mp4, or names a
 	// file of the recording itself (a frame, a hidden file).
 	ErrInvalidName = errors.New("not a name for the video")
+	// ErrDirInUse: the recording dir is the output dir itself, a dir the
+	// caller reserved (Options.Reserved), or an existing dir that is not
+	// empty: frames and index.html would overwrite the files there.
+	// Returned by New.
+	ErrDirInUse = errors.New("the recording dir is in use")
 )
 
 // errRecordingClosed is the cause that ends an export when Close runs.
@@ -98,6 +103,7 @@ var hints = map[error]string{
 	ErrFFmpegNotFound: "install the Debian package ffmpeg (apt-get install ffmpeg), or set Options.FFmpeg to its path",
 	ErrVideo:          "read ffmpeg's output quoted above; the frames and events.jsonl are intact and the replay page works without a video",
 	ErrInvalidName:    "give a file name ending in .mp4, such as recording.mp4, that is not one of the recording's own files",
+	ErrDirInUse:       "choose a dir name of its own for the recording (RecordingOptions.DirName): one that does not exist yet or is empty",
 }
 
 func newError(op string, class error, detail string, cause error) *Error {

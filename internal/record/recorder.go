@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,8 +41,13 @@ const NoteAction = "note"
 type Options struct {
 	// DirName is the recording dir's path inside the output dir. It must be
 	// local (no absolute path, no ".."); a symlink leading out of the
-	// output dir is refused. Zero means DefaultDirName.
+	// output dir is refused, and so are the output dir itself (".") and
+	// an existing dir that is not empty (ErrDirInUse). Zero means
+	// DefaultDirName.
 	DirName string
+	// Reserved names the dirs of the output dir that hold the caller's
+	// other files (a session's downloads): refused as the recording dir.
+	Reserved []string
 	// MaxFrames is the frame budget: frames beyond it are dropped (their
 	// events are still written) and a note says how many. Zero means
 	// DefaultMaxFrames; negative means no frames at all.
@@ -122,8 +129,10 @@ type Recorder struct {
 }
 
 // New creates the recording dir opts.DirName inside outputDir (which must
-// exist or be creatable) and starts events.jsonl there. An existing
-// events.jsonl is refused (ErrWrite): a recording dir holds one recording.
+// exist or be creatable) and starts events.jsonl there. The dir must be
+// new or empty (ErrDirInUse): a recording dir holds one recording and
+// nothing else, since its frames and index.html would overwrite files of
+// the same names.
 func New(outputDir string, opts Options) (*Recorder, error) {
 	const op = "New"
 	name := opts.DirName
@@ -132,6 +141,9 @@ func New(outputDir string, opts Options) (*Recorder, error) {
 	}
 	if !filepath.IsLocal(name) {
 		return nil, newError(op, ErrPathEscapes, fmt.Sprintf("%q is not a local path", name), nil)
+	}
+	if clean := filepath.Clean(name); clean == "." || slices.Contains(opts.Reserved, clean) {
+		return nil, newError(op, ErrDirInUse, fmt.Sprintf("%q is the output dir itself or one it keeps for other files: frames and index.html would overwrite them", name), nil)
 	}
 	if err := os.MkdirAll(outputDir, 0o700); err != nil {
 		return nil, newError(op, ErrWrite, "cannot create the output dir", err)
@@ -149,11 +161,18 @@ func New(outputDir string, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, dirError(op, name, err)
 	}
+	if others, err := otherFiles(root); err != nil || len(others) > 0 {
+		root.Close()
+		if err != nil {
+			return nil, dirError(op, name, err)
+		}
+		return nil, newError(op, ErrDirInUse, fmt.Sprintf("%s already holds files (%s): frames and index.html would overwrite them", name, strings.Join(others, ", ")), nil)
+	}
 	f, err := root.OpenFile(EventsFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		root.Close()
 		if errors.Is(err, fs.ErrExist) {
-			e := newError(op, ErrWrite, fmt.Sprintf("%s already holds a recording", name), nil)
+			e := newError(op, ErrDirInUse, fmt.Sprintf("%s already holds a recording", name), nil)
 			e.Hint = "choose another dir name (RecordingOptions.DirName), or move the earlier recording away"
 			return nil, e
 		}
@@ -354,4 +373,24 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// otherFiles returns up to three names in root's dir, unless the dir holds
+// events.jsonl (an earlier recording, which New's own check names):
+// nil for a new or empty dir.
+func otherFiles(root *os.Root) ([]string, error) {
+	d, err := root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(names, EventsFile) {
+		return nil, nil
+	}
+	slices.Sort(names)
+	return names[:min(len(names), 3)], nil
 }

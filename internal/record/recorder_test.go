@@ -157,9 +157,54 @@ func TestNewRefusesADirThatAlreadyHoldsARecording(t *testing.T) {
 	}
 	r.Close()
 	_, err = New(out, Options{})
-	if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "recording already holds a recording") || !strings.Contains(err.Error(), "RecordingOptions.DirName") {
-		t.Errorf("second New in the same dir: %v; want ErrWrite saying the dir holds a recording, naming the option to change", err)
+	if !errors.Is(err, ErrDirInUse) || !strings.Contains(err.Error(), "recording already holds a recording") || !strings.Contains(err.Error(), "RecordingOptions.DirName") {
+		t.Errorf("second New in the same dir: %v; want ErrDirInUse saying the dir holds a recording, naming the option to change", err)
 	}
+}
+
+// A recording writes 0001.jpg, index.html and the like: in the output dir
+// itself, a dir the caller keeps for other files, or any dir that already
+// holds files, it would overwrite them. Each is refused and nothing of the
+// caller's is touched.
+func TestNewRefusesADirWhoseFilesItWouldOverwrite(t *testing.T) {
+	out := t.TempDir()
+	mine := map[string]string{"0001.jpg": "my screenshot", "index.html": "my report", "downloads/0001.jpg": "a download", "shots/0002.jpg": "another"}
+	for name, body := range mine {
+		if err := os.MkdirAll(filepath.Join(out, filepath.Dir(name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ dir, want string }{
+		{".", `browserpool: record.New: the recording dir is in use: "." is the output dir itself or one it keeps for other files: frames and index.html would overwrite them`},
+		{"downloads", `browserpool: record.New: the recording dir is in use: "downloads" is the output dir itself or one it keeps for other files: frames and index.html would overwrite them`},
+		{"shots", `browserpool: record.New: the recording dir is in use: shots already holds files (0002.jpg): frames and index.html would overwrite them`},
+	} {
+		_, err := New(out, Options{DirName: tc.dir, Reserved: []string{"downloads"}})
+		if !errors.Is(err, ErrDirInUse) {
+			t.Fatalf("DirName %q: %v; want ErrDirInUse", tc.dir, err)
+		}
+		msg, _, _ := strings.Cut(err.Error(), " (hint: ")
+		if diff := cmp.Diff(tc.want, msg); diff != "" {
+			t.Errorf("DirName %q (-want +got):\n%s", tc.dir, diff)
+		}
+	}
+	for name, body := range mine {
+		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(got) != body {
+			t.Errorf("%s after the refusals: %q, %v; want %q", name, got, err, body)
+		}
+	}
+	// An empty dir that exists is the caller's to give.
+	if err := os.Mkdir(filepath.Join(out, "empty"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(out, Options{DirName: "empty"})
+	if err != nil {
+		t.Fatalf("an existing empty dir: %v", err)
+	}
+	r.Close()
 }
 
 func TestNewWhereAFileTakesTheDirsNameSaysSo(t *testing.T) {
