@@ -127,6 +127,13 @@ func (s *Server) addSessionTools() {
 			}
 			return text("Forgot your tab labels and selected tab. The user's browser and its tabs stay open."), nil
 		}
+		if in.Session == "" {
+			// session opens one when the client has none: a close has
+			// nothing to close then.
+			if names, _ := s.liveNames(c.client); len(names) == 0 {
+				return nil, toolErrorf("you have no browser session to close", "nothing to do; a page tool such as browser_navigate opens one when you need it")
+			}
+		}
 		_, name, err := s.session(ctx, c.client, in.Session)
 		if err != nil {
 			return nil, err
