@@ -94,8 +94,30 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			// no event store to replay one).
 			defer func() { s.postEnded(id, r.Context().Err() != nil) }()
 		}
+		if r.Method == http.MethodDelete {
+			// The SDK's close of the session waits for the calls in
+			// flight, and the server stops a client's calls only once its
+			// session has ended: stop them first, or the DELETE (and the
+			// client's browser) waits for the slowest call.
+			s.stopCallsOf(r.Header.Get("Mcp-Session-Id"))
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// stopCallsOf cancels the tool calls of the client whose MCP session id is
+// sid, if there is one.
+func (s *Server) stopCallsOf(sid string) {
+	if sid == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ss, c := range s.clients {
+		if ss.ID() == sid {
+			c.cancel()
+		}
+	}
 }
 
 // postStarted records a POST and returns its postHeader value.
