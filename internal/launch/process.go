@@ -35,7 +35,7 @@ type Process struct {
 	port         int
 	wsPath       string
 	version      string
-	singleton    singletonDir // set by Start once the browser answered, when its singleton dir is outside dir; read by stop and abort
+	singleton    singletonDir // set by Start once the browser answered, when its singleton dir is outside dir; read by stop
 	t            *transport   // the DevTools connection, pipe or websocket
 	pipeR, pipeW *os.File     // our ends of the DevTools pipe until the transport owns them
 	wake         *os.File     // an eventfd: a write makes the goroutine give up the output (giveUpOutput)
