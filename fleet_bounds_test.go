@@ -2,7 +2,10 @@ package browserpool_test
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +76,29 @@ func TestFleetFakeALeaseThatDropsAsItStartsDoesNotHoldUpOpenOrPoolClose(t *testi
 		f.mu.Unlock()
 		<-closed
 		t.Fatal("Pool.Close did not return within 30 s while the session list failed")
+	}
+}
+
+// Browserless.URL may carry credentials (a proxy's Basic authentication in
+// front of the server): they go as an Authorization header. The websocket
+// library refuses them in the URL, which failed every lease with
+// "malformed ws or wss URL".
+func TestFleetFakeBrowserlessURLCredentialsAreSentAsBasicAuthorization(t *testing.T) {
+	f := startFakeFleet(t, 2, "")
+	u := "ws://alice:s3cret-pw@" + strings.TrimPrefix(f.URL, "ws://")
+	p := newFleetPool(t, &browserpool.Browserless{URL: u}, 0)
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	f.mu.Lock()
+	got := f.headers[len(f.headers)-1].Get("Authorization")
+	f.mu.Unlock()
+	if want := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:s3cret-pw")); got != want {
+		t.Errorf("the lease's handshake Authorization = %q, want %q", got, want)
+	}
+	if strings.Contains(fmt.Sprint(s.Info()), "s3cret-pw") {
+		t.Errorf("the session's info shows the password: %+v", s.Info())
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -79,6 +79,8 @@ type WebSocketTransport struct {
 // cancellation); the connection outlives it. On failure the error never
 // contains the URL's query or credentials (tokens live there); a refusal
 // with an HTTP status gives a *HandshakeError reachable with errors.As.
+// Credentials in the URL (ws://user:password@host) are sent as Basic
+// authorization unless opts.Header has an Authorization of its own.
 func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSocketTransport, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -135,7 +137,22 @@ func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSo
 		ctx, cancel = context.WithTimeout(ctx, opts.HandshakeTimeout)
 		defer cancel()
 	}
-	c, resp, err := d.DialContext(ctx, u.String(), opts.Header)
+	// The websocket library refuses credentials in the URL: they go as
+	// Basic authorization, as a browser or curl sends them, unless the
+	// caller's headers already authorize.
+	header, dialURL := opts.Header, *u
+	if u.User != nil {
+		dialURL.User = nil
+		if header.Get("Authorization") == "" {
+			header = header.Clone()
+			if header == nil {
+				header = http.Header{}
+			}
+			pw, _ := u.User.Password()
+			header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+		}
+	}
+	c, resp, err := d.DialContext(ctx, dialURL.String(), header)
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			he := &HandshakeError{StatusCode: resp.StatusCode, Status: resp.Status}
@@ -144,14 +161,14 @@ func DialWebSocket(ctx context.Context, rawURL string, opts DialOptions) (*WebSo
 				// across the cut leaves no part of it.
 				b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 				resp.Body.Close()
-				he.Body = cutScrubbed(strings.TrimSpace(string(b)), 512, fleetSecrets(u, opts.Header))
+				he.Body = cutScrubbed(strings.TrimSpace(string(b)), 512, fleetSecrets(u, header))
 			}
 			return nil, he
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("websocket handshake with %s: %w", fleetEndpoint(rawURL), context.Cause(ctx))
 		}
-		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrub(err.Error(), fleetSecrets(u, opts.Header)))
+		return nil, fmt.Errorf("websocket handshake with %s: %s", fleetEndpoint(rawURL), scrub(err.Error(), fleetSecrets(u, header)))
 	}
 	if !stop() {
 		// ctx ended as the handshake finished: the connection's deadline
