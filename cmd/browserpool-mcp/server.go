@@ -141,6 +141,7 @@ type Server struct {
 	closeErr  error // set by closeOnce
 
 	watchers sync.WaitGroup // one per client: waits for its disconnect
+	opens    sync.WaitGroup // one per session open under way (openSession)
 }
 
 // client is one MCP client session: a workflow of the tracker.
@@ -293,6 +294,7 @@ func (s *Server) Close() error {
 			ss.Close()
 		}
 		s.watchers.Wait()
+		s.opens.Wait() // shutdown ended the clients' contexts: their opens return
 		var errs []error
 		if s.tracker != nil {
 			errs = append(errs, s.tracker.Close())

@@ -66,12 +66,56 @@ func (s *Server) liveNames(c *client) ([]string, []*browserpool.Session) {
 	return live, sess
 }
 
-// openSession opens (or reuses) the client's session called name.
+// openSession opens (or reuses) the client's session called name and
+// records it as the client's. The open runs on a goroutine of its own,
+// bounded by the client's life rather than by this call: a call that ends
+// while the browser starts (the client cancelled it, or its bound passed)
+// returns at once, and the browser, once up, is still recorded as the
+// client's. browser_session_list shows it, browser_session_close closes it
+// and the next call reuses it; it never counts against the client's limit
+// out of the client's sight.
 func (s *Server) openSession(ctx context.Context, c *client, name string) (*browserpool.Session, error) {
-	se, err := s.tracker.Open(ctx, c.id, name)
-	if err != nil {
-		return nil, err
+	type opened struct {
+		se  *browserpool.Session
+		err error
 	}
+	done := make(chan opened, 1)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, toolErrorf("the server is shutting down", "reconnect to a running browserpool-mcp server")
+	}
+	s.opens.Add(1) // under mu: Close waits for opens only once closed is set
+	s.mu.Unlock()
+	octx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(c.ctx, cancel)
+	go func() {
+		defer s.opens.Done()
+		defer cancel()
+		defer stop()
+		se, err := s.tracker.Open(octx, c.id, name)
+		if err == nil {
+			se, err = s.adopt(octx, c, name, se)
+		}
+		done <- opened{se, err}
+	}()
+	select {
+	case o := <-done:
+		return o.se, o.err
+	case <-ctx.Done():
+		select {
+		case o := <-done:
+			return o.se, o.err
+		default:
+		}
+		return nil, toolErrorf(fmt.Sprintf("the call ended (%v) while the browser of your session %q was starting; it keeps starting and stays yours", context.Cause(ctx), name),
+			"call the tool again: it reuses that session once its browser is up (browser_session_list shows it then)")
+	}
+}
+
+// adopt records se, just opened as the client's session name, as the
+// client's; or closes it when the client left while it started.
+func (s *Server) adopt(ctx context.Context, c *client, name string, se *browserpool.Session) (*browserpool.Session, error) {
 	c.mu.Lock()
 	ended := c.ended
 	if !ended && !slices.Contains(c.names, name) {
