@@ -24,6 +24,16 @@ func (e *toolError) Error() string { return e.what + " (next: " + e.next + ")" }
 
 func toolErrorf(what, next string) error { return &toolError{what: what, next: next} }
 
+// doneThenError is err after part of a tool's work was done (a tab opened,
+// a session launched): its text says first what was done and stays done.
+type doneThenError struct {
+	done string
+	err  error
+}
+
+func (e *doneThenError) Error() string { return e.done + ", but then: " + e.err.Error() }
+func (e *doneThenError) Unwrap() error { return e.err }
+
 // errorResult turns err, an error of tool, into a tool error result whose
 // text says what happened and what to do next, naming tools.
 func errorResult(tool string, err error) *mcp.CallToolResult {
@@ -42,6 +52,10 @@ var resolving = map[string]bool{"Session.Tab": true, "Pool.ResolveTab": true, "A
 
 // describeFor is describe for an error of tool ("" when unknown).
 func describeFor(tool string, err error) string {
+	var de *doneThenError
+	if errors.As(err, &de) {
+		return "Error: " + de.done + ", but then: " + strings.TrimPrefix(describeFor(tool, de.err), "Error: ")
+	}
 	var te *toolError
 	if errors.As(err, &te) {
 		return "Error: " + te.what + "\nNext: " + te.next

@@ -353,7 +353,7 @@ func (s *Server) addPageTools() {
 			if in.Ref != "" {
 				err = t.EvaluateOn(ctx, ref(in.Ref), in.Function, &raw)
 			} else {
-				err = t.Evaluate(ctx, expression(in.Function), &raw)
+				err = evaluateCode(ctx, t, in.Function, &raw)
 			}
 			out = raw
 			return err
@@ -411,10 +411,15 @@ func (s *Server) openTab(ctx context.Context, c *toolCall, session, url string) 
 	ctx, cancel := s.pageCtx(ctx, c)
 	defer cancel()
 	t, err := se.OpenTab(ctx, url)
+	if t != nil {
+		s.prepare(c.client, t)
+	}
 	if err != nil {
+		if t != nil {
+			err = &doneThenError{fmt.Sprintf("opened a new tab %s, the active one now", t.ID()), err}
+		}
 		return browserpool.NavigateResult{}, err
 	}
-	s.prepare(c.client, t)
 	r, _ := t.LastNavigation()
 	return r, nil
 }
@@ -514,14 +519,43 @@ func capital(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// expression turns browser_evaluate's code into an expression: a function
-// is called with no arguments, anything else is evaluated as it is.
+// expression turns browser_evaluate's code into an expression: code that
+// starts as a function does is called with no arguments, anything else is
+// evaluated as it is.
 func expression(code string) string {
 	c := strings.TrimSpace(code)
 	if isFunction.MatchString(c) {
 		return "(" + c + ")()"
 	}
 	return c
+}
+
+// evaluateCode evaluates browser_evaluate's code on t into out. Code that
+// starts as a function does is called (expression). Other code that
+// parses as an expression has its value called when that is a function: a
+// function after a comment, with parentheses in its parameters, in
+// parentheses, or held by a name. Statements are evaluated as they are.
+// Whether the code is an expression is asked of the page by evaluating a
+// function that holds it and is never called: the code runs once.
+func evaluateCode(ctx context.Context, t *browserpool.Tab, code string, out *json.RawMessage) error {
+	expr := expression(code)
+	if expr == strings.TrimSpace(code) {
+		err := t.Evaluate(ctx, "(() => ((\n"+expr+"\n)), 0)", nil)
+		if !errors.Is(err, browserpool.ErrJavaScript) {
+			if err != nil {
+				return err
+			}
+			expr = callIfFunction(expr)
+		}
+	}
+	return t.Evaluate(ctx, expr, out)
+}
+
+// callIfFunction wraps the expression expr so that its value is called
+// with no arguments when it is a function. The newlines keep a comment at
+// expr's end from swallowing the closing parentheses.
+func callIfFunction(expr string) string {
+	return "(v => typeof v === \"function\" ? v() : v)((\n" + expr + "\n))"
 }
 
 // isFunction matches the start of a function: function f() {}, async () =>,

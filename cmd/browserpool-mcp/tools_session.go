@@ -68,7 +68,7 @@ func (s *Server) addSessionTools() {
 			}
 			s.prepare(c.client, t)
 			if _, err := t.Navigate(ctx, in.URL); err != nil {
-				return nil, err
+				return nil, &doneThenError{fmt.Sprintf("session %q is open (id %s)", in.Name, se.ID()), err}
 			}
 		}
 		list, err := s.tabList(ctx, se)
@@ -221,10 +221,15 @@ func (s *Server) tabs(ctx context.Context, c *toolCall, in TabsArgs) (*mcp.CallT
 	case "list":
 	case "new":
 		t, err := se.OpenTab(ctx, in.URL)
+		if t != nil {
+			s.prepare(c.client, t)
+		}
 		if err != nil {
+			if t != nil {
+				err = &doneThenError{fmt.Sprintf("opened a new tab %s, the active one now", t.ID()), err}
+			}
 			return nil, err
 		}
-		s.prepare(c.client, t)
 		done = "Opened a new tab; it is the active one (marked *). "
 	case "select", "close":
 		if in.Tab == "" {
