@@ -6,7 +6,10 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mafredri/cdp/protocol/input"
 	"github.com/mafredri/cdp/protocol/runtime"
@@ -79,10 +82,13 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs, entere
 // message (for a line break in a rich editor, Press "Shift+Enter" between
 // lines), and a tab presses Tab, which moves the focus on. To replace a
 // field's content at once, use Fill. Text typed into a password or
-// one-time-code field, or into an iframe, never reaches the trace.
+// one-time-code field, or into an iframe, never reaches the trace. When ctx
+// ends part way, the error says how many characters reached the page.
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
-	return t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	total, typed := utf8.RuneCountInString(text), 0
+	err := t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		// A Tab or an Enter may move the focus (a username, Tab, then a
 		// password): the focus is judged again after each, and the trace
 		// withholds the whole text if any of it went to a secret field.
@@ -92,7 +98,7 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 			*args = "***"
 		}
 		var entered bool
-		for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
+		for _, r := range text {
 			key := string(r)
 			switch r {
 			case '\n', '\r':
@@ -110,12 +116,33 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 					return x.fail(op, ctx, "", err)
 				}
 			}
+			typed++
 			if key != string(r) && !secret && x.secretFocus(ctx) {
 				secret, *args = true, "***"
 			}
 		}
 		return nil
 	})
+	return partlyTyped(err, typed, total)
+}
+
+// partlyTyped adds to err, the error of a Type that stopped at character
+// typed+1 of total, what reached the page, when the call ran out of time
+// or was cancelled after a first character: typing the whole text again
+// would add that part a second time. Other errors (a dialog the text
+// opened, a closed tab) keep their own hint.
+func partlyTyped(err error, typed, total int) error {
+	var e *Error
+	if typed == 0 || !errors.As(err, &e) || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	e.Detail = strings.TrimSpace(fmt.Sprintf("%s (it stopped at character %d of %d: the first %d reached the page, and that one may have)", e.Detail, typed+1, total, typed))
+	hint := "read the field before typing again: typing the whole text again adds what was typed a second time; type only the rest, or clear the field and type it all"
+	if strings.Contains(e.Hint, "stopped in a moment") { // givenUp's: the page may be busy
+		hint += "; if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again"
+	}
+	e.Hint = hint
+	return e
 }
 
 // secretFocus reports whether what is typed now may be a secret: the
