@@ -179,7 +179,7 @@ type Stats struct {
 	CloseFailures  uint64                 // closes that left something behind (dir retried later)
 
 	ProfileDirsPendingDelete int    // profile dirs that could not be removed yet
-	Leaked                   int    // closed sessions whose browser could not be stopped yet (retried)
+	Leaked                   int    // closed sessions whose browser could not be stopped yet, and browsers or fleet leases of failed launches that could not be ended (all retried)
 	OrphansSwept             uint64 // orphan browser processes or process groups killed by the sweep
 	OrphansSkipped           uint64 // things the sweep left alone: live owners' entries, processes not proven ours, paths that are not session dirs
 	OrphanDirsRemoved        uint64 // profile dirs removed by the sweep
@@ -212,6 +212,7 @@ type Pool struct {
 	stats     Stats                // guarded by mu; counters (gauges are computed)
 	pendingRm map[string]time.Time // guarded by mu; profile dirs to retry removing
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried
+	strays    map[string]stray     // guarded by mu; browsers or leases of failed launches that could not be ended, by session id, retried
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
 	closing   map[*Session]bool    // guarded by mu; sessions whose close is under way (closeSession), which Pool.Close waits for
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
@@ -253,6 +254,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		stats:     Stats{Closes: make(map[CloseReason]uint64)},
 		pendingRm: make(map[string]time.Time),
 		leaked:    make(map[*Session]bool),
+		strays:    make(map[string]stray),
 		attached:  make(map[string]*Session),
 		closing:   make(map[*Session]bool),
 		attaching: make(map[int]*attachOp),
@@ -385,7 +387,7 @@ func (p *Pool) Stats() Stats {
 	st.SessionsStarting = len(p.launches) + len(p.warm.starting)
 	st.SessionsWarm = len(p.warm.ready)
 	st.ProfileDirsPendingDelete = len(p.pendingRm)
-	st.Leaked = len(p.leaked)
+	st.Leaked = len(p.leaked) + len(p.strays)
 	live := make([]*Session, 0, len(p.sessions))
 	for _, s := range p.sessions {
 		live = append(live, s)

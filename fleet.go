@@ -260,9 +260,10 @@ type leaseWatch struct {
 	fail  func(cause error)
 
 	mu      sync.Mutex
-	timer   *time.Timer    // guarded by mu
-	stopped bool           // guarded by mu
-	running sync.WaitGroup // a check in progress
+	timer   *time.Timer        // guarded by mu
+	stopped bool               // guarded by mu
+	cancel  context.CancelFunc // guarded by mu; ends the check in progress, if any
+	running sync.WaitGroup     // a check in progress
 }
 
 // start arms the first check.
@@ -279,8 +280,9 @@ func (w *leaseWatch) tick() {
 		return
 	}
 	w.running.Add(1)
-	w.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), max(w.interval, 5*time.Second))
+	w.cancel = cancel
+	w.mu.Unlock()
 	gone, err := w.check(ctx)
 	cancel()
 	w.running.Done()
@@ -295,7 +297,8 @@ func (w *leaseWatch) tick() {
 	w.mu.Unlock()
 }
 
-// stop ends the checks and waits for one in progress.
+// stop ends the checks, cancels one in progress and waits for it: a
+// close does not wait out a check's request to a slow fleet.
 func (w *leaseWatch) stop() {
 	if w == nil {
 		return
@@ -304,6 +307,9 @@ func (w *leaseWatch) stop() {
 	w.stopped = true
 	if w.timer != nil {
 		w.timer.Stop()
+	}
+	if w.cancel != nil {
+		w.cancel()
 	}
 	w.mu.Unlock()
 	w.running.Wait()
@@ -345,6 +351,17 @@ func (b *leasedBrowser) Stop(ctx context.Context) error {
 	b.released.Store(true)
 	return nil
 }
+
+// leaseHeld is a fleet launcher's launch error after it recorded the lease
+// (LaunchSpec.OnSpawn) and could not end it: the fleet may still hold it.
+// The pool keeps the lease's manifest entry and retries end (a stray).
+type leaseHeld struct {
+	err error                           // the launch's error, with the failed end's
+	end func(ctx context.Context) error // ends the lease
+}
+
+func (e *leaseHeld) Error() string { return e.err.Error() }
+func (e *leaseHeld) Unwrap() error { return e.err }
 
 // otherFleet says why info is not a lease of l's fleet (another kind or
 // endpoint), or returns nil. A LeaseEnder checks it before ending anything,

@@ -51,6 +51,7 @@ type fakeFleet struct {
 	listStatus     int    // guarded by mu; non-zero: GET /sessions answers this status and listBody
 	listBody       string // guarded by mu
 	dropAfterProbe bool   // guarded by mu; a lease answers its first call (the readiness probe), then drops
+	refuseSocket   bool   // guarded by mu; websocket handshakes are refused (HTTP 500), as by a Grid whose se:cdp is unreachable
 }
 
 // forgetGridSession ends Grid session id as a DELETE from elsewhere or
@@ -145,6 +146,11 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.headers = append(f.headers, r.Header.Clone())
+	if f.refuseSocket {
+		f.mu.Unlock()
+		http.Error(w, "injected", http.StatusInternalServerError)
+		return
+	}
 	if len(f.live) >= f.Size {
 		f.mu.Unlock()
 		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)

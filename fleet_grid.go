@@ -150,7 +150,19 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if derr := release(dctx); derr != nil {
-			err = errors.Join(err, derr)
+			var e *Error
+			switch {
+			case errors.As(err, &e) && e.Err != nil:
+				e.Err = fmt.Errorf("%w; and then: %w", e.Err, derr)
+			case errors.As(err, &e):
+				e.Err = derr
+			default:
+				err = errors.Join(err, derr)
+			}
+			if e != nil {
+				e.Detail += "; the Grid session could not be ended: the pool tries again, and Pool.Close names it if it is still left"
+			}
+			return nil, &leaseHeld{err: err, end: release}
 		}
 		return nil, err
 	}

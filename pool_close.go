@@ -197,9 +197,10 @@ func (p *Pool) retryClose(s *Session) error {
 	return p.manifest.Remove(s.id)
 }
 
-// retryPendingRemovals tries again to stop browsers and remove profile dirs
-// a close could not.
+// retryPendingRemovals tries again to stop browsers (strays of failed
+// launches too) and remove profile dirs a close could not.
 func (p *Pool) retryPendingRemovals() {
+	p.retryStrays()
 	p.mu.Lock()
 	leaked := make([]*Session, 0, len(p.leaked))
 	for s := range p.leaked {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -218,18 +219,31 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 		e.Hint = "check that Config.Root is writable and not full"
 		return nil, e
 	}
+	var spawned atomic.Pointer[SpawnInfo] // what OnSpawn recorded
 	spec := LaunchSpec{
 		SessionID:    id,
 		Dir:          dir,
 		Profile:      profile.userData(),
 		NetworkProxy: p.net.proxyAddr(),
 		OnSpawn: func(info SpawnInfo) error {
-			return p.manifest.Add(entryFor(id, info))
+			if err := p.manifest.Add(entryFor(id, info)); err != nil {
+				return err
+			}
+			spawned.Store(&info)
+			return nil
 		},
 	}
 	b, err := p.launcher.Launch(ctx, spec)
 	if err != nil {
-		p.manifest.Remove(id)
+		var held *leaseHeld
+		if info := spawned.Load(); info != nil && errors.As(err, &held) {
+			// The fleet may still hold what the launcher recorded: its
+			// entry stays, and the pool tries to end it again.
+			p.keepStray(id, *info, held.end, held.err)
+			err = held.err
+		} else {
+			p.manifest.Remove(id)
+		}
 		os.RemoveAll(dir)
 		if errors.As(err, new(*Error)) {
 			return nil, err
@@ -252,8 +266,7 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 	}
 	mux, err := browserMux(b)
 	if err != nil {
-		p.stopFailedLaunch(ctx, b)
-		p.manifest.Remove(id)
+		p.stopFailedLaunch(ctx, id, b)
 		e := newError("Pool.Open", ErrLaunchFailed, "")
 		e.Session, e.Err = id, err
 		return nil, e
@@ -275,8 +288,7 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 			gone = b.ExitErr()
 		}
 		mux.Close()
-		p.stopFailedLaunch(ctx, b)
-		p.manifest.Remove(id)
+		p.stopFailedLaunch(ctx, id, b)
 		os.RemoveAll(filepath.Join(p.cfg.Root, "sessions", id))
 		e := newError("Pool.Open", ErrLaunchFailed, "the browser exited as it started")
 		e.Session, e.Err = id, gone
@@ -285,15 +297,73 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 	return s, nil
 }
 
-// stopFailedLaunch stops the browser of a launch that failed after the
-// launcher returned it, bounded by CloseTimeout as every close is: the
-// launch's own deadline may be spent, and a fleet's release confirmation
-// (Browserless polls its session list) would otherwise wait for ever on a
-// server that keeps failing, holding up Open and Pool.Close with it.
-func (p *Pool) stopFailedLaunch(ctx context.Context, b LaunchedBrowser) {
+// stopFailedLaunch stops the browser of session id's launch, which failed
+// after the launcher returned it, bounded by CloseTimeout as every close
+// is: the launch's own deadline may be spent, and a fleet's release
+// confirmation (Browserless polls its session list) would otherwise wait
+// for ever on a server that keeps failing, holding up Open and Pool.Close
+// with it. Its manifest entry goes once it is stopped; one that could not
+// be stopped is kept as a stray, retried.
+func (p *Pool) stopFailedLaunch(ctx context.Context, id string, b LaunchedBrowser) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.CloseTimeout)
-	defer cancel()
-	b.Stop(sctx)
+	err := b.Stop(sctx)
+	cancel()
+	if err != nil {
+		p.keepStray(id, b.Info(), b.Stop, err)
+		return
+	}
+	p.manifest.Remove(id)
+}
+
+// stray is the browser or fleet lease of a launch that failed and could
+// not be ended: its manifest entry stays, so that the next NewPool on the
+// Root ends it should this process die first; the reaper and Pool.Close
+// try end again, and Pool.Close names what is still left.
+type stray struct {
+	info SpawnInfo
+	end  func(ctx context.Context) error // stops the browser, or ends the lease
+	err  error                           // why the last try failed
+}
+
+// keepStray records session id's failed launch as a stray (see stray).
+func (p *Pool) keepStray(id string, info SpawnInfo, end func(ctx context.Context) error, err error) {
+	p.log.Warn("browserpool: a failed launch left its browser or lease behind; it is retried", "session", id, "fleet", info.Fleet, "pid", info.PID, "err", err)
+	p.mu.Lock()
+	p.strays[id] = stray{info: info, end: end, err: err}
+	p.mu.Unlock()
+}
+
+// retryStrays tries once more to end each stray, each bounded by
+// CloseTimeout, and drops the manifest entries of those it ended.
+func (p *Pool) retryStrays() {
+	p.mu.Lock()
+	ids := make([]string, 0, len(p.strays))
+	for id := range p.strays {
+		ids = append(ids, id)
+	}
+	p.mu.Unlock()
+	for _, id := range ids {
+		p.mu.Lock()
+		st, ok := p.strays[id]
+		p.mu.Unlock()
+		if !ok {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), p.cfg.CloseTimeout)
+		err := st.end(ctx)
+		cancel()
+		p.mu.Lock()
+		if err != nil {
+			st.err = err
+			p.strays[id] = st
+		} else {
+			delete(p.strays, id)
+		}
+		p.mu.Unlock()
+		if err == nil {
+			p.manifest.Remove(id)
+		}
+	}
 }
 
 // outOfFilesHint is the hint of a launch that failed for want of file

@@ -107,6 +107,18 @@ func (p *Pool) leftBehind() error {
 			errs = append(errs, fmt.Errorf("session %s: %w", s.id, cause))
 		}
 	}
+	for id, st := range p.strays {
+		w := "the browser of the failed launch of session " + id
+		if st.info.PID > 0 {
+			w += fmt.Sprintf(" (pid %d)", st.info.PID)
+		}
+		if st.info.Fleet != "" {
+			w = fmt.Sprintf("the %s lease of the failed launch of session %s at %s (not confirmed ended)", st.info.Fleet, id, st.info.Endpoint)
+			leases++
+		}
+		what = append(what, w+" could not be stopped")
+		errs = append(errs, fmt.Errorf("session %s: %w", id, st.err))
+	}
 	for d := range p.pendingRm {
 		what = append(what, "profile dir "+d+" could not be removed")
 	}
