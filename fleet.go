@@ -90,6 +90,22 @@ func fleetWaitError(ctx context.Context, id, endpoint string) *Error {
 	return e
 }
 
+// fleetNoAnswerError is the error of a launch whose lease the fleet at
+// endpoint granted but whose browser did not answer CDP (the readiness
+// probe failed with cause): the fleet is not full, its browser is slow,
+// stuck or unreachable. The launcher ends the lease.
+func fleetNoAnswerError(ctx context.Context, id, endpoint string, cause error) *Error {
+	if ctx.Err() != nil {
+		e := newError("Pool.Open", ErrTimeout, "")
+		e.Session, e.Err = id, context.Cause(ctx)
+		e.Detail = "the fleet at " + endpoint + " granted a lease, but its browser did not answer CDP before the launch deadline (Config.LaunchTimeout)"
+		e.Hint = "the fleet's browser is slow to start or stuck: raise Config.LaunchTimeout, or check the fleet's browsers and logs"
+		return e
+	}
+	return fleetLaunchError(id, endpoint, "granted a lease, but its browser did not answer CDP",
+		"the connection to the fleet's browser failed: check the fleet's browsers and logs, then retry", cause)
+}
+
 // cleanupContext returns the context a lease request runs on: ctx's values,
 // not its cancellation or deadline, so that a request given up on can still
 // be followed to its end. The launch waits for the request while ctx

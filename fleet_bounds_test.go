@@ -3,6 +3,7 @@ package browserpool_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -100,5 +101,33 @@ func TestFleetFakeBrowserlessURLCredentialsAreSentAsBasicAuthorization(t *testin
 	}
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A fleet that granted the lease, whose browser then never answers CDP, is
+// not full: the launch's timeout used to blame a full queue (browserless),
+// or read as a local launch failure (Grid). Both say now that the lease
+// was granted and its browser did not answer.
+func TestFleetFakeAGrantedLeaseWhoseBrowserNeverAnswersIsNotCalledFull(t *testing.T) {
+	f := startFakeFleet(t, 2, "")
+	f.mu.Lock()
+	f.silentLease = true
+	f.mu.Unlock()
+	for _, l := range []browserpool.Launcher{&browserpool.Browserless{URL: f.URL}, &browserpool.SeleniumGrid{URL: f.HTTP}} {
+		p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: l, LaunchTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Open(ctxT(t))
+		if !errors.Is(err, browserpool.ErrTimeout) {
+			t.Errorf("%T: Open of a lease whose browser never answers: %v, want ErrTimeout", l, err)
+		}
+		checkText(t, fmt.Sprintf("%T's Open", l), err, []string{"granted a lease, but its browser did not answer CDP before the launch deadline", "check the fleet's browsers"}, []string{"full", "queue"})
+		if err := p.Close(); err != nil {
+			t.Errorf("%T: Pool.Close: %v", l, err)
+		}
+	}
+	if got := f.gridSessions(); got != 0 {
+		t.Errorf("Grid sessions left: %d, want 0", got)
 	}
 }

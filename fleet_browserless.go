@@ -129,10 +129,7 @@ func (l *Browserless) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBrow
 	}
 	if b.version, err = probeVersion(ctx, d.t); err != nil {
 		d.t.Close()
-		if ctx.Err() != nil {
-			return nil, fleetWaitError(ctx, spec.SessionID, endpoint)
-		}
-		return nil, fleetLaunchError(spec.SessionID, endpoint, "the leased browser did not answer CDP", "", err)
+		return nil, fleetNoAnswerError(ctx, spec.SessionID, endpoint, err)
 	}
 	return b, nil
 }

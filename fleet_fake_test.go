@@ -52,6 +52,7 @@ type fakeFleet struct {
 	listBody       string // guarded by mu
 	dropAfterProbe bool   // guarded by mu; a lease answers its first call (the readiness probe), then drops
 	refuseSocket   bool   // guarded by mu; websocket handshakes are refused (HTTP 500), as by a Grid whose se:cdp is unreachable
+	silentLease    bool   // guarded by mu; a lease's browser never answers (a stuck browser behind a granted lease)
 }
 
 // forgetGridSession ends Grid session id as a DELETE from elsewhere or
@@ -164,8 +165,21 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := cdptest.NewBrowser(nil, cdptest.WithPage("about:blank"))
 	f.mu.Lock()
 	f.live[c] = r.URL.Query().Get("trackingId")
-	drop := f.dropAfterProbe
+	drop, silent := f.dropAfterProbe, f.silentLease
 	f.mu.Unlock()
+	if silent {
+		for {
+			if _, _, err := c.ReadMessage(); err != nil {
+				break
+			}
+		}
+		b.Transport().Close()
+		c.Close()
+		f.mu.Lock()
+		delete(f.live, c)
+		f.mu.Unlock()
+		return
+	}
 	if drop {
 		// The probe is answered by the browser; then the lease ends (the
 		// server's per-lease timeout, a proxy's reset).

@@ -182,7 +182,7 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 	b.t = t
 	if b.version, err = probeVersion(ctx, t); err != nil {
 		t.Close()
-		return fail(fleetLaunchError(spec.SessionID, endpoint, "the leased browser did not answer CDP", "", err))
+		return fail(fleetNoAnswerError(ctx, spec.SessionID, endpoint, err))
 	}
 	if every := cmp.Or(g.CheckInterval, DefaultGridCheckInterval); every > 0 {
 		id := c.s.id
