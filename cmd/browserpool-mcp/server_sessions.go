@@ -168,6 +168,12 @@ func (s *Server) session(ctx context.Context, c *client, want string) (*browserp
 func (s *Server) tab(ctx context.Context, c *client, tg Target) (*browserpool.Tab, string, error) {
 	if tg.Session == "" && tg.Tab != "" {
 		names, sess := s.liveNames(c)
+		if len(names) == 0 {
+			// No session, so no tab of the client's: opening one would
+			// only launch a browser without the tab.
+			return nil, "", toolErrorf(fmt.Sprintf("you have no browser session yet, so no tab %q", tg.Tab),
+				"call the tool without tab (a page tool opens your browser), or browser_tabs with action new to open a tab")
+		}
 		if len(names) > 1 {
 			for i, se := range sess {
 				if t, err := se.Tab(ctx, tg.Tab); err == nil {
@@ -254,7 +260,7 @@ func (s *Server) view(ctx context.Context, c *client) (*browserpool.AttachedView
 // its own bound.
 func (s *Server) withTab(ctx context.Context, c *toolCall, tg Target, fn func(ctx context.Context, t *browserpool.Tab) error) error {
 	if s.cfg.CDPEndpoint == "" {
-		if err := s.ensureSession(ctx, c.client, tg.Session); err != nil {
+		if err := s.ensureSession(ctx, c.client, tg); err != nil {
 			return err
 		}
 		pctx, cancel := s.pageCtx(ctx, c)
@@ -285,10 +291,12 @@ func (s *Server) withTab(ctx context.Context, c *toolCall, tg Target, fn func(ct
 }
 
 // ensureSession opens the client's default session when a page tool names
-// no session and the client has none, so that the launch is not counted
-// against the tool's page bound.
-func (s *Server) ensureSession(ctx context.Context, c *client, session string) error {
-	if session != "" {
+// no session and no tab, and the client has none, so that the launch is
+// not counted against the tool's page bound. A tab named without a
+// session is looked for among the client's sessions (tab): it never
+// launches a browser.
+func (s *Server) ensureSession(ctx context.Context, c *client, tg Target) error {
+	if tg.Session != "" || tg.Tab != "" {
 		return nil
 	}
 	if names, _ := s.liveNames(c); len(names) > 0 {

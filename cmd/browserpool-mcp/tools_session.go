@@ -197,7 +197,18 @@ func (s *Server) tabs(ctx context.Context, c *toolCall, in TabsArgs) (*mcp.CallT
 	if s.cfg.CDPEndpoint != "" {
 		return s.attachedTabs(ctx, c, in)
 	}
-	if err := s.ensureSession(ctx, c.client, in.Session); err != nil {
+	var tab string // the tab an action names: resolving it launches nothing
+	switch in.Action {
+	case "select", "close":
+		if in.Tab == "" {
+			return nil, toolErrorf("action "+in.Action+" needs a tab", "pass tab set to an id from browser_tabs action list")
+		}
+		tab = in.Tab
+	case "list", "new":
+	default:
+		return nil, toolErrorf(fmt.Sprintf("unknown action %q", in.Action), "pass action list, new, select or close")
+	}
+	if err := s.ensureSession(ctx, c.client, Target{Session: in.Session, Tab: tab}); err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.pageCtx(ctx, c) // the browser is open: its page's bound
@@ -232,9 +243,6 @@ func (s *Server) tabs(ctx context.Context, c *toolCall, in TabsArgs) (*mcp.CallT
 		}
 		done = "Opened a new tab; it is the active one (marked *). "
 	case "select", "close":
-		if in.Tab == "" {
-			return nil, toolErrorf("action "+in.Action+" needs a tab", "pass tab set to an id from browser_tabs action list")
-		}
 		var err error
 		if in.Action == "select" {
 			_, err = se.ActivateTab(ctx, in.Tab)
