@@ -135,9 +135,7 @@ func (g *SeleniumGrid) Launch(ctx context.Context, spec LaunchSpec) (LaunchedBro
 			c := <-res
 			stop()
 			if c.err == nil {
-				dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-				g.deleteSession(dctx, c.s.id)
-				dcancel()
+				g.deleteLate(ctx, c.s.id)
 			}
 		})
 		return nil, g.waitError(ctx, spec.SessionID, endpoint)
@@ -266,6 +264,24 @@ func (g *SeleniumGrid) newSession(ctx context.Context, body []byte) (gridSession
 		return gridSession{}, errors.New("the session has no se:cdp endpoint (a Chromium-family browser with Grid 4's CDP support is needed)")
 	}
 	return s, nil
+}
+
+// lateDeleteTries is how many times deleteLate asks, a second apart.
+const lateDeleteTries = 3
+
+// deleteLate deletes session id, which the Grid made for a request the
+// launch had given up on: nothing records it to end it later, so a failed
+// DELETE is tried again (lateDeleteTries in all, each bounded by 10 s).
+func (g *SeleniumGrid) deleteLate(ctx context.Context, id string) {
+	for try := 1; ; try++ {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := g.deleteSession(dctx, id)
+		cancel()
+		if err == nil || try == lateDeleteTries {
+			return
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // deadlineOr returns ctx's deadline, or now+d without one.
