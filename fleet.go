@@ -1,6 +1,7 @@
 // Room: what the fleet launchers share: the capacity error class, the
 // leased browser a Pool drives, the cleanup of leases a launch gave up on,
-// and the readiness probe. fleetCleanups.wg is its only synchronization;
+// and the readiness probe. Locks: fleetCleanups.mu and leaseWatch.mu,
+// each guarding its own fields, never held across a call out;
 // leasedBrowser's state is atomic.
 
 package browserpool
@@ -45,16 +46,47 @@ func newFleetHTTP() *http.Client {
 
 // fleetCleanups joins the background work of one launcher: leases requested
 // for a launch that gave up, followed until the fleet answers (bounded) and
-// then ended. Pool.Close waits for it. The zero value is ready.
+// then ended. Pool.Close waits for it. One launcher may serve several
+// pools, so a cleanup may start while another pool's Close waits: a
+// sync.WaitGroup forbids that, a count and a channel do not. The zero
+// value is ready.
 type fleetCleanups struct {
-	wg sync.WaitGroup
+	mu   sync.Mutex
+	n    int           // guarded by mu: cleanups running
+	idle chan struct{} // guarded by mu: closed when n drops to zero; nil while it is zero
 }
 
 // start runs f in the background, tracked.
-func (c *fleetCleanups) start(f func()) { c.wg.Go(f) }
+func (c *fleetCleanups) start(f func()) {
+	c.mu.Lock()
+	if c.n++; c.n == 1 {
+		c.idle = make(chan struct{})
+	}
+	c.mu.Unlock()
+	go func() {
+		defer c.done()
+		f()
+	}()
+}
 
-// wait waits for every background cleanup.
-func (c *fleetCleanups) wait() { c.wg.Wait() }
+func (c *fleetCleanups) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n--; c.n == 0 {
+		close(c.idle)
+		c.idle = nil
+	}
+}
+
+// wait waits until no background cleanup runs.
+func (c *fleetCleanups) wait() {
+	c.mu.Lock()
+	idle := c.idle
+	c.mu.Unlock()
+	if idle != nil {
+		<-idle
+	}
+}
 
 // fleetFullError is the capacity error of the fleet at endpoint; load says
 // how full it is ("" when unknown), cause is what the fleet answered.
