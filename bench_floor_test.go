@@ -373,8 +373,9 @@ func BenchmarkFloorColdStart(b *testing.B) {
 // children (the floor's, then ours), every figure the median of the pairs'
 // differences:
 //   - this test binary re-executed (runFootprintHelper): MiB-rss-over-bare
-//     and the rest. It links the whole package, and the package's own
-//     test code lies between the library's functions;
+//     and the rest. It links the whole package (about 760 KB of text, its
+//     files in alphabetical order, the tests' code after it), so the
+//     launch → open path's functions lie in about ten 64 KiB blocks;
 //   - footprint/child, built here: MiB-rss-over-bare-program,
 //     MiB-anon-over-bare-program and the largest pair's difference,
 //     MiB-rss-over-bare-program-max. It links what the row calls and

@@ -87,6 +87,7 @@ type Session struct {
 	output      string
 	ours        bool          // launched by this pool; false for an attached browser (never killed)
 	filesRemote bool          // files move over CDP (tab_remotefiles.go): an attached browser not on this machine's loopback; set before the session is shared
+	leased      bool          // b is a fleet's browser (fleetKind): its files move over CDP too; set by newSession
 	done        chan struct{} // closed when the close path has finished
 
 	closeErr error // set by the close path before done is closed; read after done
@@ -138,6 +139,7 @@ func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info Spa
 		tabs:    make(map[string]*Tab),
 		closing: make(map[string]time.Time),
 		crashed: make(map[string]bool),
+		leased:  fleetKind(b) != "",
 	}
 	s.lastUsed.Store(s.created.UnixNano())
 	return s

@@ -93,7 +93,7 @@ const remoteChunk = 512 << 10
 
 // remote reports whether the session's browser runs elsewhere (a fleet
 // lease), where files must travel over CDP.
-func (s *Session) remote() bool { return s.filesRemote || fleetKind(s.b) != "" }
+func (s *Session) remote() bool { return s.filesRemote || s.leased }
 
 // loopbackHost reports whether host names this machine's loopback
 // (localhost, 127.0.0.0/8, ::1): a browser attached there shares this

@@ -3,7 +3,8 @@
 // (internal/benchfloor) or by a browserpool.Pool, measuring its own
 // resident memory with the browser up. The root's BenchmarkFloorFootprint
 // runs it in two programs: its test binary re-executed (which links the
-// whole package, its tests' code between the library's functions), and
+// whole package, whose launch → open path spans about ten 64 KiB blocks
+// of its text), and
 // the small program in ./child, which links what the row calls and
 // nothing else, as a user's program does. No locks.
 package footprint
