@@ -167,23 +167,14 @@ func (f *fakeFleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.live[c] = r.URL.Query().Get("trackingId")
 	drop, silent := f.dropAfterProbe, f.silentLease
 	f.mu.Unlock()
-	if silent {
-		for {
-			if _, _, err := c.ReadMessage(); err != nil {
-				break
+	if silent || drop {
+		if silent {
+			// Nothing answers until the client leaves.
+			for _, _, err := c.ReadMessage(); err == nil; _, _, err = c.ReadMessage() {
 			}
-		}
-		b.Transport().Close()
-		c.Close()
-		f.mu.Lock()
-		delete(f.live, c)
-		f.mu.Unlock()
-		return
-	}
-	if drop {
-		// The probe is answered by the browser; then the lease ends (the
-		// server's per-lease timeout, a proxy's reset).
-		if _, msg, err := c.ReadMessage(); err == nil {
+		} else if _, msg, err := c.ReadMessage(); err == nil {
+			// The probe is answered by the browser; then the lease ends
+			// (the server's per-lease timeout, a proxy's reset).
 			b.Transport().WriteMessage(msg)
 			if reply, err := b.Transport().ReadMessage(); err == nil {
 				c.WriteMessage(websocket.TextMessage, reply)
@@ -435,27 +426,33 @@ func TestFleetFakeGridFailedDeleteIsRetriedByTheLeakPath(t *testing.T) {
 	}
 }
 
+// A session the Grid makes for a request given up on is deleted in the
+// background, also when the first DELETEs fail (they were not tried
+// again: the session lived on the Grid, recorded nowhere, until its
+// session-timeout).
 func TestFleetFakeGridPostCutShortIsDeletedInTheBackground(t *testing.T) {
-	f := startFakeFleet(t, 1, "")
-	f.mu.Lock()
-	f.postDelay = 700 * time.Millisecond
-	f.mu.Unlock()
-	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.SeleniumGrid{URL: f.HTTP}, LaunchTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Open(ctxT(t)); !errors.Is(err, browserpool.ErrTimeout) {
-		t.Fatalf("Open with a slow Grid: %v, want ErrTimeout", err)
-	}
-	p.Close() // waits for the background cleanup
-	if got := f.gridSessions(); got != 0 {
-		t.Errorf("Grid sessions after the pool closed = %d, want 0 (the late session is deleted)", got)
-	}
-	f.mu.Lock()
-	deletes := append([]string(nil), f.deletes...)
-	f.mu.Unlock()
-	if diff := cmp.Diff([]string{"grid1"}, deletes); diff != "" {
-		t.Errorf("DELETEs (-want +got):\n%s", diff)
+	for _, failDel := range []int{0, 2} {
+		f := startFakeFleet(t, 1, "")
+		f.mu.Lock()
+		f.postDelay, f.failDel = 700*time.Millisecond, failDel
+		f.mu.Unlock()
+		p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.SeleniumGrid{URL: f.HTTP}, LaunchTimeout: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Open(ctxT(t)); !errors.Is(err, browserpool.ErrTimeout) {
+			t.Fatalf("Open with a slow Grid: %v, want ErrTimeout", err)
+		}
+		p.Close() // waits for the background cleanup
+		if got := f.gridSessions(); got != 0 {
+			t.Errorf("%d failed DELETEs: Grid sessions after the pool closed = %d, want 0 (the late session is deleted)", failDel, got)
+		}
+		f.mu.Lock()
+		deletes := append([]string(nil), f.deletes...)
+		f.mu.Unlock()
+		if diff := cmp.Diff([]string{"grid1"}, deletes); diff != "" {
+			t.Errorf("%d failed DELETEs: DELETEs answered (-want +got):\n%s", failDel, diff)
+		}
 	}
 }
 

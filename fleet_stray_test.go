@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browserpool/browserpool"
 )
@@ -77,25 +76,4 @@ func TestPoolCloseNamesTheGridLeaseOfAFailedLaunchItCouldNotEnd(t *testing.T) {
 	f.mu.Lock()
 	f.failDel = 0 // let the fleet's own cleanup end it
 	f.mu.Unlock()
-}
-
-// A session the Grid made for a request given up on is deleted in the
-// background; a DELETE that failed was not tried again, and the session
-// lived on the Grid, recorded nowhere, until its session-timeout.
-func TestFleetFakeGridLateSessionIsDeletedDespiteAFailedDelete(t *testing.T) {
-	f := startFakeFleet(t, 1, "")
-	f.mu.Lock()
-	f.postDelay, f.failDel = 700*time.Millisecond, 2
-	f.mu.Unlock()
-	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: &browserpool.SeleniumGrid{URL: f.HTTP}, LaunchTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Open(ctxT(t)); !errors.Is(err, browserpool.ErrTimeout) {
-		t.Fatalf("Open with a slow Grid: %v, want ErrTimeout", err)
-	}
-	p.Close() // waits for the background cleanup
-	if got := f.gridSessions(); got != 0 {
-		t.Errorf("Grid sessions after the pool closed = %d, want 0 (the late session is deleted on a later try)", got)
-	}
 }

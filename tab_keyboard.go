@@ -138,8 +138,8 @@ func partlyTyped(err error, typed, total int) error {
 	}
 	e.Detail = strings.TrimSpace(fmt.Sprintf("%s (it stopped at character %d of %d: the first %d reached the page, and that one may have)", e.Detail, typed+1, total, typed))
 	hint := "read the field before typing again: typing the whole text again adds what was typed a second time; type only the rest, or clear the field and type it all"
-	if strings.Contains(e.Hint, "stopped in a moment") { // givenUp's: the page may be busy
-		hint += "; if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again"
+	if strings.HasSuffix(e.Hint, busyPageHint) { // givenUp's: the page may be busy
+		hint += "; " + busyPageHint
 	}
 	e.Hint = hint
 	return e

@@ -26,9 +26,13 @@ func (t *Tab) givenUp(x *tabExt, err error) {
 	}
 	var e *Error
 	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) && e.noAnswer {
-		e.Hint = "retry, with a longer deadline if the page is only slow; if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again"
+		e.Hint = "retry, with a longer deadline if the page is only slow; " + busyPageHint
 	}
 }
+
+// busyPageHint ends givenUp's hint: what becomes of a page a script keeps
+// busy (partlyTyped keeps it).
+const busyPageHint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again"
 
 // unstickProbe bounds the evaluate that tells a busy page from an idle one
 // after an action ran out of time: a page still busy after it has its
