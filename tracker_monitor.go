@@ -67,6 +67,8 @@ func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
 	})
 	now := time.Now()
 	out := make([]TrackedSession, 0, len(es))
+	var procs []proc.Info // every process, listed once for every browser's tree
+	listed := false
 	for _, e := range es {
 		ts := TrackedSession{Name: e.name, Workflow: e.workflow, Age: now.Sub(e.created), State: "opening", Holders: e.holders}
 		if s := e.s; s != nil {
@@ -82,7 +84,11 @@ func (tr *Tracker) Sessions(ctx context.Context) []TrackedSession {
 				cancel()
 			}
 			if info.PID > 0 {
-				if pids, err := proc.Tree(info.PID); err == nil {
+				if !listed {
+					procs, _ = proc.List(nil)
+					listed = true
+				}
+				if pids := proc.TreeIn(procs, info.PID); pids != nil {
 					ts.Processes = len(pids)
 					ts.CPU, ts.RSS, ts.PSS = proc.Usage(pids)
 				}

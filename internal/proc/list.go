@@ -5,6 +5,7 @@ package proc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -32,16 +33,19 @@ func List(match func(Info) bool) ([]Info, error) {
 		return nil, err
 	}
 	var out []Info
+	var buf []byte // every file read, one after the other
 	for _, pid := range pids {
-		s, err := ReadStat(pid)
-		if err != nil {
-			continue // gone, or a malformed entry we cannot use
+		if buf, err = readInto(buf, pid, "stat"); err != nil {
+			continue // gone
 		}
-		cl, err := Cmdline(pid)
+		s, err := parseStat(buf)
 		if err != nil {
+			continue // a malformed entry we cannot use
+		}
+		if buf, err = readInto(buf, pid, "cmdline"); err != nil {
 			continue
 		}
-		in := Info{PID: pid, PPID: s.PPID, PGID: s.PGID, State: s.State, StartTime: s.StartTime, Cmdline: cl}
+		in := Info{PID: pid, PPID: s.PPID, PGID: s.PGID, State: s.State, StartTime: s.StartTime, Cmdline: cmdline(buf)}
 		if match == nil || match(in) {
 			out = append(out, in)
 		}
@@ -78,6 +82,16 @@ func Tree(pid int) ([]int, error) {
 		return nil, err
 	}
 	return append([]int{pid}, Descendants(all, pid)...), nil
+}
+
+// TreeIn is Tree over procs, a List of every process taken once for many
+// trees: pid followed by its descendants among procs, parents before
+// children, or nil when pid is not among procs.
+func TreeIn(procs []Info, pid int) []int {
+	if _, ok := slices.BinarySearchFunc(procs, pid, func(p Info, pid int) int { return cmp.Compare(p.PID, pid) }); !ok {
+		return nil
+	}
+	return append([]int{pid}, Descendants(procs, pid)...)
 }
 
 // Descendants returns the pids of the descendants of pid among procs, by

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -61,48 +62,69 @@ func ReadStat(pid int) (Stat, error) {
 // (field 2) is enclosed in parentheses and may itself contain spaces and
 // parentheses, so the fields after it are found after the last ')'.
 func ParseStat(b []byte) (Stat, error) {
+	s, err := parseStat(b)
+	if err != nil {
+		return Stat{}, err
+	}
+	s.Comm = string(b[bytes.IndexByte(b, '(')+1 : bytes.LastIndexByte(b, ')')])
+	return s, nil
+}
+
+// statSpaces are the bytes that separate the fields of a stat file: the
+// ASCII spaces, as strings.Fields splits them (the kernel writes one space).
+const statSpaces = " \t\n\v\f\r"
+
+// parseStat is ParseStat without the command name, and without allocating
+// unless it fails: List parses the stat file of every process on the
+// machine.
+func parseStat(b []byte) (Stat, error) {
 	open := bytes.IndexByte(b, '(')
 	end := bytes.LastIndexByte(b, ')')
 	if open < 0 || end < open {
 		return Stat{}, fmt.Errorf("malformed stat %q: no command name", truncate(b))
 	}
 	var s Stat
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:open])))
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
 	if err != nil {
 		return Stat{}, fmt.Errorf("malformed stat %q: pid: %v", truncate(b), err)
 	}
 	s.PID = pid
-	s.Comm = string(b[open+1 : end])
-	// rest[0] is field 3 (state); field N is rest[N-3].
-	rest := strings.Fields(string(b[end+1:]))
-	if len(rest) < 22-3+1 {
-		return Stat{}, fmt.Errorf("malformed stat %q: %d fields after the command name", truncate(b), len(rest))
-	}
-	if len(rest[0]) != 1 {
-		return Stat{}, fmt.Errorf("malformed stat %q: state %q", truncate(b), rest[0])
-	}
-	s.State = rest[0][0]
-	ints := []struct {
-		field int
-		dst   *int
-	}{{4, &s.PPID}, {5, &s.PGID}}
-	for _, f := range ints {
-		v, err := strconv.Atoi(rest[f.field-3])
-		if err != nil {
-			return Stat{}, fmt.Errorf("malformed stat %q: field %d: %v", truncate(b), f.field, err)
+	// Field N counts from the pid (1) and the command name (2); the rest
+	// are read up to field 22, the start time.
+	n := 2
+	for rest := b[end+1:]; n < 22; {
+		rest = bytes.TrimLeft(rest, statSpaces)
+		if len(rest) == 0 {
+			return Stat{}, fmt.Errorf("malformed stat %q: %d fields after the command name", truncate(b), n-2)
 		}
-		*f.dst = v
-	}
-	uints := []struct {
-		field int
-		dst   *uint64
-	}{{14, &s.UTime}, {15, &s.STime}, {22, &s.StartTime}}
-	for _, f := range uints {
-		v, err := strconv.ParseUint(rest[f.field-3], 10, 64)
-		if err != nil {
-			return Stat{}, fmt.Errorf("malformed stat %q: field %d: %v", truncate(b), f.field, err)
+		i := bytes.IndexAny(rest, statSpaces)
+		if i < 0 {
+			i = len(rest)
 		}
-		*f.dst = v
+		var f []byte
+		f, rest = rest[:i], rest[i:]
+		n++
+		var err error
+		switch n {
+		case 3:
+			if len(f) != 1 {
+				return Stat{}, fmt.Errorf("malformed stat %q: state %q", truncate(b), f)
+			}
+			s.State = f[0]
+		case 4:
+			s.PPID, err = strconv.Atoi(string(f))
+		case 5:
+			s.PGID, err = strconv.Atoi(string(f))
+		case 14:
+			s.UTime, err = strconv.ParseUint(string(f), 10, 64)
+		case 15:
+			s.STime, err = strconv.ParseUint(string(f), 10, 64)
+		case 22:
+			s.StartTime, err = strconv.ParseUint(string(f), 10, 64)
+		}
+		if err != nil {
+			return Stat{}, fmt.Errorf("malformed stat %q: field %d: %v", truncate(b), n, err)
+		}
 	}
 	return s, nil
 }
@@ -141,7 +163,18 @@ func Cmdline(pid int) (string, error) {
 
 func cmdline(b []byte) string {
 	b = bytes.TrimRight(b, "\x00")
-	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			sb.Write(b)
+			return sb.String()
+		}
+		sb.Write(b[:i])
+		sb.WriteByte(' ')
+		b = b[i+1:]
+	}
 }
 
 // Environ returns the value of the environment variable name in the initial
@@ -190,11 +223,35 @@ func Exe(pid int) (string, error) {
 
 // read reads /proc/PID/name.
 func read(pid int, name string) ([]byte, error) {
-	b, err := os.ReadFile(path(pid, name))
+	return readInto(nil, pid, name)
+}
+
+// readInto reads /proc/PID/name into buf's storage, grown as needed, and
+// returns it. It opens and reads the file with bare system calls, without
+// an *os.File and a buffer of its own for every file: List reads two files
+// of every process on the machine with one buffer.
+func readInto(buf []byte, pid int, name string) ([]byte, error) {
+	buf = buf[:0]
+	fd, err := syscall.Open(path(pid, name), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, wrap(pid, name, err)
+		return buf, wrap(pid, name, &fs.PathError{Op: "open", Path: path(pid, name), Err: err})
 	}
-	return b, nil
+	defer syscall.Close(fd)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, max(512, cap(buf)))
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return buf[:0], wrap(pid, name, &fs.PathError{Op: "read", Path: path(pid, name), Err: err})
+		case n == 0:
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
 }
 
 func path(pid int, name string) string {

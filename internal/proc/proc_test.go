@@ -102,6 +102,18 @@ func TestParseStatFindsFieldsAfterACommandNameWithSpacesAndParens(t *testing.T) 
 	}
 }
 
+func TestParseStatSplitsFieldsAtAnyRunOfASCIISpaces(t *testing.T) {
+	line := "77 (sh)\tR  1\t\t77 77 0 -1 4194560 1 2 3 4 \v5 6 0 0 20 0 1 0\r\n  987 1000 200\n"
+	got, err := proc.ParseStat([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := proc.Stat{PID: 77, Comm: "sh", State: 'R', PPID: 1, PGID: 77, UTime: 5, STime: 6, StartTime: 987}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseStat (-want +got):\n%s", diff)
+	}
+}
+
 func TestParseStatRejectsTruncatedInput(t *testing.T) {
 	for _, in := range []string{"", "12 (x", "12 (x) S 1 2", "x (y) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"} {
 		if _, err := proc.ParseStat([]byte(in)); err == nil {
@@ -253,6 +265,16 @@ func TestListAndTreeFindAProcessTreeByParent(t *testing.T) {
 			}
 		}
 	}
+	all, err := proc.List(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(tree, proc.TreeIn(all, pid)); diff != "" {
+		t.Errorf("TreeIn over a List of every process vs Tree (-Tree +TreeIn):\n%s", diff)
+	}
+	if got := proc.TreeIn(all[:0], pid); got != nil {
+		t.Errorf("TreeIn over no process = %v, want nil", got)
+	}
 	slices.Sort(tree)
 	if diff := cmp.Diff(tree, pids); diff != "" {
 		t.Errorf("List by process group vs Tree (-tree +list):\n%s", diff)
@@ -339,4 +361,16 @@ func TestKillGroupSignalsOnlyAGroupItsProvenLeaderLeads(t *testing.T) {
 	}
 	leader.Wait()
 	eventually(t, "the whole group is gone", func() bool { return !proc.Alive(member) })
+}
+
+// BenchmarkList scans every process on the machine, as a sweep, a
+// browser's stop and the tracker's monitor do: B/op and allocs/op grow
+// with the number of processes (one Info's command line each).
+func BenchmarkList(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := proc.List(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
