@@ -98,6 +98,10 @@ type Tracker struct {
 	closeDone chan struct{}                  // guarded by mu; made by the first Close, closed when it returns
 
 	launches sync.WaitGroup // the opens under way (launch), waited for by Close
+	// background holds the closes a caller stopped waiting for
+	// (closeEntries), each closed when its sessions are: Close waits for
+	// them. Guarded by mu.
+	background []chan struct{}
 
 	evicted map[trackKey]TrackerEvent // guarded by mu; the last evictions (at most evictedMemory), for Lookup's error
 }
@@ -197,6 +201,14 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		return nil, err
 	}
 	k := trackKey{workflow, name}
+	if ctx.Err() != nil {
+		// A context that ended before the call happened before it: nothing
+		// is reused, evicted or launched (as Allocator.Acquire refuses).
+		e := newError(op, ctx.Err(), "the context had ended before the call: no session was opened, reused or evicted")
+		e.Name, e.Workflow = name, workflow
+		e.Hint = "call again with a context that has not ended"
+		return nil, e
+	}
 	for {
 		tr.mu.Lock()
 		if tr.closed {
@@ -587,12 +599,23 @@ func (tr *Tracker) closeEntries(ctx context.Context, op string, es []*tracked, r
 			}
 		}()
 	}
-	done := make(chan struct{})
+	done := make(chan struct{}) // closed when every close has returned
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
 		return errors.Join(errs...)
 	case <-ctx.Done():
+		tr.mu.Lock()
+		tr.background = slices.DeleteFunc(tr.background, func(c chan struct{}) bool {
+			select {
+			case <-c:
+				return true // done: nothing left to wait for
+			default:
+				return false
+			}
+		})
+		tr.background = append(tr.background, done)
+		tr.mu.Unlock()
 		e := newError(op, ctx.Err(), "stopped waiting; the closes go on in the background")
 		e.Hint = "nothing to do: the browsers are closed in the background (Tracker.Close waits for them)"
 		return e
@@ -616,7 +639,14 @@ func (tr *Tracker) Close() error {
 	tr.closeDone = make(chan struct{})
 	tr.mu.Unlock()
 	err := tr.CloseAll(context.Background())
-	tr.launches.Wait()  // those of entries already forgotten, too
+	tr.launches.Wait() // those of entries already forgotten, too
+	tr.mu.Lock()
+	background := tr.background
+	tr.background = nil
+	tr.mu.Unlock()
+	for _, c := range background {
+		<-c // closes their callers stopped waiting for
+	}
 	close(tr.closeDone) // before the hooks: a hook may call Close
 	tr.events.close(tr.pool.closeTimeout())
 	return err
