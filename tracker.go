@@ -282,6 +282,20 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		if e.err != nil {
 			return nil, e.err
 		}
+		// EndWorkflow, CloseSession or Close may have taken it from the
+		// table while it launched, to close it: the caller gets why, not
+		// a session closed under it.
+		tr.mu.Lock()
+		closed, ended := tr.closed, tr.entries[k] != e
+		tr.mu.Unlock()
+		switch {
+		case closed:
+			return nil, trackerClosed(op)
+		case ended:
+			err := newError(op, ErrSessionClosed, "it was closed while it opened (CloseSession, EndWorkflow or CloseAll)")
+			err.Name, err.Workflow = name, workflow
+			return nil, err
+		}
 		return e.s, nil
 	}
 }
@@ -299,11 +313,13 @@ func (tr *Tracker) launch(ctx context.Context, e *tracked) {
 	}
 	tr.mu.Lock()
 	e.s, e.err = s, err
+	if err != nil {
+		// Forgotten in the same step: once its callers see the error, a
+		// retry or another name of the workflow no longer meets it.
+		tr.removeLocked(e)
+	}
 	tr.mu.Unlock()
 	close(e.opened)
-	if err != nil {
-		tr.forget(e)
-	}
 }
 
 func (tr *Tracker) ctxErr(op string, k trackKey, ctx context.Context) error {

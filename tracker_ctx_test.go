@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/browserpool/browserpool"
 	"github.com/browserpool/browserpool/cdptest"
@@ -62,5 +63,38 @@ func TestTrackerCloseWaitsForClosesACallerStoppedWaitingFor(t *testing.T) {
 		default:
 			t.Errorf("session %s is still open after Tracker.Close returned", s.ID())
 		}
+	}
+}
+
+func TestATrackerOpenWhoseSessionIsClosedWhileItLaunchesSaysSo(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		close func(*browserpool.Tracker, context.Context) error
+		want  error
+	}{
+		{"EndWorkflow", func(tr *browserpool.Tracker, ctx context.Context) error { return tr.EndWorkflow(ctx, "w1") }, browserpool.ErrSessionClosed},
+		{"Tracker.Close", func(tr *browserpool.Tracker, _ context.Context) error { return tr.Close() }, browserpool.ErrPoolClosed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := cdptest.NewLauncher(t)
+			l.SetLaunchDelay(100 * time.Millisecond)
+			p := newFakePool(t, l, browserpool.Config{})
+			tr := newTracker(t, p, browserpool.TrackerConfig{})
+			ctx := ctxT(t)
+			type opened struct {
+				s   *browserpool.Session
+				err error
+			}
+			ch := make(chan opened, 1)
+			go func() { s, err := tr.Open(ctx, "w1", "news"); ch <- opened{s, err} }()
+			waitFor(t, "the open to start", func() bool { return p.Stats().SessionsStarting == 1 })
+			if err := c.close(tr, ctx); err != nil {
+				t.Fatal(err)
+			}
+			r := <-ch
+			if !errors.Is(r.err, c.want) {
+				t.Errorf("Open while %s closed its session: error %v (a session returned: %t); want %v", c.name, r.err, r.s != nil, c.want)
+			}
+		})
 	}
 }
