@@ -34,6 +34,12 @@ import (
 // as ctx ends may still be returned). Launches run on the allocator's own
 // context, bounded by the pool's LaunchTimeout.
 func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOptions) (*Lease, error) {
+	return a.acquire(ctx, task, opts, nil)
+}
+
+// acquire is Acquire; via, when not nil, is the claim AcquireFor shares
+// opts.ShareWith's browser through (see shareVia).
+func (a *Allocator) acquire(ctx context.Context, task string, opts AcquireOptions, via *shareVia) (*Lease, error) {
 	const op = "Allocator.Acquire"
 	if err := checkTaskID(op, "task", task); err != nil {
 		return nil, err
@@ -67,6 +73,16 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 	if a.closed {
 		a.mu.Unlock()
 		return nil, a.closedErr(op, task)
+	}
+	if via != nil {
+		if a.browsers[via.key] != via.c || !a.ownsLiveLocked(via.c.owner) {
+			if a.browsers[via.key] == via.c {
+				delete(a.browsers, via.key) // its owner's browser ended and it has not acquired again
+			}
+			a.mu.Unlock()
+			return nil, errClaimVoid
+		}
+		opts.ShareWith = via.c.owner // the heir, if the browser was handed on meanwhile
 	}
 	computer := opts.Computer
 	if computer == "" && opts.ShareWith != "" && a.tasks[task] == nil {
@@ -122,6 +138,9 @@ func (a *Allocator) Acquire(ctx context.Context, task string, opts AcquireOption
 	}
 	if opts.ShareWith != "" {
 		lease, err := a.shareLocked(op, t, opts.ShareWith)
+		if err == nil && via != nil {
+			via.c.holders.add(task, struct{}{})
+		}
 		a.mu.Unlock()
 		return lease, err
 	}
@@ -228,14 +247,26 @@ func (a *Allocator) startLaunchLocked(ctx context.Context, w *waiter) *launchRun
 
 // await waits until w is answered (a lease or an error), starting the
 // launch of a slot handed to it from the queue. ctx bounds the wait; the
-// budget sweeper ends it if its budget runs out in the queue. On failure w
-// holds no slot.
+// budget sweeper ends it if its budget runs out in the queue, and the
+// close of its computer's pool if it is still queued then (a slot would
+// only launch into a closed pool). On failure w holds no slot.
 func (a *Allocator) await(ctx context.Context, op string, w *waiter) (*Lease, error) {
+	shut := w.c.pool.shut
 	for {
 		select {
 		case <-w.wake:
 		case <-ctx.Done():
 			return a.leave(ctx, op, w)
+		case <-shut:
+			shut = nil // once: a slot granted meanwhile launches, and that launch says the pool is closed
+			a.mu.Lock()
+			if !w.done && !w.granted {
+				e := allocError(op, w.t.name, ErrPoolClosed, fmt.Sprintf("the pool of computer %q was closed (Pool.Close) while the task waited in its queue; the task holds no slot", w.c.name))
+				e.Hint = "close the Allocator too: no browser can be launched on that computer any more; give it a new Pool in a new Allocator to go on"
+				a.kickLocked(w, e)
+			}
+			a.mu.Unlock()
+			continue
 		}
 		a.mu.Lock()
 		if w.done {

@@ -91,38 +91,45 @@ func (a *Allocator) AcquireFor(ctx context.Context, task string, id Identity, op
 			e.Hint = "retry; the browser is being opened for its owner task"
 			return nil, e
 		}
-		a.mu.Lock()
-		still := a.browsers[key] == c
-		if still && !a.ownsLiveLocked(owner) {
-			// The owner's browser ended and it has not acquired again:
-			// the claim is void, and this task may own the browser.
-			delete(a.browsers, key)
-			still = false
+		if testHookBeforeShare != nil {
+			testHookBeforeShare()
 		}
-		a.mu.Unlock()
-		if !still {
-			continue // the owner's acquire failed, it finished, or its browser ended: try to own it
-		}
-		opts.ShareWith = owner
-		l, err := a.Acquire(ctx, task, opts)
-		if err == nil {
-			a.mu.Lock()
-			c.holders.add(task, struct{}{})
-			a.mu.Unlock()
+		share := opts
+		share.ShareWith = owner
+		l, err := a.acquire(ctx, task, share, &shareVia{key: key, c: c})
+		if err == errClaimVoid {
+			continue // the owner finished, or its browser ended, before the share: try to own it
 		}
 		// Errors of the share AcquireFor chose are its own, not a
 		// ShareWith the caller set.
 		return l, retag(err, func(e *Error) {
 			e.Op = op
-			switch {
-			case errors.Is(err, ErrWrongComputer):
+			if errors.Is(err, ErrWrongComputer) {
 				e.Hint = fmt.Sprintf("the browser this identity shares is task %s's, on another computer: acquire with the computer that task is on, or leave Computer empty", owner)
-			case errors.Is(err, ErrNotShared):
-				e.Hint = fmt.Sprintf("task %s, whose browser this identity shares, has no live session now: retry once it has acquired again, or Finish it to let this task own the browser", owner)
 			}
 		})
 	}
 }
+
+// shareVia is the claim an AcquireFor shares its owner's browser through.
+// Acquire checks it and joins its holders in the critical section of the
+// share itself, so the owner's Finish either sees the task among the
+// holders (and hands the browser on to it) or has voided the claim first
+// (and the task tries to own the browser): never a lease on a browser
+// being closed, nor a spurious ErrNotShared.
+type shareVia struct {
+	key string
+	c   *browserClaim
+}
+
+// errClaimVoid is acquire's answer to a share whose claim is gone or whose
+// owner's browser has ended; AcquireFor tries again. It never reaches a
+// caller.
+var errClaimVoid = errors.New("browserpool: the browser claim is void")
+
+// testHookBeforeShare, when set by a test, runs in AcquireFor between
+// waiting for the owner's acquire and the share.
+var testHookBeforeShare func()
 
 // ownsLiveLocked reports whether task holds a live session of its own.
 func (a *Allocator) ownsLiveLocked(task string) bool {

@@ -209,6 +209,7 @@ type Pool struct {
 	joinable  *launchOp            // guarded by mu; a launch Resolve("") may join
 	closed    bool                 // guarded by mu
 	closeDone chan struct{}        // guarded by mu; made by the first Close, closed when it returns
+	shut      chan struct{}        // closed by the first Close as it begins (under mu): an allocator's queued acquires on the pool leave at once
 	stats     Stats                // guarded by mu; counters (gauges are computed)
 	pendingRm map[string]time.Time // guarded by mu; profile dirs to retry removing
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried
@@ -258,6 +259,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		attached:  make(map[string]*Session),
 		closing:   make(map[*Session]bool),
 		attaching: make(map[int]*attachOp),
+		shut:      make(chan struct{}),
 		cdp:       cdpProbe{conns: devtools.NewTable(CDPPromptPatience, CDPParkTimeout)},
 	}
 	if p.launcher == nil {

@@ -124,6 +124,7 @@ func (p *Pool) Close() error {
 	}
 	p.closed = true
 	p.closeDone = make(chan struct{})
+	close(p.shut)
 	if p.reaper != nil {
 		p.reaper.Stop() // a tick under way finishes; p.wg.Wait waits for it
 	}

@@ -121,6 +121,7 @@ type tracked struct {
 	s              *Session            // guarded by Tracker.mu; set before opened is closed
 	err            error               // open error; set before opened is closed
 	holders        holderSet[struct{}] // guarded by Tracker.mu; identities holding it (OpenFor), by holder key
+	taken          bool                // guarded by Tracker.mu; removed to be closed (CloseSession, EndWorkflow, CloseAll)
 }
 
 // NewTracker returns a tracker over cfg.Pool.
@@ -222,23 +223,11 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 			case <-ctx.Done():
 				return nil, tr.ctxErr(op, k, ctx)
 			}
-			tr.mu.Lock()
-			s := e.s
-			tr.mu.Unlock()
-			if e.err != nil {
-				return nil, e.err
+			s, again, err := tr.claimOpened(op, k, e, holder, false)
+			if again {
+				continue
 			}
-			if s != nil && s.Err() == nil {
-				if holder != "" {
-					tr.mu.Lock()
-					e.holders.add(holder, struct{}{})
-					tr.mu.Unlock()
-				}
-				s.Touch()
-				return s, nil
-			}
-			tr.forget(e) // it ended on its own (idle, crash): open afresh
-			continue
+			return s, err
 		}
 		tr.pruneLocked()
 		if active := tr.byWF[workflow]; len(active) >= tr.cfg.PerWorkflow {
@@ -279,25 +268,57 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		case <-ctx.Done():
 			return nil, tr.ctxErr(op, k, ctx)
 		}
-		if e.err != nil {
-			return nil, e.err
-		}
-		// EndWorkflow, CloseSession or Close may have taken it from the
-		// table while it launched, to close it: the caller gets why, not
-		// a session closed under it.
-		tr.mu.Lock()
-		closed, ended := tr.closed, tr.entries[k] != e
-		tr.mu.Unlock()
-		switch {
-		case closed:
-			return nil, trackerClosed(op)
-		case ended:
-			err := newError(op, ErrSessionClosed, "it was closed while it opened (CloseSession, EndWorkflow or CloseAll)")
-			err.Name, err.Workflow = name, workflow
-			return nil, err
-		}
-		return e.s, nil
+		s, _, err := tr.claimOpened(op, k, e, "", true) // holder is recorded already
+		return s, err
 	}
+}
+
+// claimOpened gives the caller of Open that waited for e to open e's
+// session, recording holder (OpenFor), or tells why not: the open's error;
+// ErrPoolClosed once the tracker is closed; ErrSessionClosed when
+// CloseSession, EndWorkflow or CloseAll took e while the caller waited (a
+// session being closed is never handed out). again reports that the
+// session ended on its own or was closed to make room for another open
+// before the caller got it: the caller opens afresh. The caller whose call
+// launched e (launched) is told that instead, so a browser that dies as it
+// starts is not launched again and again.
+func (tr *Tracker) claimOpened(op string, k trackKey, e *tracked, holder string, launched bool) (s *Session, again bool, err error) {
+	if e.err != nil {
+		return nil, false, e.err
+	}
+	tr.mu.Lock()
+	switch {
+	case tr.closed:
+		tr.mu.Unlock()
+		return nil, false, trackerClosed(op)
+	case e.taken:
+		tr.mu.Unlock()
+		err := newError(op, ErrSessionClosed, "it was closed while this call waited for it to open (CloseSession, EndWorkflow or CloseAll)")
+		err.Name, err.Workflow = k.name, k.workflow
+		err.Hint = "open it again if the workflow still needs it"
+		return nil, false, err
+	case tr.entries[k] != e || e.s.Err() != nil: // Session.mu is a leaf lock
+		tr.removeLocked(e)
+		tr.mu.Unlock()
+		if !launched {
+			return nil, true, nil
+		}
+		how := "was closed to make room for another session (the tracker's Global limit)"
+		if serr := e.s.Err(); serr != nil {
+			how = closedHow(serr)
+		}
+		err := newError(op, ErrSessionClosed, "it "+how+" as it opened, before this call could return it")
+		err.Name, err.Workflow, err.Session = k.name, k.workflow, e.s.ID()
+		err.Hint = "open it again"
+		return nil, false, err
+	}
+	if holder != "" {
+		e.holders.add(holder, struct{}{})
+	}
+	s = e.s
+	tr.mu.Unlock()
+	s.Touch()
+	return s, false, nil
 }
 
 // launch opens e's session. It runs on a goroutine of its own, not on the
@@ -560,6 +581,7 @@ func (tr *Tracker) CloseSession(ctx context.Context, workflow, name string) erro
 	e := tr.entries[trackKey{workflow, name}]
 	if e != nil {
 		tr.removeLocked(e)
+		e.taken = true
 	}
 	tr.mu.Unlock()
 	return tr.closeEntries(ctx, "Tracker.CloseSession", []*tracked{e}, ReasonExplicit)
@@ -576,6 +598,7 @@ func (tr *Tracker) EndWorkflow(ctx context.Context, workflow string) error {
 	}
 	for _, e := range es {
 		tr.removeLocked(e)
+		e.taken = true
 	}
 	tr.mu.Unlock()
 	return tr.closeEntries(ctx, "Tracker.EndWorkflow", es, ReasonWorkflowEnd)
@@ -586,6 +609,7 @@ func (tr *Tracker) CloseAll(ctx context.Context) error {
 	tr.mu.Lock()
 	es := make([]*tracked, 0, len(tr.entries))
 	for _, e := range tr.entries {
+		e.taken = true
 		es = append(es, e)
 	}
 	clear(tr.entries)
