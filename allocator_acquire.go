@@ -97,7 +97,9 @@ func (a *Allocator) acquire(ctx context.Context, task string, opts AcquireOption
 	}
 	if t.w != nil {
 		a.mu.Unlock()
-		return nil, allocError(op, task, ErrTaskBusy, fmt.Sprintf("task %s already has an acquire in progress on computer %q", task, t.c.name))
+		e := allocError(op, task, ErrTaskBusy, fmt.Sprintf("task %s already has an acquire in progress on computer %q", task, t.c.name))
+		e.Hint = "wait for that acquire to return (a task runs one at a time), then use its lease"
+		return nil, e
 	}
 	c := t.c
 	relaunch := false

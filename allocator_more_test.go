@@ -116,7 +116,7 @@ func TestAllocatorBindingErrorsNameBothComputers(t *testing.T) {
 		`browserpool: Allocator.Bind: invalid id: task "no spaces" (hint: use 1 to 64 letters, digits, '-' or '_')`,
 		`browserpool: Allocator.Acquire task=t1: task is bound to another computer: task t1 is bound to computer "c1", but task owner's session is on "c2" (hint: share only with tasks on computer "c1", or drop ShareWith to get a session of the task's own)`,
 		`browserpool: Allocator.Acquire task=t1: no session to share: task nobody holds no live session of its own on computer "c1" (hint: acquire a session for the task named in ShareWith first, or drop ShareWith to give this task its own session)`,
-		`browserpool: Allocator.Finish task=t2: task is not bound to a computer: task t2 is not known: never bound, or already finished (hint: bind the task first with Allocator.Bind(task, computer), or name the computer in AcquireOptions.Computer)`,
+		`browserpool: Allocator.Finish task=t2: task is not bound to a computer: task t2 is not known: never bound, or already finished (hint: nothing to finish: a task is known from its first Bind or Acquire until its Finish; check the task's name)`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

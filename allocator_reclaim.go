@@ -83,7 +83,9 @@ func (a *Allocator) Finish(ctx context.Context, task string, state TaskState) er
 	t := a.tasks[task]
 	if t == nil {
 		a.mu.Unlock()
-		return allocError(op, task, ErrNotBound, fmt.Sprintf("task %s is not known: never bound, or already finished", task))
+		e := allocError(op, task, ErrNotBound, fmt.Sprintf("task %s is not known: never bound, or already finished", task))
+		e.Hint = "nothing to finish: a task is known from its first Bind or Acquire until its Finish; check the task's name"
+		return e
 	}
 	delete(a.tasks, task)
 	heir := a.handOverLocked(task, t.lease)

@@ -192,3 +192,20 @@ func TestThePolicyRacesOnRealChromium(t *testing.T) {
 		}
 	})
 }
+
+func TestASecondAcquireOfATaskWhoseFirstIsUnderWaySaysToWaitForIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newAllocFixture(t, oneComputer("c1", 2))
+		f.launchers["c1"].SetLaunchDelay(time.Second)
+		first := f.acquireAsync(context.Background(), "t1", browserpool.AcquireOptions{Computer: "c1"})
+		synctest.Wait() // the first acquire's browser is starting
+		_, err := f.a.Acquire(context.Background(), "t1", browserpool.AcquireOptions{Computer: "c1"})
+		want := `browserpool: Allocator.Acquire task=t1: task already has a session or an acquire in progress: task t1 already has an acquire in progress on computer "c1" (hint: wait for that acquire to return (a task runs one at a time), then use its lease)`
+		if err == nil || err.Error() != want || !errors.Is(err, browserpool.ErrTaskBusy) {
+			t.Errorf("a second acquire while the first is under way: got\n%v\nwant\n%s", err, want)
+		}
+		if r := <-first; r.err != nil {
+			t.Errorf("the first acquire: %v", r.err)
+		}
+	})
+}
