@@ -209,3 +209,28 @@ func TestASecondAcquireOfATaskWhoseFirstIsUnderWaySaysToWaitForIt(t *testing.T) 
 		}
 	})
 }
+
+func TestALookupWhileTheTrackerClosesASessionToMakeRoomSaysItWasEvicted(t *testing.T) {
+	g := stopGateLauncher{l: cdptest.NewLauncher(t), gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: g, IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	tr := newTracker(t, p, browserpool.TrackerConfig{Global: 1})
+	ctx := ctxT(t)
+	if _, err := tr.Open(ctx, "w1", "main"); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() { _, err := tr.Open(ctx, "w2", "main"); opened <- err }()
+	<-g.entered // w1's browser is being stopped to make room
+	_, err = tr.Lookup("w1", "main")
+	close(g.gate)
+	if !errors.Is(err, browserpool.ErrSessionNotFound) || !strings.Contains(err.Error(), `as the least recently used, to make room for workflow w2's "main"`) {
+		t.Errorf("Lookup of a session being closed to make room: %v; want ErrSessionNotFound saying it was evicted for w2", err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -70,9 +70,10 @@ type TrackerConfig struct {
 	// regardless). With a small Global and no grace, two workflows taking
 	// turns close each other's browser on every turn, each losing its
 	// pages mid-task. When every idle session is protected, Open fails
-	// with ErrNoRoom, saying when to retry. The choice and the close are
-	// one step under the tracker's lock, so concurrent opens never close a
-	// protected session. Zero means none (the least-recently-used idle
+	// with ErrNoRoom, saying when to retry. The choice of the session and
+	// its removal from the table are one step under the tracker's lock (its
+	// close follows), so concurrent opens never close a protected session.
+	// Zero means none (the least-recently-used idle
 	// session is closed, whoever's it is); negative is invalid.
 	EvictGrace time.Duration
 	// Evicted, if set, is told when the tracker closes a workflow's
@@ -492,7 +493,8 @@ func (tr *Tracker) evict(v *tracked, reason CloseReason, forK trackKey) {
 	if s == nil {
 		return
 	}
-	s.closeWith(context.Background(), reason)
+	// Recorded before the close, so a Lookup while it closes already says
+	// why the session is gone.
 	ev := TrackerEvent{Time: time.Now(), Workflow: v.workflow, Name: v.name, SessionID: s.ID(), Reason: reason, ForWorkflow: forK.workflow, ForName: forK.name}
 	tr.mu.Lock()
 	if tr.evicted == nil {
@@ -503,6 +505,7 @@ func (tr *Tracker) evict(v *tracked, reason CloseReason, forK trackKey) {
 	}
 	tr.evicted[trackKey{v.workflow, v.name}] = ev
 	tr.mu.Unlock()
+	s.closeWith(context.Background(), reason)
 	if f := tr.cfg.Evicted; f != nil {
 		tr.events.emit(func() { f(ev) })
 	}
