@@ -21,7 +21,7 @@ const (
 	ReasonWorkflowEnd CloseReason = "workflow_end" // Tracker.EndWorkflow
 	ReasonTaskEnd     CloseReason = "task_end"     // Allocator.Finish
 	ReasonCrashed     CloseReason = "crashed"      // the browser exited on its own
-	ReasonShutdown    CloseReason = "shutdown"     // Pool.Close
+	ReasonShutdown    CloseReason = "shutdown"     // Pool.Close, or Allocator.Close for a task's session
 	ReasonAbandoned   CloseReason = "abandoned"    // launched for a caller who left
 	ReasonUnpinned    CloseReason = "unpinned"     // Identity: last holder detached
 )

@@ -234,3 +234,23 @@ func TestALookupWhileTheTrackerClosesASessionToMakeRoomSaysItWasEvicted(t *testi
 		t.Fatal(err)
 	}
 }
+
+func TestASessionAllocatorCloseEndedSaysSoAndNotThatItsPoolClosed(t *testing.T) {
+	f := newAllocFixture(t, oneComputer("c1", 1))
+	l := f.mustAcquire("t1", browserpool.AcquireOptions{Computer: "c1"})
+	if err := f.a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-l.Session().Done()
+	var e *browserpool.Error
+	if err := l.Session().Err(); !errors.As(err, &e) || e.Hint != "it was closed by Allocator.Close, with the task that held it: acquire sessions from an allocator that is still open" {
+		t.Errorf("a session Allocator.Close ended: %v; want a hint naming Allocator.Close", err)
+	}
+	// One Pool.Close ended is told its pool closed.
+	p := newFakePool(t, cdptest.NewLauncher(t), browserpool.Config{})
+	s := mustOpen(t, ctxT(t), p)
+	p.Close()
+	if err := s.Err(); !errors.As(err, &e) || !strings.HasPrefix(e.Hint, "its pool was closed (Pool.Close)") {
+		t.Errorf("a session Pool.Close ended: %v; want a hint naming Pool.Close", err)
+	}
+}

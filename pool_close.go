@@ -164,6 +164,17 @@ func (p *Pool) Close() error {
 	return p.leftBehind()
 }
 
+// isShut reports whether Close has begun. It takes no lock: Session.Err,
+// a leaf under other locks, asks it.
+func (p *Pool) isShut() bool {
+	select {
+	case <-p.shut:
+		return true
+	default:
+		return false
+	}
+}
+
 // retryClose tries again to clean up a closed session whose close left
 // something behind: stop its browser (bounded by CloseTimeout), remove its
 // dir, and drop its manifest entry. It returns nil once nothing is left.

@@ -213,7 +213,10 @@ func (s *Session) endErrLocked(op, tab string) error {
 	e := newError(op, ErrSessionClosed, fmt.Sprintf("closed (reason %s)", s.reason))
 	e.Session, e.Tab = s.id, tab
 	if s.reason == ReasonShutdown {
-		e.Hint = "its pool was closed (Pool.Close), so no session can be opened in it: create a new Pool to go on"
+		e.Hint = "it was closed by Allocator.Close, with the task that held it: acquire sessions from an allocator that is still open"
+		if s.p == nil || s.p.isShut() {
+			e.Hint = "its pool was closed (Pool.Close), so no session can be opened in it: create a new Pool to go on"
+		}
 	}
 	return e
 }
