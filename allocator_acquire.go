@@ -253,7 +253,7 @@ func (a *Allocator) startLaunchLocked(ctx context.Context, w *waiter) *launchRun
 // close of its computer's pool if it is still queued then (a slot would
 // only launch into a closed pool). On failure w holds no slot.
 func (a *Allocator) await(ctx context.Context, op string, w *waiter) (*Lease, error) {
-	shut := w.c.pool.shut
+	shut := w.c.pool.shutting()
 	for {
 		select {
 		case <-w.wake:

@@ -40,6 +40,8 @@ import (
 //     use of the session (the Tracker's monitor).
 //   - Pool.logger(): the pool's logger, for a layer that has none of its
 //     own (the Tracker).
+//   - Pool.shutting(): a channel closed as Pool.Close begins (the
+//     Allocator's queued acquires leave on it).
 //   - holderSet: the one holder record, who holds a shared browser, used
 //     by all three layers (Tracker.HoldersOf, Allocator.HoldersOf,
 //     Registry.Holders).
@@ -119,6 +121,10 @@ func (p *Pool) logger() *slog.Logger { return p.log }
 // closeTimeout is the pool's Config.CloseTimeout (effective), which bounds
 // a layer's own waits at Close (its hooks).
 func (p *Pool) closeTimeout() time.Duration { return p.cfg.CloseTimeout }
+
+// shutting returns a channel closed as Close begins: a queued acquire on a
+// pool being closed would only launch into a closed pool.
+func (p *Pool) shutting() <-chan struct{} { return p.shut }
 
 // holderSet is the one holder record of the policy layers: who holds a
 // browser, by holder key (Identity.HolderKey for the Tracker and the
