@@ -283,3 +283,74 @@ func TestParityTheSameAgentFlowSeesTheSameOnAFakePageAndOnChromium(t *testing.T)
 		t.Logf("what the caller saw:\n%s", strings.Join(real, "\n"))
 	}
 }
+
+// likeChromiumSteps are steps where the fake once differed from Chromium:
+// a title's whitespace, line breaks filled into a one-line field, a legacy
+// octal literal, and a load of the URL the tab is on (which replaces its
+// history entry, forward entries kept). It returns what a caller sees.
+func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string) []string {
+	var out []string
+	say := func(name string, v any, err error) {
+		if err != nil {
+			v = shown(err)
+		}
+		out = append(out, fmt.Sprintf("%s: %v", name, v))
+	}
+	tab, err := s.OpenTab(ctx, base+"/like.html")
+	if err != nil {
+		return []string{"open: " + shown(err)}
+	}
+	info, err := tab.PageInfo(ctx)
+	say("title", fmt.Sprintf("%q", info.Title), err)
+	snap, err := tab.Snapshot(ctx, browserpool.SnapshotOptions{})
+	say("snapshot title", fmt.Sprintf("%q", snap.Title), err)
+	ref := snap.Find("textbox", "Name")
+	for _, v := range []string{"a\nb\r\nc\rd", "plain"} {
+		say(fmt.Sprintf("fill %q", v), "ok", tab.Fill(ctx, ref, v))
+		var got string
+		err := tab.Evaluate(ctx, `document.querySelector("input").value`, &got)
+		say("value", fmt.Sprintf("%q", got), err)
+	}
+	for _, expr := range []string{"010", "0777", "08", "09.5", "1+1;"} {
+		var n float64
+		err := tab.Evaluate(ctx, expr, &n)
+		say(expr, n, err)
+	}
+	for _, step := range []struct {
+		name string
+		do   func() (browserpool.NavigateResult, error)
+	}{
+		{"the same URL", func() (browserpool.NavigateResult, error) { return tab.Navigate(ctx, base+"/like.html") }},
+		{"back", func() (browserpool.NavigateResult, error) { return tab.Back(ctx) }},
+		{"another page", func() (browserpool.NavigateResult, error) { return tab.Navigate(ctx, base+"/other.html") }},
+		{"back", func() (browserpool.NavigateResult, error) { return tab.Back(ctx) }},
+		{"the same URL, forward entry behind", func() (browserpool.NavigateResult, error) { return tab.Navigate(ctx, base+"/like.html") }},
+		{"forward", func() (browserpool.NavigateResult, error) { return tab.Forward(ctx) }},
+	} {
+		res, err := step.do()
+		say(step.name, strings.TrimPrefix(res.URL, base), err)
+	}
+	return out
+}
+
+func TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksOctalAndSameURLLoads(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{
+		"/like.html":  "<!doctype html><title>  Hello\n\t  World  </title><label>Name <input name=n></label>",
+		"/other.html": "<!doctype html><title>Other</title>",
+	})
+	real := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newRealPool(t, browserpool.Config{})), base)
+
+	like := cdptest.NewPage(base+"/like.html", "  Hello\n\t  World  ", cdptest.TextBox("Name")).
+		Script(`document.querySelector("input").value`, func(p *cdptest.Page) (any, error) { return p.Values()["Name"], nil })
+	l := cdptest.NewLauncher(t, cdptest.WithPages(like, cdptest.NewPage(base+"/other.html", "Other")))
+	fake := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newFakePool(t, l, browserpool.Config{})), base)
+
+	if diff := cmp.Diff(real, fake); diff != "" {
+		t.Errorf("the fake differs from Chromium (-chromium +fake):\n%s", diff)
+	}
+	if testing.Verbose() {
+		t.Logf("what the caller saw:\n%s", strings.Join(real, "\n"))
+	}
+}

@@ -33,8 +33,8 @@
 // from the current one only by its #fragment is a same-document navigation:
 // no loaderId, Page.navigatedWithinDocument, the page kept), reload,
 // navigateToHistoryEntry and getNavigationHistory (a history with a current
-// entry; a new navigation drops the entries forward of it, as in
-// Chromium), setLifecycleEventsEnabled, getFrameTree and
+// entry; a new navigation drops the entries forward of it, and a load of
+// the URL the tab is on replaces its entry and keeps them, as in Chromium), setLifecycleEventsEnabled, getFrameTree and
 // addScriptToEvaluateOnNewDocument (recorded, not run: see the status
 // below); Performance.enable; Runtime.enable and
 // Runtime.discardConsoleEntries (fake pages log nothing); Inspector.enable;

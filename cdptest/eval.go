@@ -334,7 +334,10 @@ func (p *parser) primary() (value, bool) {
 	return v, true
 }
 
-// number reads a decimal number literal, with an exponent if any.
+// number reads a decimal number literal, with an exponent if any, or a
+// legacy octal one as sloppy-mode JavaScript (Runtime.evaluate) reads it:
+// "010" is 8, while "08" and "09.5", having a digit octal lacks, are
+// decimal.
 func (p *parser) number() (value, bool) {
 	start := p.pos
 	digits := func() {
@@ -353,7 +356,15 @@ func (p *parser) number() (value, bool) {
 	if p.pos < len(p.src) && isIdent(p.src[p.pos]) {
 		return value{}, false // 0x10, 1n, 1_000: not modelled
 	}
-	n, err := strconv.ParseFloat(p.src[start:p.pos], 64)
+	lit := p.src[start:p.pos]
+	if len(lit) > 1 && lit[0] == '0' && lit[1] >= '0' && lit[1] <= '9' && !strings.ContainsAny(lit, "89") {
+		o, err := strconv.ParseUint(lit[1:], 8, 64)
+		if err != nil {
+			return value{}, false // 010.5, 01e2: a SyntaxError in JavaScript
+		}
+		return num(float64(o)), true
+	}
+	n, err := strconv.ParseFloat(lit, 64)
 	return num(n), err == nil
 }
 

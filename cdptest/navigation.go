@@ -58,16 +58,22 @@ func (b *Browser) navigate(s *session, params json.RawMessage) outcome {
 
 // followLocked navigates t to u (resolved already) as Page.navigate, a
 // link or Page.Navigate do: a new history entry, in the same document if
-// only the #fragment changes, else loaded. It returns the events, whether
-// it stayed in the document, and Chromium's error text for a load that
-// failed.
+// only the #fragment changes, else loaded. A load of the URL the tab is on
+// replaces its entry instead, forward entries kept, as Chromium does with
+// a navigation to the same URL. It returns the events, whether it stayed
+// in the document, and Chromium's error text for a load that failed.
 func (b *Browser) followLocked(t *target, u string) (post []event, sameDoc bool, errText string) {
 	u = normURL(u)
 	entry := historyEntry{id: b.nextLocked("entry"), url: u}
-	t.history[t.current].title = t.page.Title
-	t.history = append(t.history[:t.current+1], entry)
-	t.current = len(t.history) - 1
-	if sameDocument(t.url, u) {
+	t.history[t.current].title = t.page.docTitle()
+	sameDoc = sameDocument(t.url, u)
+	if !sameDoc && u == t.history[t.current].url {
+		t.history[t.current] = entry
+	} else {
+		t.history = append(t.history[:t.current+1], entry)
+		t.current = len(t.history) - 1
+	}
+	if sameDoc {
 		return b.withinDocumentLocked(t, u), true, ""
 	}
 	post, errText = b.openLocked(t, u)
@@ -143,7 +149,7 @@ func (b *Browser) navigateToHistoryEntry(s *session, params json.RawMessage) out
 	if to < 0 {
 		return outcome{err: &Error{Code: -32000, Message: "No entry with passed id"}}
 	}
-	t.history[t.current].title = t.page.Title
+	t.history[t.current].title = t.page.docTitle()
 	t.current = to
 	u := t.history[to].url
 	curBase, _, _ := strings.Cut(t.url, "#")
@@ -169,7 +175,7 @@ func (b *Browser) getNavigationHistory(s *session, _ json.RawMessage) outcome {
 	for i, h := range t.history {
 		entries[i] = entry{ID: h.id, URL: h.url, UserTypedURL: h.url, Title: h.title, TransitionType: "typed"}
 	}
-	entries[t.current].Title = t.page.Title
+	entries[t.current].Title = t.page.docTitle()
 	return outcome{result: struct {
 		CurrentIndex int     `json:"currentIndex"`
 		Entries      []entry `json:"entries"`
@@ -228,8 +234,8 @@ func (t *target) adopt(pg *Page) {
 // title is the target's title as Target.getTargets reports it: the
 // document's, else its URL, as Chromium shows a page without a title.
 func (t *target) title() string {
-	if t.page.Title != "" {
-		return t.page.Title
+	if title := t.page.docTitle(); title != "" {
+		return title
 	}
 	return t.url
 }

@@ -44,7 +44,7 @@ import (
 // Remove, Navigate and After, and by setting an element's fields.
 type Page struct {
 	URL   string     // the absolute URL it is at: navigating there (with any #fragment, or a query no other page has) loads it; compared as Chromium writes it (lower-case scheme and host, no default port)
-	Title string     // the document's title
+	Title string     // the document's title; read back as document.title is, its whitespace stripped and collapsed ("  Hello\n  World " is "Hello World")
 	Body  []*Element // the page's elements, in document order
 	// Status is the HTTP status the page is served with, as
 	// NavigateResult.Status reports it: 0 means 200. Set it to serve the
@@ -121,6 +121,14 @@ type dialogSpec struct {
 type downloadSpec struct {
 	name string
 	data []byte
+}
+
+// docTitle is the title as document.title reads it: ASCII whitespace
+// stripped from both ends and each run of it inside made one space.
+func (p *Page) docTitle() string {
+	return strings.Join(strings.FieldsFunc(p.Title, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+	}), " ")
 }
 
 // NewPage returns a page at url with a title and a body.

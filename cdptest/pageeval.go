@@ -38,7 +38,7 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 	case "PageInfo":
 		w, h := pg.size()
 		vw, vh := pg.viewport()
-		return byValue(map[string]any{"url": pg.URL, "title": pg.Title, "vw": vw, "vh": vh,
+		return byValue(map[string]any{"url": pg.URL, "title": pg.docTitle(), "vw": vw, "vh": vh,
 			"sx": 0, "sy": pg.scrollY, "pw": w, "ph": h})
 	case "SecretFocus":
 		return byValue(pg.focus != nil && pg.focus.Secret)
@@ -90,7 +90,7 @@ func (b *Browser) valueLocked(t *target, expr string) (remoteObject, error, *Err
 		json.Unmarshal(raw, &plain)
 		return valueObject(plain), nil, nil
 	}
-	if v, ok := evaluate(expr, t.page.Title, t.page.URL); ok {
+	if v, ok := evaluate(expr, t.page.docTitle(), t.page.URL); ok {
 		return v, nil, nil
 	}
 	return remoteObject{}, nil, unknownExpression(expr)

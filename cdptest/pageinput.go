@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -289,7 +290,8 @@ func (b *Browser) insertText(s *session, params json.RawMessage) outcome {
 }
 
 // typeLocked types text into the focused field, over its content if it is
-// selected.
+// selected. The fake's text fields are one-line inputs: as in Chromium, a
+// line break typed into one ("\r\n", "\r" or "\n") is a space.
 func (b *Browser) typeLocked(t *target, text string) {
 	f := t.page.focus
 	if f == nil || !editable(f) {
@@ -299,8 +301,12 @@ func (b *Browser) typeLocked(t *target, text string) {
 		f.Value = ""
 		t.selectAll = false
 	}
-	f.Value += text
+	f.Value += oneLine.Replace(text)
 }
+
+// oneLine makes each line break a space, as a one-line input does with
+// inserted text.
+var oneLine = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
 
 // pollInterval is how often a pending poll checks again on its own, as
 // pagejs.Poll does in Chromium (a MutationObserver and a timer).

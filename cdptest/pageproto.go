@@ -399,13 +399,14 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		if this.el == nil {
 			break
 		}
-		var v string
-		json.Unmarshal(arg(0), &v)
-		this.el.Value = v
+		// Typing (Input.insertText, or Delete over the selection) has
+		// set the value; as in Chromium, what it left is the field's
+		// value, also when it differs from what was asked (a line break
+		// typed into a one-line field is a space).
 		if e := b.changedLocked(t, this.el); e != nil {
 			return outcome{err: e}
 		}
-		return byValue(map[string]any{"ok": true, "why": "", "value": v})
+		return byValue(map[string]any{"ok": true, "why": "", "value": this.el.Value})
 	case "Shown":
 		if this.el == nil {
 			break

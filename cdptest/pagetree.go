@@ -153,7 +153,7 @@ func (p *Page) axTree(frameID string) []*axNode {
 	}
 	str := func(s string) *axValue { return &axValue{Type: "computedString", Value: s} }
 	prop := func(name, typ string, v any) axProp { return axProp{Name: name, Value: axValue{Type: typ, Value: v}} }
-	root := add(&axNode{Role: axValue{Type: "internalRole", Value: "RootWebArea"}, Name: str(p.Title), Backend: 1, FrameID: frameID,
+	root := add(&axNode{Role: axValue{Type: "internalRole", Value: "RootWebArea"}, Name: str(p.docTitle()), Backend: 1, FrameID: frameID,
 		Props: []axProp{prop("focusable", "booleanOrUndefined", true), prop("focused", "booleanOrUndefined", p.focus == nil), prop("url", "string", p.URL)}}, nil)
 	text := func(s string, parent *axNode) {
 		if s != "" {

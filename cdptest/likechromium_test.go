@@ -1,0 +1,111 @@
+package cdptest_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
+)
+
+// These hold the fake to what Chromium was seen to do; the root package's
+// TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksOctalAndSameURLLoads
+// runs the same steps on both.
+
+func TestAPageTitleReadsAsDocumentTitleWithItsWhitespaceCollapsed(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "  Hello\n\t  World  \r\n"))
+	ctx := testCtx(t)
+	info, err := tab.PageInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	if err := tab.Evaluate(ctx, "document.title", &title); err != nil {
+		t.Fatal(err)
+	}
+	snap := mustSnap(t, tab)
+	if diff := cmp.Diff([]string{"Hello World", "Hello World", "Hello World"}, []string{info.Title, title, snap.Title}); diff != "" {
+		t.Errorf("PageInfo, document.title and Snapshot's title (-want +got):\n%s", diff)
+	}
+}
+
+func TestFillingLineBreaksIntoAOneLineFieldTypesSpaces(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A", cdptest.TextBox("Name")).
+		Script("field", func(p *cdptest.Page) (any, error) { return p.Values()["Name"], nil }))
+	ctx := testCtx(t)
+	ref := mustSnap(t, tab).Find("textbox", "Name")
+	if err := tab.Fill(ctx, ref, "a\nb\r\nc\rd"); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := tab.Evaluate(ctx, "field", &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "a b c d" {
+		t.Errorf("the field holds %q, want %q (as an <input> in Chromium)", got, "a b c d")
+	}
+	var fill browserpool.TraceEntry
+	for _, e := range tab.Trace() {
+		if e.Action == "fill" {
+			fill = e
+		}
+	}
+	if !strings.Contains(fill.Args, `the page made it "a b c d"`) {
+		t.Errorf("the fill's trace %q does not say what the field made of the value", fill.Args)
+	}
+}
+
+func TestALegacyOctalLiteralIsOctalAsInSloppyJavaScript(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A"))
+	ctx := testCtx(t)
+	var got []float64
+	for _, expr := range []string{"010", "0777", "08", "09.5", "00", "0.5", "-010"} {
+		var n float64
+		if err := tab.Evaluate(ctx, expr, &n); err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		got = append(got, n)
+	}
+	if diff := cmp.Diff([]float64{8, 511, 8, 9.5, 0, 0.5, -8}, got); diff != "" {
+		t.Errorf("010, 0777, 08, 09.5, 00, 0.5, -010 (-want +got):\n%s", diff)
+	}
+	// A legacy octal with a fraction is a SyntaxError in JavaScript: not
+	// understood, never a guess.
+	var n float64
+	if err := tab.Evaluate(ctx, "010.5", &n); !errors.Is(err, browserpool.ErrProtocol) {
+		t.Errorf("010.5: %v (got %v), want ErrProtocol (not scripted)", err, n)
+	}
+}
+
+func TestLoadingTheURLATabIsOnReplacesItsHistoryEntryAndKeepsTheForwardOnes(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A"), cdptest.NewPage("https://b.test/", "B"))
+	ctx := testCtx(t)
+	var got []string
+	step := func(name string, res browserpool.NavigateResult, err error) {
+		if err != nil {
+			got = append(got, name+": "+err.Error())
+			return
+		}
+		got = append(got, name+": "+res.URL)
+	}
+	res, err := tab.Navigate(ctx, "https://a.test/")
+	step("a again", res, err)
+	_, err = tab.Back(ctx)
+	got = append(got, fmt.Sprintf("back fails: %v", err != nil)) // the one entry replaced, none behind
+	res, err = tab.Navigate(ctx, "https://b.test/")
+	step("b", res, err)
+	res, err = tab.Back(ctx)
+	step("back", res, err)
+	res, err = tab.Navigate(ctx, "https://a.test/")
+	step("a at back", res, err)
+	res, err = tab.Forward(ctx)
+	step("forward", res, err)
+	want := []string{"a again: https://a.test/", "back fails: true", "b: https://b.test/", "back: https://a.test/", "a at back: https://a.test/", "forward: https://b.test/"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
