@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -103,6 +104,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}
+		h = t.settledHistory(ctx, h)
 		to := h.CurrentIndex + delta
 		// The blank page a tab starts on, before its first navigation,
 		// is no page to go back to: Chromium cannot attach to it again
@@ -222,6 +224,15 @@ func notAttached(err error) bool {
 
 // currentURL returns the main frame's URL, redacted ("" on error).
 func (t *Tab) currentURL(ctx context.Context) string {
+	if u := t.location(ctx); u != "" {
+		return shownURL(u)
+	}
+	return ""
+}
+
+// location is the page's location.href as it is (not for errors or the
+// trace: it may carry credentials), or "" if the page does not answer.
+func (t *Tab) location(ctx context.Context) string {
 	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs("location.href").SetReturnByValue(true))
 	if err != nil || reply.ExceptionDetails != nil {
 		return ""
@@ -230,7 +241,54 @@ func (t *Tab) currentURL(ctx context.Context) string {
 	if json.Unmarshal(reply.Result.Value, &u) != nil {
 		return ""
 	}
-	return shownURL(u)
+	return u
+}
+
+// historySettle bounds how long settledHistory waits for the browser to
+// record a same-document navigation the page has made.
+const historySettle = time.Second
+
+// settledHistory returns the tab's history h, read again until the browser
+// records the page's URL as its current entry. A same-document navigation
+// (a #fragment, history.pushState) is the page's at once and the
+// browser's history's some milliseconds later: a read between the two
+// sees the entry before it, and Back from there skips one. Only a
+// difference within the page's origin is waited for (an error page's URL
+// is never its entry's), for at most historySettle; then, or on an error,
+// the history is returned as it is.
+func (t *Tab) settledHistory(ctx context.Context, h *page.GetNavigationHistoryReply) *page.GetNavigationHistoryReply {
+	want := t.location(ctx)
+	deadline := time.Now().Add(historySettle)
+	for {
+		if h.CurrentIndex < 0 || h.CurrentIndex >= len(h.Entries) || want == "" {
+			return h
+		}
+		cur := h.Entries[h.CurrentIndex].URL
+		if cur == want || !sameOrigin(cur, want) || time.Now().After(deadline) {
+			return h
+		}
+		select {
+		case <-ctx.Done():
+			return h
+		case <-time.After(5 * time.Millisecond):
+		}
+		again, err := invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil)
+		if err != nil {
+			return h
+		}
+		h = again
+	}
+}
+
+// sameOrigin reports whether URLs a and b have one scheme and host (and
+// port).
+func sameOrigin(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	return err == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host && ua.Host != ""
 }
 
 // historyErr turns a failed history wait into ErrTimeout when the

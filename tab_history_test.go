@@ -2,8 +2,11 @@ package browserpool_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
 )
@@ -136,5 +139,49 @@ func TestBackFromTheErrorPageOfAFailedNavigationGoesBack(t *testing.T) {
 	}
 	if got := eval[string](t, tab, "location.href"); got != base+"/a" || res.URL != base+"/a" {
 		t.Errorf("after Back the tab shows %s (result %s); want %s/a", got, res.URL, base)
+	}
+}
+
+// A same-document navigation is the page's at once and in the browser's
+// history some milliseconds later: Back right after one went to the entry
+// before it (or said there was none).
+func TestBackRightAfterSameDocumentNavigationsGoesToTheEntryBefore(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{"/f": `<!doctype html><title>F</title><p id=a>a</p>`})
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, base+"/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	back := func() string {
+		res, err := tab.Back(ctx)
+		if err != nil {
+			return err.Error()
+		}
+		return strings.TrimPrefix(res.URL, base)
+	}
+	for i := range 10 {
+		// Navigate to two fragments, then Back.
+		a, b := fmt.Sprintf("/f#a%d", i), fmt.Sprintf("/f#b%d", i)
+		for _, u := range []string{a, b} {
+			if _, err := tab.Navigate(ctx, base+u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, want = append(got, back()), append(want, a)
+		// The page's own pushState twice (a single-page app's links),
+		// then Back.
+		pa, pb := fmt.Sprintf("/f/p%d", i), fmt.Sprintf("/f/q%d", i)
+		if err := tab.Evaluate(ctx, fmt.Sprintf("history.pushState(null, '', %q), history.pushState(null, '', %q), 1", pa, pb), nil); err != nil {
+			t.Fatal(err)
+		}
+		got, want = append(got, back()), append(want, pa)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("where Back went (-want +got):\n%s", diff)
 	}
 }

@@ -225,7 +225,13 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, e
 	}
 	if reply.LoaderID == nil || *reply.LoaderID == "" {
-		return res, nil // same-document navigation: nothing to load
+		// A same-document navigation: nothing to load. It is the page's
+		// now and in the browser's history a little later; a Back before
+		// then would skip it, so wait for the history (best effort).
+		if h, err := invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil); err == nil {
+			t.settledHistory(ctx, h)
+		}
+		return res, nil
 	}
 	res.LoaderID = string(*reply.LoaderID)
 	mark := t.lifecycle.mark()
