@@ -427,12 +427,20 @@ func (t *Tab) waitVisible(ctx, caller context.Context, x *tabExt, op, selector s
 // DefaultWaitTimeout. It runs in the page's own JavaScript world, with the
 // page's globals; it does not need the page's Promise (a page may have
 // replaced it), and on a page whose MutationObserver does not work it
-// checks every 50 ms only.
+// checks every 50 ms only. expr is one expression: semicolons ending it
+// are dropped, and statements ("const n = 1; n > 0") are a SyntaxError,
+// whose hint says to wrap them in a function called at once.
 func (t *Tab) WaitCondition(ctx context.Context, expr string, out any) error {
 	const op = "Tab.WaitCondition"
-	return t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {
+	err := t.waiting(ctx, op, "wait-condition", expr, func(ctx, caller context.Context, x *tabExt) error {
 		return x.poll(ctx, caller, op, expr, pagejs.Condition(expr), "the condition did not become true", out)
 	})
+	var js *JSError
+	var e *Error
+	if errors.As(err, &js) && strings.HasPrefix(js.Message, "SyntaxError") && errors.As(err, &e) {
+		e.Hint = "WaitCondition takes one JavaScript expression, not statements: fix it, or wrap statements in a function called at once, such as (() => { const n = document.querySelectorAll('li').length; return n > 3 })()"
+	}
+	return err
 }
 
 // conditionThrewAt places js, an exception WaitCondition's expression src

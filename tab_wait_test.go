@@ -104,6 +104,20 @@ func TestWaitsOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("wait condition takes an expression ending in semicolons and says how to wait on statements", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		var n int
+		if err := tab.WaitCondition(ctx, "document.title.length;; \n", &n); err != nil || n == 0 {
+			t.Errorf("WaitCondition(%q) = %d, %v; want the title's length, as Evaluate gives", "document.title.length;; \n", n, err)
+		}
+		err := tab.WaitCondition(ctx, "const n = document.title.length; n > 0", nil)
+		var be *browserpool.Error
+		if !errors.Is(err, browserpool.ErrJavaScript) || !errors.As(err, &be) || !strings.Contains(be.Hint, "not statements") {
+			t.Errorf("statements: error = %v; want ErrJavaScript whose hint says WaitCondition takes one expression", err)
+		}
+	})
+
 	t.Run("wait load waits for the current document, never an old one's load", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/form.html")

@@ -48,8 +48,12 @@ func ParsePollCall(expr string) (check string, ms int64, ok bool) {
 }
 
 // Condition is the check of WaitCondition: a function returning the
-// value of the caller's expression.
-func Condition(expr string) string { return "() => (\n" + expr + "\n)" }
+// value of the caller's expression. Semicolons and white space ending the
+// expression are dropped: "x > 0;" is a statement that Evaluate takes,
+// and inside the function's parentheses a SyntaxError.
+func Condition(expr string) string {
+	return "() => (\n" + strings.TrimRight(expr, "; \t\r\n") + "\n)"
+}
 
 // ConditionLine is how many lines of PollCall(Condition(expr), ms) come
 // before the caller's expr: an exception's line less this is the line in

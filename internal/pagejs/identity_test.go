@@ -34,4 +34,7 @@ func TestEveryConstantHasItsNameAndTheBuiltExpressionsReadBack(t *testing.T) {
 	if _, ok := ParseCondition(check); ok {
 		t.Errorf("ParseCondition took a visibility check")
 	}
+	if got, want := Condition("window.x ;; \n"), Condition("window.x"); got != want {
+		t.Errorf("Condition kept the semicolons ending the expression: %q, want %q", got, want)
+	}
 }
