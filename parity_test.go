@@ -285,9 +285,10 @@ func TestParityTheSameAgentFlowSeesTheSameOnAFakePageAndOnChromium(t *testing.T)
 }
 
 // likeChromiumSteps are steps where the fake once differed from Chromium:
-// a title's whitespace, line breaks filled into a one-line field, a legacy
-// octal literal, and a load of the URL the tab is on (which replaces its
-// history entry, forward entries kept). It returns what a caller sees.
+// a title's whitespace, line breaks filled into a one-line field, an
+// empty element (never visible), a legacy octal literal, and a load of the
+// URL the tab is on (which replaces its history entry, forward entries
+// kept). It returns what a caller sees.
 func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string) []string {
 	var out []string
 	say := func(name string, v any, err error) {
@@ -311,6 +312,9 @@ func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string)
 		err := tab.Evaluate(ctx, `document.querySelector("input").value`, &got)
 		say("value", fmt.Sprintf("%q", got), err)
 	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	say("wait for an empty paragraph to show", "shown", tab.WaitVisible(short, "#empty"))
+	cancel()
 	for _, expr := range []string{"010", "0777", "08", "09.5", "1+1;"} {
 		var n float64
 		err := tab.Evaluate(ctx, expr, &n)
@@ -333,16 +337,16 @@ func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string)
 	return out
 }
 
-func TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksOctalAndSameURLLoads(t *testing.T) {
+func TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksEmptyElementsOctalAndSameURLLoads(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	base := serve(t, map[string]string{
-		"/like.html":  "<!doctype html><title>  Hello\n\t  World  </title><label>Name <input name=n></label>",
+		"/like.html":  "<!doctype html><title>  Hello\n\t  World  </title><label>Name <input name=n></label><p id=empty></p>",
 		"/other.html": "<!doctype html><title>Other</title>",
 	})
 	real := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newRealPool(t, browserpool.Config{})), base)
 
-	like := cdptest.NewPage(base+"/like.html", "  Hello\n\t  World  ", cdptest.TextBox("Name")).
+	like := cdptest.NewPage(base+"/like.html", "  Hello\n\t  World  ", cdptest.TextBox("Name"), cdptest.Text("").WithID("empty")).
 		Script(`document.querySelector("input").value`, func(p *cdptest.Page) (any, error) { return p.Values()["Name"], nil })
 	l := cdptest.NewLauncher(t, cdptest.WithPages(like, cdptest.NewPage(base+"/other.html", "Other")))
 	fake := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newFakePool(t, l, browserpool.Config{})), base)

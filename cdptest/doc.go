@@ -117,7 +117,9 @@
 //   - Screenshots have Chromium's size (the clip or viewport times the
 //     scale and the device scale factor) but show grey boxes, not a
 //     rendering.
-//   - Tab.WaitVisible matches only #id selectors ([Element.WithID]);
+//   - Tab.WaitVisible matches only #id selectors ([Element.WithID]), and
+//     an element with nothing to show (no text, no control, no child
+//     showing anything) is not visible, as it has no size in Chromium;
 //     Tab.WaitCondition and Tab.Evaluate answer only scripted expressions
 //     ([Page.Script]) and the tiny evaluator. A script's error is thrown
 //     as "Error: <text>" at line 1, column 1. A wait checks its condition

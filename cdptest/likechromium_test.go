@@ -1,10 +1,12 @@
 package cdptest_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -13,7 +15,7 @@ import (
 )
 
 // These hold the fake to what Chromium was seen to do; the root package's
-// TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksOctalAndSameURLLoads
+// TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksEmptyElementsOctalAndSameURLLoads
 // runs the same steps on both.
 
 func TestAPageTitleReadsAsDocumentTitleWithItsWhitespaceCollapsed(t *testing.T) {
@@ -107,5 +109,28 @@ func TestLoadingTheURLATabIsOnReplacesItsHistoryEntryAndKeepsTheForwardOnes(t *t
 	want := []string{"a again: https://a.test/", "back fails: true", "b: https://b.test/", "back: https://a.test/", "a at back: https://a.test/", "forward: https://b.test/"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestAnEmptyElementIsNotVisibleUntilItShowsSomething(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A",
+		cdptest.Group("region", "", cdptest.Text("")).WithID("results"),
+		cdptest.Button("Search").Does(func(p *cdptest.Page) {
+			p.After(100*time.Millisecond, func(p *cdptest.Page) {
+				p.Find("region", "").Children[0].Name = "3 results"
+			})
+		}),
+	))
+	ctx := testCtx(t)
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := tab.WaitVisible(short, "#results"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitVisible on the empty box: %v; want it to wait out its deadline, as Chromium does (the box has no size)", err)
+	}
+	if err := tab.Click(ctx, mustSnap(t, tab).Find("button", "Search")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WaitVisible(ctx, "#results"); err != nil {
+		t.Errorf("WaitVisible once the box shows text: %v", err)
 	}
 }

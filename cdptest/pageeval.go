@@ -170,10 +170,27 @@ func (b *Browser) checkLocked(t *target, check string) (func() (any, bool, *Erro
 				return false, false, nil
 			}
 			_, shown := t.page.layout()[found]
+			shown = shown && !hollow(found)
 			return shown, shown, nil
 		}, nil
 	}
 	return nil, &Error{Code: -32000, Message: fmt.Sprintf("cdptest: the fake page cannot poll the check %q: script it with Browser.Handle(\"Runtime.evaluate\", …)", cutText(check, 80))}
+}
+
+// hollow reports whether e has nothing to show: no control, no text and
+// no child that shows anything. In Chromium such an element (an empty
+// paragraph or heading, a results box not filled yet) has no size, and
+// WaitVisible does not see it.
+func hollow(e *Element) bool {
+	if e.kind() != "" || e.Name != "" || e.Value != "" {
+		return false
+	}
+	for _, c := range e.Children {
+		if !c.Hidden && !hollow(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // truthy is JavaScript's truthiness of a JSON value.
