@@ -286,9 +286,10 @@ func TestParityTheSameAgentFlowSeesTheSameOnAFakePageAndOnChromium(t *testing.T)
 
 // likeChromiumSteps are steps where the fake once differed from Chromium:
 // a title's whitespace, line breaks filled into a one-line field, an
-// empty element (never visible), a legacy octal literal, and a load of the
-// URL the tab is on (which replaces its history entry, forward entries
-// kept). It returns what a caller sees.
+// empty element (never visible), a legacy octal literal, Tab past the last
+// control (the focus leaves the page), a list box's selection (in its
+// options' order), and a load of the URL the tab is on (which replaces its
+// history entry, forward entries kept). It returns what a caller sees.
 func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string) []string {
 	var out []string
 	say := func(name string, v any, err error) {
@@ -320,6 +321,26 @@ func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string)
 		err := tab.Evaluate(ctx, expr, &n)
 		say(expr, n, err)
 	}
+	keys, err := s.OpenTab(ctx, base+"/keys.html")
+	if err != nil {
+		return append(out, "open keys.html: "+shown(err))
+	}
+	ksnap, err := keys.Snapshot(ctx, browserpool.SnapshotOptions{})
+	say("keys snapshot", ksnap.Title, err) // its text differs: the fake's list box options have no refs
+	say("click One", "ok", keys.Click(ctx, ksnap.Find("textbox", "One")))
+	for i, k := range []string{"Tab", "Tab", "Tab", "Tab"} {
+		// Two, the list box, out of the page, One: typing digits into
+		// the text fields only.
+		say("press "+k, "ok", keys.Press(ctx, k))
+		if i != 1 {
+			say("type", "ok", keys.Type(ctx, fmt.Sprint(i)))
+		}
+		var v string
+		err := keys.Evaluate(ctx, "vals", &v)
+		say("fields", v, err)
+	}
+	sel, err := keys.Select(ctx, ksnap.Find("listbox", "Many"), "C", "A", "C")
+	say("select C, A and C", sel, err)
 	for _, step := range []struct {
 		name string
 		do   func() (browserpool.NavigateResult, error)
@@ -337,18 +358,22 @@ func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string)
 	return out
 }
 
-func TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksEmptyElementsOctalAndSameURLLoads(t *testing.T) {
+func TestTheFakeDoesWhatChromiumDoesWhereItOnceDidNot(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	base := serve(t, map[string]string{
 		"/like.html":  "<!doctype html><title>  Hello\n\t  World  </title><label>Name <input name=n></label><p id=empty></p>",
 		"/other.html": "<!doctype html><title>Other</title>",
+		"/keys.html": "<!doctype html><title>Keys</title><script>Object.defineProperty(window, 'vals', {get: () => [...document.querySelectorAll('input')].map(i => i.value).join('|')})</script>" +
+			"<label>One <input></label><label>Two <input></label><label>Many <select multiple><option>A</option><option>B</option><option>C</option></select></label>",
 	})
 	real := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newRealPool(t, browserpool.Config{})), base)
 
 	like := cdptest.NewPage(base+"/like.html", "  Hello\n\t  World  ", cdptest.TextBox("Name"), cdptest.Text("").WithID("empty")).
 		Script(`document.querySelector("input").value`, func(p *cdptest.Page) (any, error) { return p.Values()["Name"], nil })
-	l := cdptest.NewLauncher(t, cdptest.WithPages(like, cdptest.NewPage(base+"/other.html", "Other")))
+	keys := cdptest.NewPage(base+"/keys.html", "Keys", cdptest.TextBox("One"), cdptest.TextBox("Two"), cdptest.ListBox("Many", "A", "B", "C")).
+		Script("vals", func(p *cdptest.Page) (any, error) { v := p.Values(); return v["One"] + "|" + v["Two"], nil })
+	l := cdptest.NewLauncher(t, cdptest.WithPages(like, keys, cdptest.NewPage(base+"/other.html", "Other")))
 	fake := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newFakePool(t, l, browserpool.Config{})), base)
 
 	if diff := cmp.Diff(real, fake); diff != "" {

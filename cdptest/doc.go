@@ -140,8 +140,9 @@
 //     start; ArrowDown, ArrowUp, Home and End move a select's choice,
 //     stopping at the ends; Escape clears a search field; Tab and
 //     Shift+Tab move the focus through the controls (a radio group is one
-//     stop; with nothing focused, Tab goes to the first and Shift+Tab to
-//     the last); Backspace, Delete, Control/Meta+A and printable keys edit
+//     stop; past the last, or before the first, the focus leaves the page
+//     and keys reach nothing; with nothing focused, Tab goes to the first
+//     and Shift+Tab to the last); Backspace, Delete, Control/Meta+A and printable keys edit
 //     a text field. Any other key on a focused control (the caret keys in a
 //     text field, Space on a link, Enter on a select, any Control, Alt or
 //     Meta chord but Control/Meta+A, …) is a -32000 error saying that

@@ -15,7 +15,7 @@ import (
 )
 
 // These hold the fake to what Chromium was seen to do; the root package's
-// TestTheFakeDoesWhatChromiumDoesWithTitlesLineBreaksEmptyElementsOctalAndSameURLLoads
+// TestTheFakeDoesWhatChromiumDoesWhereItOnceDidNot
 // runs the same steps on both.
 
 func TestAPageTitleReadsAsDocumentTitleWithItsWhitespaceCollapsed(t *testing.T) {
@@ -132,5 +132,57 @@ func TestAnEmptyElementIsNotVisibleUntilItShowsSomething(t *testing.T) {
 	}
 	if err := tab.WaitVisible(ctx, "#results"); err != nil {
 		t.Errorf("WaitVisible once the box shows text: %v", err)
+	}
+}
+
+func TestTabPastTheLastControlLeavesThePageAndTheNextComesBackAtTheFirst(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A", cdptest.TextBox("One"), cdptest.TextBox("Two")).
+		Script("fields", func(p *cdptest.Page) (any, error) { v := p.Values(); return v["One"] + "|" + v["Two"], nil }))
+	ctx := testCtx(t)
+	if err := tab.Click(ctx, mustSnap(t, tab).Find("textbox", "One")); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range 3 { // Two, out of the page, One
+		if err := tab.Press(ctx, "Tab"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Type(ctx, fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+		var v string
+		if err := tab.Evaluate(ctx, "fields", &v); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if diff := cmp.Diff([]string{"|0", "|0", "2|0"}, got); diff != "" {
+		t.Errorf("the fields after each Tab and a typed digit (-want +got):\n%s", diff)
+	}
+}
+
+func TestSelectInAListBoxReportsTheOptionsInTheirOrderEachOnce(t *testing.T) {
+	many := cdptest.Select("Many", "A", "B", "C")
+	many.Multiple, many.Value = true, ""
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A", many))
+	ctx := testCtx(t)
+	got, err := tab.Select(ctx, mustSnap(t, tab).Find("combobox", "Many"), "C", "A", "C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"A", "C"}, got); diff != "" {
+		t.Errorf("selected (-want +got):\n%s", diff)
+	}
+}
+
+func TestAListBoxShowsItsOptionsAndWhichAreSelected(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/", "A", cdptest.ListBox("Many", "A", "B", "C")))
+	ctx := testCtx(t)
+	if _, err := tab.Select(ctx, mustSnap(t, tab).Find("listbox", "Many"), "B"); err != nil {
+		t.Fatal(err)
+	}
+	want := "- listbox \"Many\" @e1 [focused]\n  - option \"A\"\n  - option \"B\" [selected]\n  - option \"C\"\n"
+	if diff := cmp.Diff(want, mustSnap(t, tab).Text); diff != "" {
+		t.Errorf("snapshot (-want +got):\n%s", diff)
 	}
 }

@@ -382,6 +382,14 @@ func Select(name string, options ...string) *Element {
 	return e
 }
 
+// ListBox is a select box labelled name that takes several options (a
+// <select multiple>): it shows them all, and none is selected until
+// Tab.Select chooses some. Unlike Chromium's, its options have no refs in
+// a snapshot: choose them with Tab.Select.
+func ListBox(name string, options ...string) *Element {
+	return &Element{Role: "listbox", Name: name, Options: options, Multiple: true, input: "select"}
+}
+
 // FileInput is a file input labelled name.
 func FileInput(name string) *Element {
 	return &Element{Role: "button", Name: name, input: "file"}

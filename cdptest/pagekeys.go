@@ -153,8 +153,9 @@ func (b *Browser) dispatchKeyEvent(s *session, params json.RawMessage) outcome {
 }
 
 // tabLocked moves the focus to the next control in tab order (the
-// previous with Shift), round from the end to the start; with nothing
-// focused, to the first (with Shift the last), as Chromium does.
+// previous with Shift); past the end (the start) to nothing, the page
+// left; with nothing focused, to the first (with Shift the last), as
+// Chromium does.
 func (b *Browser) tabLocked(t *target, back bool) {
 	pg := t.page
 	boxes := pg.layout()
@@ -175,12 +176,19 @@ func (b *Browser) tabLocked(t *target, back bool) {
 	case i < 0:
 		i = 0
 	case back:
-		i = (i - 1 + len(order)) % len(order)
+		i--
 	default:
-		i = (i + 1) % len(order)
+		i++
+	}
+	t.selectAll = false
+	if i < 0 || i == len(order) {
+		// Past either end focus leaves the page (for the browser's own
+		// controls), as in Chromium: keys reach no control until the
+		// next Tab comes back in at the other end.
+		pg.focus = nil
+		return
 	}
 	pg.focus = order[i]
-	t.selectAll = false
 }
 
 // radioTabStop reports whether the radio r is its group's stop in the tab

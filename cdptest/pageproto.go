@@ -449,12 +449,12 @@ func (b *Browser) selectLocked(t *target, el *Element, vals []string) (map[strin
 	if el.Disabled {
 		return map[string]any{"err": "disabled"}, nil
 	}
-	var pick []string
+	chosen := make([]bool, len(el.Options))
 	for _, v := range vals {
 		found := false
-		for _, o := range el.Options {
+		for i, o := range el.Options {
 			if o == v || strings.Join(strings.Fields(o), " ") == strings.Join(strings.Fields(v), " ") {
-				pick, found = append(pick, o), true
+				chosen[i], found = true, true
 				break
 			}
 		}
@@ -462,7 +462,15 @@ func (b *Browser) selectLocked(t *target, el *Element, vals []string) (map[strin
 			return map[string]any{"err": "missing", "missing": v, "options": el.Options[:min(len(el.Options), 30)]}, nil
 		}
 	}
-	if !el.Multiple && len(pick) != 1 {
+	// What is selected, as Chromium reports it: in the options' order,
+	// each once, whatever order the values were given in.
+	var pick []string
+	for i, o := range el.Options {
+		if chosen[i] {
+			pick = append(pick, o)
+		}
+	}
+	if !el.Multiple && len(vals) != 1 {
 		return map[string]any{"err": "single"}, nil
 	}
 	t.page.focus = el

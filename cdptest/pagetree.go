@@ -11,6 +11,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -210,6 +211,14 @@ func (p *Page) axTree(frameID string) []*axNode {
 			n.Props = props
 			add(n, parent)
 			switch {
+			case e.kind() == "select" && e.Multiple:
+				// A list box shows its options, each one to click, the
+				// chosen ones selected.
+				chosen := strings.Split(e.Value, ",")
+				for _, o := range e.Options {
+					add(&axNode{Role: axValue{Type: "role", Value: "option"}, Name: str(o),
+						Props: []axProp{prop("selected", "booleanOrUndefined", slices.Contains(chosen, o))}}, n)
+				}
 			case e.kind() == "select":
 				popup := add(&axNode{Role: axValue{Type: "role", Value: "MenuListPopup"}, Name: str("")}, n)
 				for _, o := range e.Options {
