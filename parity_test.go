@@ -286,11 +286,12 @@ func TestParityTheSameAgentFlowSeesTheSameOnAFakePageAndOnChromium(t *testing.T)
 
 // likeChromiumSteps are steps where the fake once differed from Chromium:
 // a title's whitespace, line breaks filled into a one-line field, an
-// empty element (never visible), a legacy octal literal, Tab past the last
+// empty element (never visible), Upload on a link with a relative href (the
+// error names the link's URL, resolved), a legacy octal literal, Tab past the last
 // control (the focus leaves the page), a list box's selection (in its
 // options' order), and a load of the URL the tab is on (which replaces its
 // history entry, forward entries kept). It returns what a caller sees.
-func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string) []string {
+func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base, file string) []string {
 	var out []string
 	say := func(name string, v any, err error) {
 		if err != nil {
@@ -313,6 +314,7 @@ func likeChromiumSteps(ctx context.Context, s *browserpool.Session, base string)
 		err := tab.Evaluate(ctx, `document.querySelector("input").value`, &got)
 		say("value", fmt.Sprintf("%q", got), err)
 	}
+	say("upload on a link with a relative href", "ok", tab.Upload(ctx, snap.Find("link", "Other"), file))
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	say("wait for an empty paragraph to show", "shown", tab.WaitVisible(short, "#empty"))
 	cancel()
@@ -362,19 +364,23 @@ func TestTheFakeDoesWhatChromiumDoesWhereItOnceDidNot(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	base := serve(t, map[string]string{
-		"/like.html":  "<!doctype html><title>  Hello\n\t  World  </title><label>Name <input name=n></label><p id=empty></p>",
+		"/like.html":  "<!doctype html><title>  Hello\n\t  World  </title><label>Name <input name=n></label><p id=empty></p><a href=other.html>Other</a>",
 		"/other.html": "<!doctype html><title>Other</title>",
 		"/keys.html": "<!doctype html><title>Keys</title><script>Object.defineProperty(window, 'vals', {get: () => [...document.querySelectorAll('input')].map(i => i.value).join('|')})</script>" +
 			"<label>One <input></label><label>Two <input></label><label>Many <select multiple><option>A</option><option>B</option><option>C</option></select></label>",
 	})
-	real := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newRealPool(t, browserpool.Config{})), base)
+	file := filepath.Join(t.TempDir(), "a.txt")
+	if err := os.WriteFile(file, []byte("a"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	real := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newRealPool(t, browserpool.Config{})), base, file)
 
-	like := cdptest.NewPage(base+"/like.html", "  Hello\n\t  World  ", cdptest.TextBox("Name"), cdptest.Text("").WithID("empty")).
+	like := cdptest.NewPage(base+"/like.html", "  Hello\n\t  World  ", cdptest.TextBox("Name"), cdptest.Text("").WithID("empty"), cdptest.Link("Other", "other.html")).
 		Script(`document.querySelector("input").value`, func(p *cdptest.Page) (any, error) { return p.Values()["Name"], nil })
 	keys := cdptest.NewPage(base+"/keys.html", "Keys", cdptest.TextBox("One"), cdptest.TextBox("Two"), cdptest.ListBox("Many", "A", "B", "C")).
 		Script("vals", func(p *cdptest.Page) (any, error) { v := p.Values(); return v["One"] + "|" + v["Two"], nil })
 	l := cdptest.NewLauncher(t, cdptest.WithPages(like, keys, cdptest.NewPage(base+"/other.html", "Other")))
-	fake := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newFakePool(t, l, browserpool.Config{})), base)
+	fake := likeChromiumSteps(ctxT(t), mustOpen(t, ctxT(t), newFakePool(t, l, browserpool.Config{})), base, file)
 
 	if diff := cmp.Diff(real, fake); diff != "" {
 		t.Errorf("the fake differs from Chromium (-chromium +fake):\n%s", diff)

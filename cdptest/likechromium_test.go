@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +186,18 @@ func TestAListBoxShowsItsOptionsAndWhichAreSelected(t *testing.T) {
 	want := "- listbox \"Many\" @e1 [focused]\n  - option \"A\"\n  - option \"B\" [selected]\n  - option \"C\"\n"
 	if diff := cmp.Diff(want, mustSnap(t, tab).Text); diff != "" {
 		t.Errorf("snapshot (-want +got):\n%s", diff)
+	}
+}
+
+func TestUploadOnALinkNamesTheURLItsClickWouldFollowResolved(t *testing.T) {
+	_, tab := pageTab(t, cdptest.NewPage("https://a.test/docs/index.html", "A", cdptest.Link("Next", "next.html")))
+	ctx := testCtx(t)
+	file := filepath.Join(t.TempDir(), "a.txt")
+	if err := os.WriteFile(file, []byte("a"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := tab.Upload(ctx, mustSnap(t, tab).Find("link", "Next"), file)
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "follows its link to https://a.test/docs/next.html ") {
+		t.Errorf("Upload on a link: %v; want ErrInvalidArgument naming https://a.test/docs/next.html, as a.href reads in Chromium", err)
 	}
 }

@@ -421,8 +421,8 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 			break
 		case el.input == "submit":
 			return byValue("submits its form")
-		case el.Href != "" && !strings.HasPrefix(el.Href, "#"):
-			return byValue("follows its link to " + el.Href)
+		case el.Href != "" && !strings.HasPrefix(el.Href, "#") && !strings.HasPrefix(strings.ToLower(el.Href), "javascript:"):
+			return byValue("follows its link to " + resolveURL(pg.URL, el.Href)) // a.href: resolved
 		default:
 			return byValue("")
 		}
