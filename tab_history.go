@@ -21,6 +21,11 @@ import (
 // history, or Tab.Forward at the last. Nothing was changed.
 var ErrNoHistory = errors.New("no history entry to go to")
 
+// busyPage is what a history move or reload whose call the browser held
+// until the bound ran out did not get: a page busy in a script (or a hung
+// renderer) holds them, as it does not unload.
+const busyPage = "the page did not let the tab leave it (a script busy in it, or a hung renderer, holds the move)"
+
 // historyPoll is how often a history move checks, between the tab's
 // lifecycle events, whether it has arrived (a page restored from the
 // back-forward cache or a same-document entry fires none).
@@ -57,7 +62,7 @@ func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 		before := x.currentLoader(ctx)
 		start := time.Now()
 		if err := t.direct.Invoke(ctx, "Page.reload", page.NewReloadArgs(), nil); err != nil {
-			return x.fail(op, ctx, "", err)
+			return t.busyErr(op, caller, ctx, x, err)
 		}
 		for {
 			_, changed := t.lifecycle.has("")
@@ -102,7 +107,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 			h, err = invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil)
 		}
 		if err != nil {
-			return x.fail(op, ctx, "", err)
+			return t.busyErr(op, caller, ctx, x, err)
 		}
 		h = t.settledHistory(ctx, h)
 		to := h.CurrentIndex + delta
@@ -128,7 +133,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		before := x.currentLoader(ctx)
 		start := time.Now()
 		if err := t.direct.Invoke(ctx, "Page.navigateToHistoryEntry", page.NewNavigateToHistoryEntryArgs(entry.ID), nil); err != nil && !notAttached(err) {
-			return x.fail(op, ctx, "", err)
+			return t.busyErr(op, caller, ctx, x, err)
 		} // not attached: the page was swapped as the navigation started (from an error page); the wait below sees where it went
 		stop := t.direct.Listen() // the load comes as events
 		defer stop()
@@ -254,17 +259,20 @@ const historySettle = time.Second
 // browser's history's some milliseconds later: a read between the two
 // sees the entry before it, and Back from there skips one. Only a
 // difference within the page's origin is waited for (an error page's URL
-// is never its entry's), for at most historySettle; then, or on an error,
-// the history is returned as it is.
+// is never its entry's), for at most historySettle (the page's answer
+// included); then, or on an error, the history is returned as it is.
 func (t *Tab) settledHistory(ctx context.Context, h *page.GetNavigationHistoryReply) *page.GetNavigationHistoryReply {
+	// The whole wait is bounded, the page's answer too: a page busy in a
+	// script must not hold a Back that would leave it.
+	ctx, cancel := context.WithTimeout(ctx, historySettle)
+	defer cancel()
 	want := t.location(ctx)
-	deadline := time.Now().Add(historySettle)
 	for {
 		if h.CurrentIndex < 0 || h.CurrentIndex >= len(h.Entries) || want == "" {
 			return h
 		}
 		cur := h.Entries[h.CurrentIndex].URL
-		if cur == want || !sameOrigin(cur, want) || time.Now().After(deadline) {
+		if cur == want || !sameOrigin(cur, want) {
 			return h
 		}
 		select {
@@ -308,6 +316,17 @@ func (t *Tab) historyErr(op string, caller, ctx context.Context, x *tabExt, what
 		return e
 	}
 	return x.fail(op, ctx, "", err)
+}
+
+// busyErr is historyErr for a history move or reload the browser held
+// (busyPage): its timeout's hint says what helps with a page that does not
+// answer.
+func (t *Tab) busyErr(op string, caller, ctx context.Context, x *tabExt, err error) error {
+	err = t.historyErr(op, caller, ctx, x, busyPage, err)
+	if e, ok := err.(*Error); ok && e.Class == ErrTimeout {
+		e.Hint = "the page's scripts are not answering: close the tab (Session.CloseTab) and open a new one; a longer Config.NavigationTimeout helps only a page that is slow, not stuck"
+	}
+	return err
 }
 
 // callerEnded is the error of a navigation or history move whose caller's

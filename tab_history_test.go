@@ -1,10 +1,12 @@
 package browserpool_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -183,5 +185,46 @@ func TestBackRightAfterSameDocumentNavigationsGoesToTheEntryBefore(t *testing.T)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("where Back went (-want +got):\n%s", diff)
+	}
+}
+
+// A page busy in a script holds a history move or a reload (it does not
+// unload); when the navigation bound runs out, the error said the
+// caller's context had ended and to retry with a longer deadline.
+func TestBackAndReloadOfAPageBusyInAScriptTimeOutSayingToCloseTheTab(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{"/a": "<title>A</title>", "/b": "<title>B</title>"})
+	p := newRealPool(t, browserpool.Config{NavigationTimeout: 2 * time.Second})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	for _, move := range []string{"back", "reload"} {
+		tab, err := s.OpenTab(ctx, base+"/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tab.Navigate(ctx, base+"/b"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Evaluate(ctx, "setTimeout(() => { for (;;) {} }, 50), 1", nil); err != nil {
+			t.Fatal(err)
+		}
+		for { // until the loop has begun: the page stops answering
+			short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			err := tab.Evaluate(short, "1", nil)
+			cancel()
+			if errors.Is(err, context.DeadlineExceeded) {
+				break
+			}
+		}
+		if move == "back" {
+			_, err = tab.Back(ctx)
+		} else {
+			_, err = tab.Reload(ctx)
+		}
+		var be *browserpool.Error
+		if !errors.Is(err, browserpool.ErrTimeout) || !errors.As(err, &be) || !strings.Contains(be.Detail, "did not let the tab leave it") || !strings.Contains(be.Hint, "Session.CloseTab") {
+			t.Errorf("%s from a busy page: %v; want ErrTimeout saying the page held it and to close the tab", move, err)
+		}
 	}
 }
