@@ -253,14 +253,21 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 				e.Session, e.Tab = t.s.id, t.id
 				e.Hint = "the page may still be usable: take a snapshot; or retry, or raise Config.NavigationTimeout"
 			}
+			more := "raise Config.NavigationTimeout"
+			if caller.Err() != nil {
+				more = "pass a context with a longer deadline"
+			}
+			if t.direct.Err() == nil && t.docs.get(res.LoaderID).url == "" {
+				// Its document never replaced the previous one: the
+				// previous page does not let go (a script busy in it), and
+				// the browser holds every later call of the tab meanwhile.
+				e.Hint = "its document never replaced the previous page, which most often means a script busy in that page holds the tab, and every later call of the tab waits: close the tab (Session.CloseTab) and open a new one; if the site is only slow, retry, or " + more
+				return res, e
+			}
 			// Its document came but did not load: a script of the page's
 			// may hold it (a loop that never returns), and every later
 			// call of the tab with it.
 			if t.direct.Err() == nil && !t.lifecycle.navigating() && t.unstick() {
-				more := "raise Config.NavigationTimeout"
-				if caller.Err() != nil {
-					more = "pass a context with a longer deadline"
-				}
 				e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again: take a snapshot; else retry, or " + more
 			}
 			return res, e

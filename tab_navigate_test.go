@@ -418,3 +418,44 @@ func TestANavigationToAPageWhoseScriptNeverReturnsLeavesTheTabTakingCommands(t *
 		t.Errorf("a snapshot after the navigation timed out: %v; want the page (its script stopped)", err)
 	}
 }
+
+// A page busy in a script does not let the tab leave it: a navigation's
+// document never replaces it, and the browser holds the tab's every later
+// call. The hint said to take a snapshot (which then waited out the
+// caller's deadline); it says to close the tab, which works.
+func TestANavigationFromAPageBusyInAScriptSaysToCloseTheTab(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	base := serve(t, map[string]string{"/a": "<title>A</title>", "/b": "<title>B</title>"})
+	s := mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 2 * time.Second}))
+	tab, err := s.OpenTab(ctx, base+"/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Evaluate(ctx, "setTimeout(() => { for (;;) {} }, 50), 1", nil); err != nil {
+		t.Fatal(err)
+	}
+	for { // until the loop has begun: the page stops answering
+		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		err := tab.Evaluate(short, "1", nil)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+	}
+	_, err = tab.Navigate(ctx, base+"/b")
+	var be *browserpool.Error
+	if !errors.Is(err, browserpool.ErrTimeout) || !errors.As(err, &be) || !strings.Contains(be.Hint, "close the tab (Session.CloseTab)") {
+		t.Fatalf("Navigate from a busy page: %v; want ErrTimeout whose hint says to close the tab", err)
+	}
+	if err := s.CloseTab(ctx, tab.ID()); err != nil {
+		t.Fatalf("closing the held tab, as the hint says: %v", err)
+	}
+	next, err := s.OpenTab(ctx, base+"/b")
+	if err != nil {
+		t.Fatalf("a new tab after closing the held one: %v", err)
+	}
+	if got := eval[string](t, next, "document.title"); got != "B" {
+		t.Errorf("the new tab shows %q, want B", got)
+	}
+}
