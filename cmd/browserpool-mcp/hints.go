@@ -90,6 +90,10 @@ func describeFor(tool string, err error) string {
 			next = "the load was cancelled before the page came: the page went elsewhere meanwhile, or another navigation of the tab replaced it; call browser_snapshot to see where the tab is, then call browser_navigate again if it is still needed"
 		case errors.Is(be, browserpool.ErrTabClosed) && strings.Contains(be.Detail, "renderer crashed") && be.Tab != "":
 			next = fmt.Sprintf("the tab's page crashed; the browser still lists the tab (browser_tabs marks it crashed), but it answers nothing: call browser_navigate without tab to close it and open the URL in a new tab, or close it with browser_tabs action close and tab %s", be.Tab)
+		case strings.Contains(be.Hint, "close the tab (Session.CloseTab)") && be.Tab != "":
+			// A script busy in the tab's page holds it: every call of
+			// the tab would wait, a snapshot too.
+			next = fmt.Sprintf("a script busy in the tab's page holds it, and every call of the tab would wait (browser_snapshot too): close it with browser_tabs action close and tab %s, then open the page again with browser_navigate without tab (a new tab)", be.Tab)
 		case errors.Is(be, browserpool.ErrTimeout) && strings.Contains(be.Hint, "stopped in a moment"):
 			// The page came but did not load, and the library checks
 			// whether a script of it keeps it busy.

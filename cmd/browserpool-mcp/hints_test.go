@@ -169,6 +169,13 @@ func TestGoMethodNamesBecomeToolNames(t *testing.T) {
 	if got := describe(err); !strings.HasSuffix(got, "\nNext: call the tool again; if the page is only slow, wait for it first with browser_wait_for; if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again") {
 		t.Errorf("describe of a busy page's click = %q", got)
 	}
+	// A page busy in a script holds the tab (the library's hint says to
+	// close it): no snapshot, which would wait too.
+	err = &browserpool.Error{Op: "Tab.Navigate", Session: "s-1", Tab: "T1", Class: browserpool.ErrTimeout, Detail: "http://x/b did not finish loading within 30s",
+		Hint: "its document never replaced the previous page, which most often means a script busy in that page holds the tab, and every later call of the tab waits: close the tab (Session.CloseTab) and open a new one; if the site is only slow, retry, or raise Config.NavigationTimeout"}
+	if got := describe(err); !strings.Contains(got, "\nNext: a script busy in the tab's page holds it") || !strings.Contains(got, "browser_tabs action close and tab T1") {
+		t.Errorf("describe of a tab a busy page holds = %q", got)
+	}
 	// A hint left speaking to a Go caller gives way to the class's.
 	err = &browserpool.Error{Op: "Tab.Click", Class: context.DeadlineExceeded, Hint: "pass a context with a longer deadline"}
 	if got := describe(err); !strings.HasSuffix(got, "\nNext: the call ran out of time; call browser_snapshot to see where the page is, then retry the step") {
