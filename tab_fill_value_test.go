@@ -159,3 +159,42 @@ func TestTypeStopsAtAKeyThatOpensADialogLeftForTheCaller(t *testing.T) {
 		t.Errorf("after the dialog was answered the field holds %q, want %q: no key after the one that opened it", got, "ax")
 	}
 }
+
+// Helper 67's Fill findings: a field whose input navigates (the fill is
+// done, and was an ErrStaleRef inviting a second fill), a real-looking
+// date that does not exist (the error blamed its form), and a read-only
+// field (whose hint said to wait until it is enabled).
+func TestFillIntoAFieldThatNavigatesAnImpossibleDateAndAReadOnlyField(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	base := serve(t, map[string]string{
+		"/f": `<!doctype html><title>F</title>
+<label>Search <input oninput="location.href = '/results?q=' + this.value"></label>
+<label>When <input type=date></label>
+<label>Code <input readonly value=x></label>`,
+		"/results": `<title>Results</title>`,
+	})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, newRealPool(t, browserpool.Config{}))
+	tab, err := s.OpenTab(ctx, base+"/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := snap(t, tab, browserpool.SnapshotOptions{})
+	var be *browserpool.Error
+	err = tab.Fill(ctx, sn.Find("Date", "When"), "2024-02-30")
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || !errors.As(err, &be) || !strings.Contains(be.Detail, "no real date") {
+		t.Errorf("Fill of 30 February: %v; want ErrInvalidArgument saying it is no real date", err)
+	}
+	err = tab.Fill(ctx, sn.Find("textbox", "Code"), "y")
+	if !errors.Is(err, browserpool.ErrInvalidArgument) || !errors.As(err, &be) || strings.Contains(be.Hint, "enabled") {
+		t.Errorf("Fill of a read-only field: %v; want ErrInvalidArgument whose hint does not say to wait until it is enabled", err)
+	}
+	if err := tab.Fill(ctx, sn.Find("textbox", "Search"), "go"); err != nil {
+		t.Errorf("Fill of a field whose input navigates: %v; want nil, the value went in", err)
+	}
+	trace := tab.Trace()
+	if last := trace[len(trace)-1]; last.Action != "fill" || !strings.Contains(last.Args, "the page navigated as the value went in") {
+		t.Errorf("the fill's trace %+v does not say the page navigated", last)
+	}
+}

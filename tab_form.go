@@ -7,6 +7,7 @@ package browserpool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,10 +36,14 @@ import (
 // not a number, for a number field or a slider, is an ErrInvalidArgument
 // before anything is typed. A field that formats what is typed (a phone
 // mask, uppercase) keeps the page's form of it, which the trace shows; a
-// text field whose page cancels the typing (it accepts only some
-// characters) keeps its value, and Fill is an ErrInvalidArgument saying
-// so. Text filled into password and one-time-code fields never reaches
-// the trace.
+// text field whose page cancels the insertion (in beforeinput or input:
+// it accepts only some characters) keeps its value, and Fill is an
+// ErrInvalidArgument saying so. As a paste does, Fill fires no key events:
+// a page that filters keydown does not see it (use Tab.Type, which
+// presses each key). A page that navigates as the value goes in (a search
+// box that loads its results page on input) ends the fill, done: the
+// trace says so. Text filled into password and one-time-code fields never
+// reaches the trace.
 func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
 	return t.inputOnRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
@@ -68,7 +73,11 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		case "file":
 			return x.badTarget(op, ref, tg, "a file input", "use Tab.Upload to choose files")
 		case "disabled", "readonly":
-			return x.badTarget(op, ref, tg, info.Kind, "it cannot be edited now; take a new snapshot to see when it is enabled")
+			hint := "it cannot be edited now; take a new snapshot to see when it is enabled"
+			if info.Kind == "readonly" {
+				hint = "the page does not let it be typed into (read-only): look for another control that sets it, such as a picker button next to it"
+			}
+			return x.badTarget(op, ref, tg, info.Kind, hint)
 		default:
 			switch {
 			case tg.role == "combobox" && info.Field:
@@ -104,7 +113,15 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Value string `json:"value"`
 		}
 		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.FillDone, []any{value}, &done); err != nil {
-			return x.fail(op, ctx, ref, frameErr(tg.f, err))
+			ferr := x.fail(op, ctx, ref, frameErr(tg.f, err))
+			if info.Kind != "value" && (errors.Is(ferr, ErrStaleRef) || strings.Contains(err.Error(), "Execution context was destroyed") || strings.Contains(err.Error(), "Inspected target navigated or closed")) {
+				// The value was typed, and the page left the field's
+				// document in answer (a search box that navigates on
+				// input): the fill is done, not to be done again.
+				*args += " (the page navigated as the value went in)"
+				return nil
+			}
+			return ferr
 		}
 		if done.OK && done.Value != value && !info.Secret {
 			if info.Type == "range" {
@@ -119,6 +136,11 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			if f, ok := valueFormats[info.Type]; ok {
 				detail = fmt.Sprintf("%s (a %s field) did not take %s: it takes %s, whatever the page displays", ref, info.Type, axtext.Quote(value), f)
 				hint = "fill the value in that form"
+				if shape, ok := valueShapes[info.Type]; ok && shape.MatchString(value) {
+					// In the form already: the value itself is refused.
+					detail = fmt.Sprintf("%s (a %s field) did not take %s: it is in the field's form (%s) but is no real %s, or is outside the field's min and max", ref, info.Type, axtext.Quote(value), f, info.Type)
+					hint = "fill a value that exists (no 30 February, no hour 24) within the field's min and max; take a new snapshot to see the field"
+				}
 			} else if done.Why == "refused" {
 				detail = ref + " refused the typed text: the page cancelled the insertion (a field that accepts only some characters) and kept its value"
 			}
@@ -143,6 +165,17 @@ var valueFormats = map[string]string{
 	"color":          "a lowercase hex colour #rrggbb (#1e90ff)",
 	"number":         "a number written with a dot and no grouping (1.5, -3, 2e3)",
 	"range":          "a number written with a dot (0.5, 40); the slider keeps it within its min, max and step",
+}
+
+// valueShapes are the shapes of valueFormats' date and time forms: a
+// value of that shape that the field still refuses is no real date or
+// time (2024-02-30), or outside the field's min and max.
+var valueShapes = map[string]*regexp.Regexp{
+	"date":           regexp.MustCompile(`^[0-9]{4,}-[0-9]{2}-[0-9]{2}$`),
+	"time":           regexp.MustCompile(`^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?$`),
+	"datetime-local": regexp.MustCompile(`^[0-9]{4,}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?$`),
+	"month":          regexp.MustCompile(`^[0-9]{4,}-[0-9]{2}$`),
+	"week":           regexp.MustCompile(`^[0-9]{4,}-W[0-9]{2}$`),
 }
 
 // htmlNumber is HTML's valid floating-point number: what a number or range
