@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ type ConsoleMessage struct {
 	Time   time.Time    // when the page logged it
 	Level  ConsoleLevel // its severity; ConsolePageError for an uncaught error
 	Method string       // the console method ("log", "warning", "table", ...); empty for a page error
-	Text   string       // the arguments joined by spaces (objects by their description), or the error's message; at most ConsoleTextLimit characters
+	Text   string       // the arguments as the browser's console prints them (format directives such as %s applied, objects by their preview: {a: 1}, [1, 2], Map(1) {"k" => 1}), or the error's message; at most ConsoleTextLimit characters
 	URL    string       // the script that logged or threw it, token-like values redacted; empty if unknown
 	Line   int          // 1-based line in URL; zero if unknown
 	Column int          // 1-based column; zero if unknown
@@ -53,21 +54,36 @@ type ConsoleMessage struct {
 
 // consoleState is a tab's console buffer.
 type consoleState struct {
-	mu   sync.Mutex
-	on   bool             // guarded by mu; Runtime.enable has succeeded
-	msgs []ConsoleMessage // guarded by mu; oldest first, at most ConsoleLimit
-	exc  []int            // guarded by mu; msgs[i]'s exception id (Runtime.exceptionThrown), 0 for a console message
+	mu      sync.Mutex
+	on      bool           // guarded by mu; Runtime.enable has succeeded
+	entries []consoleEntry // guarded by mu; oldest first, at most ConsoleLimit
 }
 
-func (c *consoleState) add(m ConsoleMessage, exception int) {
+// consoleEntry is a message and what it still needs.
+type consoleEntry struct {
+	msg  ConsoleMessage
+	exc  int         // Runtime.exceptionThrown's id; 0 for a console message
+	args []remoteArg // the arguments while objects among them await their preview (previewReplayed); nil after
+}
+
+func (c *consoleState) add(m ConsoleMessage, exception int, args []remoteArg) {
 	c.mu.Lock()
-	if len(c.msgs) >= ConsoleLimit {
-		c.msgs = append(c.msgs[:0], c.msgs[1:]...)
-		c.exc = append(c.exc[:0], c.exc[1:]...)
+	if len(c.entries) >= ConsoleLimit {
+		c.entries = append(c.entries[:0], c.entries[1:]...)
 	}
-	c.msgs = append(c.msgs, m)
-	c.exc = append(c.exc, exception)
+	c.entries = append(c.entries, consoleEntry{msg: m, exc: exception, args: args})
 	c.mu.Unlock()
+}
+
+// messages returns a copy of the messages, oldest first.
+func (c *consoleState) messages() []ConsoleMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]ConsoleMessage, len(c.entries))
+	for i, e := range c.entries {
+		out[i] = e.msg
+	}
+	return out
 }
 
 // revoke removes the page error of exception id: a promise rejection the
@@ -75,10 +91,9 @@ func (c *consoleState) add(m ConsoleMessage, exception int) {
 func (c *consoleState) revoke(id int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, e := range c.exc {
-		if e == id && id != 0 {
-			c.msgs = append(c.msgs[:i], c.msgs[i+1:]...)
-			c.exc = append(c.exc[:i], c.exc[i+1:]...)
+	for i, e := range c.entries {
+		if e.exc == id && id != 0 {
+			c.entries = append(c.entries[:i], c.entries[i+1:]...)
 			return
 		}
 	}
@@ -104,9 +119,7 @@ func (t *Tab) Console(ctx context.Context) (out []ConsoleMessage, err error) {
 		if err := x.consoleOn(ctx, op); err != nil {
 			return err
 		}
-		x.console.mu.Lock()
-		out = append([]ConsoleMessage(nil), x.console.msgs...)
-		x.console.mu.Unlock()
+		out = x.console.messages()
 		*args = strconv.Itoa(len(out)) + " messages"
 		return nil
 	})
@@ -128,7 +141,7 @@ func (t *Tab) ClearConsole(ctx context.Context) error {
 			return x.fail(op, ctx, "", err)
 		}
 		x.console.mu.Lock()
-		x.console.msgs, x.console.exc = nil, nil
+		x.console.entries = nil
 		x.console.mu.Unlock()
 		return nil
 	})
@@ -136,8 +149,9 @@ func (t *Tab) ClearConsole(ctx context.Context) error {
 
 // consoleOn turns the Runtime domain on at the first call. The browser
 // sends the messages it kept before its reply, so they are in the buffer
-// when this returns. It also releases the page objects the browser keeps
-// for the messages' arguments (we read only their descriptions).
+// when this returns, and their objects get their previews here
+// (previewReplayed). It also releases the page objects the browser keeps
+// for the messages' arguments (the text is made of their previews).
 func (x *tabExt) consoleOn(ctx context.Context, op string) error {
 	c := &x.console
 	c.mu.Lock()
@@ -150,41 +164,12 @@ func (x *tabExt) consoleOn(ctx context.Context, op string) error {
 		c.mu.Lock()
 		c.on = true
 		c.mu.Unlock()
+		x.previewReplayed(ctx)
 	}
 	x.t.direct.Invoke(ctx, "Runtime.releaseObjectGroup", struct {
 		Group string `json:"objectGroup"`
 	}{"console"}, nil)
 	return nil
-}
-
-// remoteArg is the part of a console argument (a Runtime.RemoteObject)
-// the text is made of.
-type remoteArg struct {
-	Type        string          `json:"type"`
-	Subtype     string          `json:"subtype"`
-	Value       json.RawMessage `json:"value"`
-	Unserial    string          `json:"unserializableValue"`
-	Description string          `json:"description"`
-	ClassName   string          `json:"className"`
-}
-
-func (a remoteArg) text() string {
-	switch {
-	case a.Type == "undefined":
-		return "undefined"
-	case a.Unserial != "":
-		return a.Unserial
-	case a.Type == "string":
-		var s string
-		if json.Unmarshal(a.Value, &s) == nil {
-			return s
-		}
-	case len(a.Value) > 0:
-		return string(a.Value)
-	case a.Description != "":
-		return a.Description
-	}
-	return a.Type
 }
 
 // stackTop is the first frame of a Runtime.StackTrace.
@@ -225,23 +210,17 @@ func (x *tabExt) consoleCalled(params json.RawMessage) {
 	if json.Unmarshal(params, &ev) != nil {
 		return
 	}
-	var b strings.Builder
-	for i, a := range ev.Args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(a.text())
-		if b.Len() > ConsoleTextLimit*4 {
-			break
-		}
-	}
 	level, ok := consoleLevels[ev.Type]
 	if !ok {
 		level = ConsoleInfo
 	}
 	u, line, col := ev.StackTrace.where()
+	var await []remoteArg
+	if slices.ContainsFunc(ev.Args, remoteArg.awaitsPreview) {
+		await = ev.Args
+	}
 	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: level, Method: ev.Type,
-		Text: axtext.Cut(b.String(), ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, 0)
+		Text: axtext.Cut(consoleText(ev.Args), ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, 0, await)
 }
 
 // exceptionThrown records a Runtime.exceptionThrown event (an uncaught
@@ -279,7 +258,7 @@ func (x *tabExt) exceptionThrown(params json.RawMessage) {
 		u, line, col = su, sl, sc
 	}
 	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: ConsolePageError,
-		Text: axtext.Cut(text, ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, d.ExceptionID)
+		Text: axtext.Cut(text, ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, d.ExceptionID, nil)
 }
 
 // exceptionRevoked drops the page error of a promise rejection the page
@@ -293,8 +272,8 @@ func (x *tabExt) exceptionRevoked(params json.RawMessage) {
 	}
 }
 
-func (x *tabExt) noteConsole(m ConsoleMessage, exception int) {
-	x.console.add(m, exception)
+func (x *tabExt) noteConsole(m ConsoleMessage, exception int, args []remoteArg) {
+	x.console.add(m, exception, args)
 	where := redact.URL(m.URL)
 	if where == "" {
 		where = "(page)"

@@ -24,7 +24,7 @@ func TestConsoleKeepsMessagesAndPageErrorsOnRealChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []browserpool.ConsoleMessage{
-			{Level: browserpool.ConsoleInfo, Method: "log", Text: "loaded 1 Object Array(2) null undefined", URL: page, Line: 9},
+			{Level: browserpool.ConsoleInfo, Method: "log", Text: "loaded 1 {a: 1} [1, 2] null undefined", URL: page, Line: 9},
 			{Level: browserpool.ConsoleDebug, Method: "debug", Text: "debugging", URL: page, Line: 10},
 			{Level: browserpool.ConsolePageError, Text: "Uncaught RangeError: at load", URL: page, Line: 11},
 		}
@@ -145,4 +145,51 @@ func TestARejectionThePageHandlesLateLeavesNoPageError(t *testing.T) {
 		}
 		return true
 	})
+}
+
+func TestConsoleMessagesReadAsTheBrowsersConsolePrintsThem(t *testing.T) {
+	ctx := ctxT(t)
+	p := newRealPool(t, browserpool.Config{})
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Console(ctx); err != nil { // log from here
+		t.Fatal(err)
+	}
+	cases := []struct{ script, want string }{
+		{`console.log('saved', {id: 7, name: 'Ann', tags: ['a'], 'x-y': null, f() {}})`, `saved {id: 7, name: "Ann", tags: Array(1), "x-y": null, f: function}`},
+		{`console.log([1, 2, 3], [1, , 3])`, `[1, 2, 3] Array(3) [1, empty, 3]`},
+		{`console.log(Array.from({length: 150}, (_, i) => i).slice(0, 120).length, Object.fromEntries(Array.from({length: 9}, (_, i) => ['k' + i, i])))`, `120 {k0: 0, k1: 1, k2: 2, k3: 3, k4: 4, …}`},
+		{`console.log(new Map([['k', 1], [2, {}]]), new Set(['a', 'b']))`, `Map(2) {"k" => 1, 2 => Object} Set(2) {"a", "b"}`},
+		{`class Point { constructor() { this.x = 1; this.y = 2 } }; console.log(new Point(), new Uint8Array([5, 6]))`, `Point {x: 1, y: 2} Uint8Array(2) [5, 6]`},
+		{`console.log('%s is %d (%i) and %f; %o %c%s %% %x', 'Ann', 41.9, '7', 1.5, {a: 1}, 'color: red', 'plain', 'left over')`, `Ann is 41 (7) and 1.5; {a: 1} plain % %x left over`},
+		{`console.log('%s and %s', 'only one')`, `only one and %s`},
+		{`console.log('100%', null, undefined, 12n, document.body)`, `100% null undefined 12n body`},
+	}
+	for _, c := range cases {
+		if err := tab.Evaluate(ctx, "(() => {"+c.script+"})()", nil); err != nil {
+			t.Fatalf("%s: %v", c.script, err)
+		}
+	}
+	var got []string
+	waitFor(t, "every message", func() bool {
+		msgs, err := tab.Console(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = got[:0]
+		for _, m := range msgs {
+			got = append(got, m.Text)
+		}
+		return len(got) >= len(cases)
+	})
+	var want []string
+	for _, c := range cases {
+		want = append(want, c.want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("console texts (-want +got):\n%s", diff)
+	}
 }

@@ -76,8 +76,8 @@ func TestConsoleKeepsTheNewestMessagesAndCountsRepeatsInTheTrace(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"type": "error", "args": []any{map[string]any{"type": "string", "value": fmt.Sprint("m", i)}}})
 		x.consoleCalled(b)
 	}
-	if n := len(x.console.msgs); n != ConsoleLimit || x.console.msgs[0].Text != "m10" {
-		t.Errorf("%d messages, oldest %q; want %d, oldest m10", n, x.console.msgs[0].Text, ConsoleLimit)
+	if msgs := x.console.messages(); len(msgs) != ConsoleLimit || msgs[0].Text != "m10" {
+		t.Errorf("%d messages, oldest %q; want %d, oldest m10", len(msgs), msgs[0].Text, ConsoleLimit)
 	}
 	x.exceptionThrown(json.RawMessage(`{"timestamp":1,"exceptionDetails":{"text":"Uncaught","lineNumber":0,"columnNumber":4,"url":"http://a.test/app.js?sig=abcdef0123456789abcdef","exception":{"type":"object","description":"Error: boom\n    at f (app.js:1:5)"}}}`))
 	want := []TraceEntry{
@@ -87,7 +87,8 @@ func TestConsoleKeepsTheNewestMessagesAndCountsRepeatsInTheTrace(t *testing.T) {
 	if diff := cmp.Diff(want, x.t.Trace(), cmpopts.IgnoreFields(TraceEntry{}, "Time", "Duration")); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
 	}
-	last := x.console.msgs[len(x.console.msgs)-1]
+	msgs := x.console.messages()
+	last := msgs[len(msgs)-1]
 	if want := (ConsoleMessage{Level: ConsolePageError, Text: "Uncaught Error: boom", URL: "http://a.test/app.js?sig=REDACTED", Line: 1, Column: 5}); !cmp.Equal(want, last, cmpopts.IgnoreFields(ConsoleMessage{}, "Time")) {
 		t.Errorf("page error = %+v, want %+v", last, want)
 	}
