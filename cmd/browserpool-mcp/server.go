@@ -161,6 +161,7 @@ type client struct {
 	view   *browserpool.AttachedView // guarded by mu: attach mode only
 	ended  bool                      // guarded by mu: the client went away
 	labels int                       // guarded by mu: tab labels generated in attach mode
+	netlog map[*browserpool.Tab]bool // guarded by mu: tabs whose network log watchNetwork started
 }
 
 // NewServer returns a server over a new pool.
@@ -445,6 +446,41 @@ func (c *client) takeNotes() []string {
 
 // prepare sets the tab's dialog handler (dialogs stay open for
 // browser_handle_dialog) and its trace recorder.
+// networkStart bounds watchNetwork's call: a tab a busy page holds must
+// not spend the tool call's time on it.
+const networkStart = 2 * time.Second
+
+// watchNetwork starts the tab's network log the first time a tool call
+// reaches the tab, so that browser_network_requests lists what the page
+// loaded from then on (the library's log is lazy: it starts at the first
+// Tab.Network). A failure leaves it to the next call; the tool goes on.
+func (s *Server) watchNetwork(ctx context.Context, c *client, t *browserpool.Tab) {
+	c.mu.Lock()
+	on := c.netlog[t]
+	c.mu.Unlock()
+	if on {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, networkStart)
+	defer cancel()
+	if _, err := t.Network(ctx); err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for old := range c.netlog {
+		select {
+		case <-old.Session().Done():
+			delete(c.netlog, old) // its session ended: nothing to watch
+		default:
+		}
+	}
+	if c.netlog == nil {
+		c.netlog = map[*browserpool.Tab]bool{}
+	}
+	c.netlog[t] = true
+}
+
 func (s *Server) prepare(c *client, t *browserpool.Tab) {
 	wait := s.cfg.DialogTimeout
 	t.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply { return browserpool.DialogReply{Defer: wait} })

@@ -179,6 +179,7 @@ func (s *Server) tab(ctx context.Context, c *client, tg Target) (*browserpool.Ta
 				if t, err := se.Tab(ctx, tg.Tab); err == nil {
 					s.tracker.Touch(c.id, names[i])
 					s.prepare(c, t)
+					s.watchNetwork(ctx, c, t)
 					return t, names[i], nil
 				}
 			}
@@ -203,6 +204,7 @@ func (s *Server) tab(ctx context.Context, c *client, tg Target) (*browserpool.Ta
 		return nil, "", err
 	}
 	s.prepare(c, t)
+	s.watchNetwork(ctx, c, t)
 	return t, name, nil
 }
 

@@ -110,7 +110,7 @@ func (s *Server) addExtraTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_network_requests",
-		Description: "List the requests the page made (method, URL, status, type), oldest first. The log starts with the tab's first call of this tool: call it once before the actions whose requests you want to see.",
+		Description: "List the requests the page made (method, URL, status, type), oldest first, since a tool first reached the tab (a tab opened with browser_tabs starts after its first page loaded).",
 		Annotations: annotations("Network requests", true, false, true, false),
 	}, nil, func(ctx context.Context, c *toolCall, in NetworkArgs) (*mcp.CallToolResult, error) {
 		var reqs []browserpool.NetworkRequest
@@ -139,7 +139,7 @@ func (s *Server) addExtraTools() {
 		}
 		out := listing("requests", lines)
 		if len(reqs) == 0 {
-			out += " The log started with this call: act on the page, then call browser_network_requests again."
+			out += " The log starts when a tool first reaches the tab: act on the page (or reload it with browser_navigate), then call browser_network_requests again."
 		}
 		return text("%s", out), nil
 	})
