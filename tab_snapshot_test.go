@@ -226,3 +226,28 @@ func TestASnapshotOfATabALinkJustOpenedReadsItsPageWhole(t *testing.T) {
 		t.Errorf("Click on the popup's button from its first snapshot: %v", err)
 	}
 }
+
+func TestListItemsWithARoleOfTheirOwnShowNoBullets(t *testing.T) {
+	ctx := ctxT(t)
+	site := serve(t, map[string]string{"/": `<!doctype html><title>Lists</title>
+<ul role="listbox" aria-label="Size"><li role="option">Small</li><li role="option" aria-selected="true">Large</li></ul>
+<ul role="menu" aria-label="File"><li role="menuitem">Open</li><li role="menuitem">Save</li></ul>
+<ul><li>A plain item</li><li>• a bullet the page wrote</li></ul>`})
+	p := newRealPool(t, browserpool.Config{})
+	tab, err := mustOpen(t, ctx, p).OpenTab(ctx, site+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `- listbox "Size" @e1
+  - option "Small" @e2
+  - option "Large" @e3 [selected]
+- menu "File"
+  - menuitem "Open" @e4
+  - menuitem "Save" @e5
+- text "A plain item"
+- text "• a bullet the page wrote"
+`
+	if diff := cmp.Diff(want, snap(t, tab, browserpool.SnapshotOptions{}).Text); diff != "" {
+		t.Errorf("snapshot (-want +got):\n%s", diff)
+	}
+}

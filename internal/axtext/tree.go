@@ -140,7 +140,12 @@ var (
 		"form", "search", "dialog", "alertdialog", "alert", "table", "Iframe", "separator")
 	// Skipped with their subtrees.
 	skippedRoles = set("InlineTextBox", "LineBreak", "ListMarker")
-	valueRoles   = set("textbox", "searchbox", "combobox", "spinbutton", "slider", "ColorWell", "Date", "DateTime", "InputTime")
+	// Texts that are only a list item's bullet: Chromium gives an <li>
+	// whose role is another (role=option, menuitem, tab) its marker as a
+	// text of its own instead of a ListMarker; a lone bullet says nothing.
+	// The bullets trimBullet drops from a derived name.
+	listBullets = set("•", "◦", "▪", "‣", "·")
+	valueRoles  = set("textbox", "searchbox", "combobox", "spinbutton", "slider", "ColorWell", "Date", "DateTime", "InputTime")
 )
 
 func set(names ...string) map[string]bool {
@@ -190,7 +195,7 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	}
 	name := Squash(String(n.Name))
 	if role == "StaticText" {
-		if name != "" && !strings.Contains(ctxName, name) {
+		if name != "" && !strings.Contains(ctxName, name) && !listBullets[name] {
 			w.Lines = append(w.Lines, Line[T]{Depth: depth, Role: "text", Name: Cut(name, NameLimit)})
 		}
 		return
