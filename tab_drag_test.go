@@ -267,3 +267,48 @@ func TestDragReachesWhatAPersonWould(t *testing.T) {
 		}
 	})
 }
+
+func TestElementsThePageMadeDraggableGetRefsAndDrag(t *testing.T) {
+	ctx := ctxT(t)
+	site := serve(t, map[string]string{"/": `<!doctype html><title>Sort</title>
+<style>#bin { width: 200px; height: 80px; border: 2px dashed #888 }</style>
+<ul id="fruit"><li draggable="true" id="apple">Apple</li><li draggable="true" id="pear">Pear</li><li>Fig (fixed)</li></ul>
+<div draggable="true" id="card" onclick="this.dataset.opened = 1">Card with a click</div>
+<p>Tag: <span draggable="true" id="tag">urgent</span></p>
+<div id="bin">Drop here</div><p id="got">nothing</p>
+<script>
+for (const el of document.querySelectorAll('[draggable]')) el.addEventListener('dragstart', e => e.dataTransfer.setData('text/plain', el.id));
+const bin = document.getElementById('bin');
+bin.addEventListener('dragover', e => e.preventDefault());
+bin.addEventListener('drop', e => { e.preventDefault(); document.getElementById('got').textContent = 'dropped ' + e.dataTransfer.getData('text/plain'); });
+</script>`})
+	p := newRealPool(t, browserpool.Config{})
+	tab, err := mustOpen(t, ctx, p).OpenTab(ctx, site+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	want := `- listitem "Apple" @e1 [draggable]
+- listitem "Pear" @e2 [draggable]
+- text "Fig (fixed)"
+- group "Card with a click" @e3 [clickable, draggable]
+- text "Tag:"
+- group "urgent" @e4 [draggable]
+- text "Drop here"
+- text "nothing"
+`
+	if diff := cmp.Diff(want, s.Text); diff != "" {
+		t.Errorf("snapshot (-want +got):\n%s", diff)
+	}
+	var box struct{ X, Y float64 }
+	if err := tab.Evaluate(ctx, `(() => { const r = document.getElementById('bin').getBoundingClientRect(); return {X: r.x + r.width / 2, Y: r.y + r.height / 2} })()`, &box); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.DragTo(ctx, ref(t, s, "listitem", "Pear"), box.X, box.Y); err != nil {
+		t.Fatalf("DragTo(Pear, the bin): %v", err)
+	}
+	var got string
+	if err := tab.Evaluate(ctx, "document.getElementById('got').textContent", &got); err != nil || got != "dropped pear" {
+		t.Errorf("after dragging Pear to the bin the page says %q (%v), want dropped pear", got, err)
+	}
+}

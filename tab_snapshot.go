@@ -82,7 +82,9 @@ type SnapshotOptions struct {
 // ClickableRole, or, when its role says something (a list item, an
 // image), that role and the state "clickable"; without a name of its own,
 // its name is its own text, else its title or test id. The label of a
-// hidden checkbox, radio or file input gets a ref too, noted as such.
+// hidden checkbox, radio or file input gets a ref too, noted as such. So
+// does an element the page made draggable (draggable="true": a card, a
+// sortable list's item), with the state "draggable", for Drag and DragTo.
 // Finding them costs one DOMSnapshot.captureSnapshot per snapshot and
 // renderer process: on a large page about a fifth more than reading the
 // tree alone (BenchmarkSnapshot1000Items).

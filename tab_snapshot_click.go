@@ -1,7 +1,7 @@
 // Room: the elements a page makes clickable without a role that says so,
 // read for a snapshot from DOMSnapshot.captureSnapshot: those with a click
-// listener (isClickable) and the outermost of those drawn with a pointer
-// cursor. No locks: a snapshot's walker is used by one goroutine.
+// listener (isClickable), the outermost of those drawn with a pointer
+// cursor, and those it made draggable. No locks: a snapshot's walker is used by one goroutine.
 
 package browserpool
 
@@ -76,7 +76,9 @@ func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]axtext.Click
 // has a ref; a page may listen for clicks everywhere). Besides them, the
 // labels drawn for a form control that is not (a checkbox or file input
 // the page hides and draws its label instead), each with a note naming
-// the control, such as "(the label of a hidden checkbox, checked)".
+// the control, such as "(the label of a hidden checkbox, checked)". And
+// the elements drawn with an area that the page made draggable
+// (draggable="true"), marked Draggable.
 func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 	str := map[string]int{}
 	for i, v := range s.Strings {
@@ -98,7 +100,7 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 		}
 	}
 	set := map[dom.BackendNodeID]axtext.Clickable{}
-	titleKey, testKey := index("title"), index("data-testid")
+	titleKey, testKey, draggable := index("title"), index("data-testid"), index("draggable")
 	for _, d := range s.Documents {
 		n := d.Nodes
 		if len(n.Parent) != len(n.Backend) || len(n.Type) != len(n.Backend) || len(n.Name) != len(n.Backend) || len(d.Layout.Node) != len(d.Layout.Styles) || n.Attrs != nil && len(n.Attrs) != len(n.Backend) {
@@ -154,6 +156,24 @@ func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
 			}
 		}
 		s.hiddenControlLabels(n.Parent, n.Name, n.Attrs, n.Checked.Index, cursor, str, add)
+		// Elements the page lets a person drag (draggable="true": a card,
+		// a sortable list's item): Drag needs a ref for them even where
+		// nothing is listening for a click.
+		for i := range n.Backend {
+			if v, ok := s.attr(n.Attrs, i, draggable); !ok || !strings.EqualFold(v, "true") {
+				continue
+			}
+			if c, ok := set[n.Backend[i]]; ok {
+				c.Draggable = true
+				set[n.Backend[i]] = c
+				continue
+			}
+			add(i, "")
+			if c, ok := set[n.Backend[i]]; ok {
+				c.Draggable, c.DragOnly = true, true
+				set[n.Backend[i]] = c
+			}
+		}
 	}
 	return set
 }

@@ -18,9 +18,11 @@ const ClickableRole = "clickable"
 // of a hidden checkbox") and a name to fall back on when it has no name
 // and no text (its title, or its test id: an icon).
 type Clickable struct {
-	Note     string
-	Fallback string
-	Pointer  bool // drawn with a pointer cursor
+	Note      string
+	Fallback  string
+	Pointer   bool // drawn with a pointer cursor
+	Draggable bool // draggable="true": a person can drag it (Tab.Drag); its line has the state "draggable"
+	DragOnly  bool // Draggable, and nothing says a click does anything: no state "clickable"
 }
 
 // plainRoles are the roles that say nothing of what an element does: a
@@ -43,7 +45,7 @@ func (d *Doc[T]) clickable(n *Node) bool {
 		return false
 	}
 	held := d.heldControls(n)
-	return held == 0 || c.Pointer && held <= maxHeldControls && !d.holdsField(n) && d.text(n, true) != ""
+	return held == 0 || (c.Pointer || c.Draggable) && held <= maxHeldControls && !d.holdsField(n) && d.text(n, true) != ""
 }
 
 // holdsField reports whether a text field is under n.

@@ -204,6 +204,10 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		w.iframe(doc, n, depth, name, frameDepth)
 		return
 	}
+	var click Clickable
+	if clickable {
+		click = doc.Clickable[n.Backend]
+	}
 	if clickable && (n.Ignored || role == "" || plainRoles[role]) {
 		role = ClickableRole
 	}
@@ -230,11 +234,14 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		l.Value = Cut(Squash(String(n.Value)), NameLimit)
 	}
 	l.States = States(role, n.Props)
-	if clickable && role != ClickableRole {
+	if clickable && role != ClickableRole && !click.DragOnly {
 		l.States = append(l.States, "clickable")
 	}
+	if click.Draggable {
+		l.States = append(l.States, "draggable") // Chromium's role for it is group, or its own
+	}
 	if clickable {
-		l.Extra = doc.Clickable[n.Backend].Note
+		l.Extra = click.Note
 	}
 	if role == "link" {
 		for _, p := range n.Props {
