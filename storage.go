@@ -118,6 +118,21 @@ func (st StorageState) check(op string) *Error {
 			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] has name %q, with a character a cookie name cannot hold", i, echo(c.Name)))
 		case strings.ContainsFunc(c.Value, badCookieRune):
 			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has a value with a character a cookie value cannot hold (';' or a control character)", i, c.Name))
+		case len(c.Name)+len(c.Value) > maxCookieBytes:
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) is %d bytes, name and value together: the browser keeps at most %d", i, c.Name, len(c.Name)+len(c.Value), maxCookieBytes))
+		case c.Path != "" && !strings.HasPrefix(c.Path, "/"):
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has path %q: a cookie's path starts with /", i, c.Name, echo(c.Path)))
+		case len(c.Path) > maxCookieAttr:
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has a path of %d bytes: the browser keeps at most %d", i, c.Name, len(c.Path), maxCookieAttr))
+		}
+		// The name's prefixes bind the cookie's attributes (RFC 6265bis),
+		// whatever their case; the browser refuses it otherwise.
+		lower := strings.ToLower(c.Name)
+		switch {
+		case (strings.HasPrefix(lower, "__secure-") || strings.HasPrefix(lower, "__host-")) && !c.Secure:
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has the %s prefix, which needs secure true", i, c.Name, c.Name[:strings.IndexByte(c.Name[2:], '-')+3]))
+		case strings.HasPrefix(lower, "__host-") && (c.Path != "" && c.Path != "/" || strings.HasPrefix(c.Domain, ".")):
+			return newError(op, ErrInvalidStorageState, fmt.Sprintf("cookies[%d] (%s) has the __Host- prefix, which needs path / and a domain without a leading dot (the host's own cookie)", i, c.Name))
 		}
 	}
 	for i, o := range st.Origins {
@@ -133,6 +148,13 @@ func (st StorageState) check(op string) *Error {
 	}
 	return nil
 }
+
+// The browser's bounds of a cookie: its name and value together, and an
+// attribute (its path).
+const (
+	maxCookieBytes = 4096
+	maxCookieAttr  = 1024
+)
 
 // badCookieRune reports a character no cookie name or value may hold.
 func badCookieRune(r rune) bool { return r == ';' || r < ' ' || r == 0x7f }

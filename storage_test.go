@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/browserpool/browserpool"
 )
@@ -130,6 +131,51 @@ func TestCookiesCanBeSetReadAndClearedForASession(t *testing.T) {
 	}
 	if err := s.SetCookies(ctx, browserpool.Cookie{Name: "nodomain"}); !errors.Is(err, browserpool.ErrInvalidStorageState) {
 		t.Errorf("SetCookies without a domain: %v, want ErrInvalidStorageState", err)
+	}
+}
+
+func TestACookieTheBrowserWouldRefuseIsRefusedSayingWhy(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	p := newRealPool(t, browserpool.Config{})
+	s := mustOpen(t, ctx, p)
+	ok := browserpool.Cookie{Name: "kept", Value: "v", Domain: "example.com"}
+	for _, c := range []struct {
+		cookie browserpool.Cookie
+		says   string
+	}{
+		{browserpool.Cookie{Name: "__Secure-id", Value: "v", Domain: "example.com"}, "has the __Secure- prefix, which needs secure true"},
+		{browserpool.Cookie{Name: "__host-id", Value: "v", Domain: "example.com"}, "has the __host- prefix, which needs secure true"},
+		{browserpool.Cookie{Name: "__Host-id", Value: "v", Domain: ".example.com", Secure: true}, "has the __Host- prefix, which needs path / and a domain without a leading dot"},
+		{browserpool.Cookie{Name: "__Host-id", Value: "v", Domain: "example.com", Secure: true, Path: "/app"}, "has the __Host- prefix, which needs path /"},
+		{browserpool.Cookie{Name: "ab", Value: strings.Repeat("v", 4095), Domain: "example.com"}, "is 4097 bytes, name and value together: the browser keeps at most 4096"},
+		{browserpool.Cookie{Name: "p", Value: "v", Domain: "example.com", Path: "app"}, `has path "app": a cookie's path starts with /`},
+		{browserpool.Cookie{Name: "p", Value: "v", Domain: "example.com", Path: "/" + strings.Repeat("p", 1024)}, "has a path of 1025 bytes: the browser keeps at most 1024"},
+	} {
+		err := s.SetCookies(ctx, ok, c.cookie)
+		if !errors.Is(err, browserpool.ErrInvalidStorageState) || !strings.Contains(err.Error(), "cookies[1] ("+c.cookie.Name+") "+c.says) {
+			t.Errorf("SetCookies(%s) = %v, want ErrInvalidStorageState saying %q", c.cookie.Name, err, c.says)
+		}
+	}
+	if got, err := s.Cookies(ctx); err != nil || len(got) != 0 {
+		t.Errorf("after the refusals the browser has cookies %v (%v), want none: a refusal sets none", got, err)
+	}
+	// At the bounds, and with the prefixes' attributes, the browser keeps them.
+	fine := []browserpool.Cookie{
+		{Name: "ab", Value: strings.Repeat("v", 4094), Domain: "example.com", Path: "/", Expires: -1},
+		{Name: "__Host-id", Value: "v", Domain: "example.com", Path: "/", Secure: true, Expires: -1},
+		{Name: "__Secure-id", Value: "v", Domain: ".example.com", Path: "/" + strings.Repeat("p", 1023), Secure: true, Expires: -1},
+	}
+	if err := s.SetCookies(ctx, fine...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Cookies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	less := func(a, b browserpool.Cookie) bool { return a.Name < b.Name }
+	if diff := cmp.Diff(fine, got, cmpopts.SortSlices(less)); diff != "" {
+		t.Errorf("cookies at the bounds (-want +got):\n%s", diff)
 	}
 }
 
