@@ -34,7 +34,19 @@ type NetworkRequest struct {
 	MIMEType string        // the response's MIME type, if any
 	Failure  string        // the browser's error text for a failed request, e.g. net::ERR_NAME_NOT_RESOLVED; through the network-policy proxy (Config.Network) an origin that refuses the connection shows as net::ERR_EMPTY_RESPONSE
 	Duration time.Duration // from sending to the end of loading (or the failure); zero while in flight
-	Done     bool          // finished, failed or redirected: no more changes to come
+	Done     bool          // finished, failed or redirected: no more changes to come; a worker's script is done as it is sent (see workerScript)
+}
+
+// workerScript reports whether a Network.requestWillBeSent is a worker's
+// script (new Worker(url), from a blob: or an http URL): the request is
+// its own document (documentURL is its URL) and no document's loader
+// sent it (a page's fetch of its own URL has its page's loader), and the
+// worker loads it in a target of its own, so the page's session sees it
+// sent and nothing after. The log shows it done at once, without a
+// status, and WaitNetworkIdle does not wait for it: it would be in flight
+// forever.
+func workerScript(typ, url, documentURL, loaderID string) bool {
+	return typ != "Document" && url != "" && url == documentURL && loaderID == ""
 }
 
 // netEntry is a log entry and the browser's monotonic time of its start.
@@ -116,6 +128,8 @@ type netEvent struct {
 	WallTime  float64 `json:"wallTime"`  // seconds since the epoch
 	Type      string  `json:"type"`
 	FrameID   string  `json:"frameId"`
+	Document  string  `json:"documentURL"`
+	LoaderID  string  `json:"loaderId"`
 	Reason    string  `json:"reason"` // Page.frameDetached
 	Request   struct {
 		Method string `json:"method"`
@@ -173,6 +187,10 @@ func (l *netLog) note(method string, params json.RawMessage) {
 			}
 		}
 		l.entries = append(l.entries, n)
+		if workerScript(ev.Type, ev.Request.URL, ev.Document, ev.LoaderID) {
+			n.r.Done = true // its end comes to the worker's target, never here
+			return
+		}
 		l.inflight[ev.RequestID] = n
 	case "Network.responseReceived":
 		if e != nil && ev.Response != nil {

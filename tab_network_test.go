@@ -146,3 +146,49 @@ func TestAPageWithACrossSiteIframeBecomesNetworkIdle(t *testing.T) {
 		t.Errorf("the iframe's document in the network log: %+v; want it done, status 200", inner)
 	}
 }
+
+func TestAPageThatStartsWorkersBecomesNetworkIdle(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Workers</title>`)
+	})
+	mux.HandleFunc("/worker.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `postMessage('up')`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxWithin(t, 60*time.Second)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Network(ctx); err != nil { // the log starts at the first call
+		t.Fatal(err)
+	}
+	// A worker loads its script in a target of its own: the page's
+	// session sees the request sent and never its end.
+	start := `new Worker('/worker.js'); new Worker(URL.createObjectURL(new Blob(['postMessage(1)'], {type: 'text/javascript'}))); 1`
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	err = tab.WaitNetworkIdle(wctx, browserpool.NetworkIdleOptions{Action: func(ctx context.Context) error {
+		return tab.Evaluate(ctx, start, nil)
+	}})
+	if err != nil {
+		t.Fatalf("WaitNetworkIdle after starting two workers: %v", err)
+	}
+	var scripts []string
+	for _, r := range networkLog(t, tab) {
+		if r.Type == "Script" {
+			scripts = append(scripts, fmt.Sprintf("%s done=%v", strings.SplitN(r.URL, ":", 2)[0], r.Done))
+		}
+	}
+	if diff := cmp.Diff([]string{"http done=true", "blob done=true"}, scripts); diff != "" {
+		t.Errorf("the workers' scripts in the network log (-want +got):\n%s", diff)
+	}
+}

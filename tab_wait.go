@@ -248,7 +248,8 @@ var ignoredTypes = map[string]bool{"WebSocket": true, "EventSource": true, "Medi
 // Network.requestWillBeSent to loadingFinished or loadingFailed by its id
 // (a cross-site iframe's document, whose load moves to the iframe's own
 // process, until that move). WebSockets, EventSource streams and media (which stream for as long as
-// they play) are ignored. Requests already in flight when the call starts
+// they play) are ignored, and so is a worker's script, which the worker
+// loads in a target of its own (so are the worker's own requests). Requests already in flight when the call starts
 // are not seen: pass the action that starts them as opts.Action. Bounded by
 // ctx and DefaultWaitTimeout; running out names the requests still in
 // flight.
@@ -306,6 +307,8 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 				RequestID string `json:"requestId"`
 				Type      string `json:"type"`
 				FrameID   string `json:"frameId"`
+				Document  string `json:"documentURL"`
+				LoaderID  string `json:"loaderId"`
 				Reason    string `json:"reason"` // Page.frameDetached
 				Request   struct {
 					URL string `json:"url"`
@@ -316,7 +319,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 				if err := streams[0].RecvMsg(&ev); err != nil {
 					return x.waitErr(op, caller, ctx, "", err)
 				}
-				if ignoredTypes[ev.Type] {
+				if ignoredTypes[ev.Type] || workerScript(ev.Type, ev.Request.URL, ev.Document, ev.LoaderID) {
 					continue
 				}
 				inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type, frame: ev.FrameID}
