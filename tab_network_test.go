@@ -173,14 +173,14 @@ func TestAPageThatStartsWorkersBecomesNetworkIdle(t *testing.T) {
 	}
 	// A worker loads its script in a target of its own: the page's
 	// session sees the request sent and never its end.
-	start := `new Worker('/worker.js'); new Worker(URL.createObjectURL(new Blob(['postMessage(1)'], {type: 'text/javascript'}))); 1`
+	start := `new Worker('/worker.js'); new Worker(URL.createObjectURL(new Blob(['postMessage(1)'], {type: 'text/javascript'}))); new SharedWorker('/worker.js?shared'); 1`
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	err = tab.WaitNetworkIdle(wctx, browserpool.NetworkIdleOptions{Action: func(ctx context.Context) error {
 		return tab.Evaluate(ctx, start, nil)
 	}})
 	if err != nil {
-		t.Fatalf("WaitNetworkIdle after starting two workers: %v", err)
+		t.Fatalf("WaitNetworkIdle after starting three workers: %v", err)
 	}
 	var scripts []string
 	for _, r := range networkLog(t, tab) {
@@ -188,7 +188,7 @@ func TestAPageThatStartsWorkersBecomesNetworkIdle(t *testing.T) {
 			scripts = append(scripts, fmt.Sprintf("%s done=%v", strings.SplitN(r.URL, ":", 2)[0], r.Done))
 		}
 	}
-	if diff := cmp.Diff([]string{"http done=true", "blob done=true"}, scripts); diff != "" {
+	if diff := cmp.Diff([]string{"http done=true", "blob done=true", "http done=true"}, scripts); diff != "" {
 		t.Errorf("the workers' scripts in the network log (-want +got):\n%s", diff)
 	}
 }
