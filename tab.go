@@ -322,6 +322,10 @@ type tabExt struct {
 	// for until its bound: later snapshots of it do not wait again.
 	parseWaited atomic.Pointer[string]
 
+	// openedWaited: a wait for the first page of a tab a page opened was
+	// done (awaitOpenedPage); later waits and snapshots do not wait again.
+	openedWaited atomic.Bool
+
 	// actDocs is the main frame's count of new documents
 	// (lifecycleWatch.commits) when the tab's latest action began, or a
 	// wait last saw a document load (docsSeen): a WaitNavigation without

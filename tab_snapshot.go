@@ -133,7 +133,10 @@ func (s Snapshot) Find(role, name string) string {
 // out-of-process iframes included, and returns it as compact text with
 // refs for the interactive elements. A page whose document is still being
 // parsed (a tab a link just opened, a server that streams its page) is
-// read once parsed (DOMContentLoaded), or as it is after two seconds.
+// read once parsed (DOMContentLoaded), or as it is after two seconds; a
+// tab a page just opened (window.open) that is still on its initial
+// empty document is read once its first page commits, or after two
+// seconds.
 func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (Snapshot, error) {
 	const op = "Tab.Snapshot"
 	args := func(snap Snapshot) string {
@@ -232,6 +235,13 @@ func (x *tabExt) snapshot(ctx context.Context, op string, opts SnapshotOptions) 
 	main, err := readMain()
 	if err != nil {
 		return Snapshot{}, x.fail(op, ctx, "", err)
+	}
+	if x.awaitOpenedPage(ctx, main.URL) {
+		// A tab a page just opened has committed its first page: read
+		// that, not the empty document it started with.
+		if main, err = readMain(); err != nil {
+			return Snapshot{}, x.fail(op, ctx, "", err)
+		}
 	}
 	var w *snapWalker
 	var doc *axtext.Doc[refTarget]

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
@@ -67,7 +68,10 @@ func (x *tabExt) waitErr(op string, caller, ctx context.Context, what string, er
 // WaitLoad waits until the tab's current document has fired its load
 // event. It follows the page's own loader ids, so an old load event never
 // satisfies it, and if a new navigation starts meanwhile it waits for that
-// one's load. It is bounded by ctx and DefaultWaitTimeout.
+// one's load. A tab a page just opened (window.open, a link with a
+// target) that is still on its initial empty document waits for its first
+// page to commit (up to two seconds), then for that page's load. It is
+// bounded by ctx and DefaultWaitTimeout.
 func (t *Tab) WaitLoad(ctx context.Context) error {
 	const op = "Tab.WaitLoad"
 	return t.waiting(ctx, op, "wait-load", "", func(ctx, caller context.Context, x *tabExt) error {
@@ -75,11 +79,18 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 			FrameTree struct {
 				Frame struct {
 					LoaderID string `json:"loaderId"`
+					URL      string `json:"url"`
 				} `json:"frame"`
 			} `json:"frameTree"`
 		}
 		if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
+		}
+		if x.awaitOpenedPage(ctx, tree.FrameTree.Frame.URL) {
+			// Its first page committed: wait for that one's load.
+			if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
+				return x.waitErr(op, caller, ctx, "", err)
+			}
 		}
 		state, err := t.readyState(ctx)
 		if err != nil {
@@ -93,6 +104,44 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// openedPageWait bounds how long a wait or a snapshot of a tab a page
+// opened waits for the tab's first page to commit (awaitOpenedPage).
+const openedPageWait = 2 * time.Second
+
+// awaitOpenedPage waits, once per tab and up to openedPageWait, for a tab
+// a page opened (window.open, a link with a target) to commit its first
+// page, when it is still on its initial empty document: frameURL (its
+// main frame's) is about:blank or empty, and its target has an opener and
+// no URL of its own yet (the browser's sign that no navigation has
+// committed). Until then the tab reads as an empty about:blank, loaded:
+// WaitLoad would return at once and a snapshot would be empty while the
+// page it opens is on its way. It reports whether a new document
+// committed. A popup opened without a URL (window.open()) costs its first
+// wait openedPageWait.
+func (x *tabExt) awaitOpenedPage(ctx context.Context, frameURL string) bool {
+	w := x.t.lifecycle
+	if frameURL != "" && frameURL != "about:blank" || w == nil || x.openedWaited.Load() {
+		return false
+	}
+	since, _ := w.mainDoc()
+	info, err := invoke[target.GetTargetInfoReply](ctx, x.t.direct, "Target.getTargetInfo", nil)
+	if err != nil || info.TargetInfo.URL != "" || info.TargetInfo.OpenerID == nil {
+		return false
+	}
+	x.openedWaited.Store(true)
+	timer := time.NewTimer(openedPageWait)
+	defer timer.Stop()
+	for {
+		_, changed := w.has("") // before the count: a commit after it closes changed
+		if w.commits.Load() > since {
+			return true
+		}
+		if w.nextOr(ctx, changed, timer.C) != nil {
+			return false
+		}
+	}
 }
 
 // waiting runs one traced wait: the call counts as use of the session, is

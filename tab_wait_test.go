@@ -3,6 +3,8 @@ package browserpool_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -197,4 +199,74 @@ func TestWaitsOnRealChromium(t *testing.T) {
 			t.Errorf("PageInfo (-want +got):\n%s", diff)
 		}
 	})
+}
+
+func TestATabAPageJustOpenedIsReadAsThePageItOpens(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/popup" {
+			time.Sleep(300 * time.Millisecond) // the popup sits on its empty first document meanwhile
+			w.Write([]byte(`<title>popup</title><button>In the popup</button>`))
+			return
+		}
+		w.Write([]byte(`<title>opener</title><button onclick="window.open('/popup')">Open</button><button onclick="window.open()">Open blank</button>`))
+	}))
+	t.Cleanup(srv.Close)
+	s := mustOpen(t, ctx, newRealPool(t, browserpool.Config{}))
+	opener := mustTab(t, ctx, s)
+	if _, err := opener.Navigate(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	open := func(button string) *browserpool.Tab {
+		t.Helper()
+		if err := opener.Click(ctx, ref(t, snap(t, opener, browserpool.SnapshotOptions{}), "button", button)); err != nil {
+			t.Fatal(err)
+		}
+		id := popupID(t, ctx, opener)
+		popup, err := s.ActivateTab(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return popup
+	}
+	check := func(what string, popup *browserpool.Tab) {
+		t.Helper()
+		if sn := snap(t, popup, browserpool.SnapshotOptions{}); sn.Find("button", "In the popup") == "" || sn.URL != srv.URL+"/popup" {
+			t.Errorf("%s: the snapshot of %s reads %q, not the page it opens", what, sn.URL, sn.Text)
+		}
+	}
+
+	popup := open("Open")
+	if err := popup.WaitLoad(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := popup.PageInfo(ctx); err != nil || info.URL != srv.URL+"/popup" || info.Title != "popup" {
+		t.Errorf("PageInfo after WaitLoad on the popup: %+v, %v; want the popup's page, loaded", info, err)
+	}
+	check("after WaitLoad", popup)
+	if err := s.CloseTab(ctx, popup.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ActivateTab(ctx, opener.ID()); err != nil {
+		t.Fatal(err)
+	}
+	popup = open("Open")
+	check("without a wait", popup)
+	if err := s.CloseTab(ctx, popup.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ActivateTab(ctx, opener.ID()); err != nil {
+		t.Fatal(err)
+	}
+
+	// A popup opened without a URL stays on its empty document: the wait
+	// ends (after its bound) and the snapshot reads it as it is.
+	blank := open("Open blank")
+	if err := blank.WaitLoad(ctx); err != nil {
+		t.Errorf("WaitLoad on a popup opened without a URL: %v", err)
+	}
+	if sn := snap(t, blank, browserpool.SnapshotOptions{}); sn.Text != "" {
+		t.Errorf("the snapshot of a popup opened without a URL reads %q", sn.Text)
+	}
 }
