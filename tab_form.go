@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf16"
 
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/page"
@@ -34,7 +35,8 @@ import (
 // or color) takes value as it is, with the same events; a slider keeps it
 // within its min, max and step, which the trace shows. A value that is
 // not a number, for a number field or a slider, is an ErrInvalidArgument
-// before anything is typed. A field that formats what is typed (a phone
+// before anything is typed, and so is a value longer than a text field's
+// maxlength (the browser would cut it). A field that formats what is typed (a phone
 // mask, uppercase) keeps the page's form of it, which the trace shows; a
 // text field whose page cancels the insertion (in beforeinput or input:
 // it accepts only some characters) keeps its value, and Fill is an
@@ -55,6 +57,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Type   string `json:"type"`
 			Secret bool   `json:"secret"`
 			Field  bool   `json:"field"` // an element that is no field holds one
+			Max    *int   `json:"maxLength"`
 		}
 		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Fill, nil, &info); err != nil {
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
@@ -86,6 +89,11 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 				return x.badTarget(op, ref, tg, "a combobox without a text field (a custom select)", "click it to open its list, take a new snapshot, and click the option")
 			}
 			return x.badTarget(op, ref, tg, "not a text field", "fill a textbox, searchbox or editable element; click buttons with Tab.Click")
+		}
+		if n := len(utf16.Encode([]rune(strings.ReplaceAll(value, "\r\n", "\n")))); info.Max != nil && *info.Max >= 0 && n > *info.Max {
+			// The browser would cut it, and the field would hold part of
+			// it in place of what it held.
+			return x.badTarget(op, ref, tg, fmt.Sprintf("a field that takes at most %d characters (its maxlength), and the value has %d", *info.Max, n), fmt.Sprintf("fill a value of at most %d characters; the field is unchanged", *info.Max))
 		}
 		if (info.Type == "number" || info.Type == "range") && value != "" && !htmlNumber.MatchString(value) {
 			// Typed or set, the browser would empty the field or move the

@@ -183,19 +183,30 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 	})
 
-	t.Run("fill keeps a field's maxlength, as typing does, and says the value did not fit", func(t *testing.T) {
+	t.Run("fill refuses a value past a field's maxlength, saying the limit, and leaves the field as it was", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/form.html")
-		if err := tab.Evaluate(ctx, "document.getElementById('name').maxLength = 5", nil); err != nil {
+		if err := tab.Evaluate(ctx, "document.getElementById('name').maxLength = 5; document.getElementById('name').value = 'Ann'", nil); err != nil {
 			t.Fatal(err)
 		}
 		s := snap(t, tab, browserpool.SnapshotOptions{})
-		err := tab.Fill(ctx, ref(t, s, "textbox", "Name"), "1234567")
-		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "did not take the whole value") {
-			t.Errorf("Fill of 7 characters into a maxlength of 5: error = %v, want ErrInvalidArgument saying the field did not take it", err)
+		name := ref(t, s, "textbox", "Name")
+		err := tab.Fill(ctx, name, "1234567")
+		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "takes at most 5 characters (its maxlength), and the value has 7") {
+			t.Errorf("Fill of 7 characters into a maxlength of 5: error = %v, want ErrInvalidArgument saying the limit", err)
 		}
-		if got := eval[string](t, tab, "document.getElementById('name').value"); got != "12345" {
-			t.Errorf("the field holds %q, want the 5 characters typing put there", got)
+		if got := eval[string](t, tab, "document.getElementById('name').value"); got != "Ann" {
+			t.Errorf("the field holds %q, want what it held before the refused fill", got)
+		}
+		// The limit counts as the browser does (UTF-16 code units): 5 fit.
+		if err := tab.Fill(ctx, name, "😀abc"); err != nil {
+			t.Errorf("Fill of 5 code units into a maxlength of 5: %v", err)
+		}
+		if err := tab.Fill(ctx, name, "😀😀😀"); !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "the value has 6") {
+			t.Errorf("Fill of 6 code units (3 emoji) into a maxlength of 5: %v, want ErrInvalidArgument", err)
+		}
+		if got := eval[string](t, tab, "document.getElementById('name').value"); got != "😀abc" {
+			t.Errorf("the field holds %q, want 😀abc", got)
 		}
 	})
 

@@ -146,7 +146,8 @@ const ClickReport = `function(stop) {
 // what kind of element it is (kind "value": a slider or a colour well,
 // which takes a value but no typing), its input type, whether its
 // content is a secret, and, for an element that is no field ("other"),
-// whether it holds one (field: an ARIA combobox around its text box).
+// whether it holds one (field: an ARIA combobox around its text box), and
+// a text field's maxlength (maxLength, -1 for none).
 const Fill = `function() {
 	const el = this, tag = el.tagName, type = (el.type || '').toLowerCase();
 	const ac = (el.getAttribute && el.getAttribute('autocomplete')) || '';
@@ -160,6 +161,9 @@ const Fill = `function() {
 	if (kind !== 'text' && kind !== 'editable' && kind !== 'value') return {kind, secret, type};
 	if (el.disabled) return {kind: 'disabled', secret, type};
 	if (el.readOnly) return {kind: 'readonly', secret, type};
+	// The browser cuts what goes past the maxlength of a text field: said
+	// before anything is typed.
+	const maxLength = kind === 'text' && (tag === 'TEXTAREA' || ['text', 'search', 'url', 'tel', 'email', 'password'].includes(type)) && el.maxLength >= 0 ? el.maxLength : -1;
 	el.__browserpoolBefore = 'value' in el ? el.value : el.innerText;
 	el.focus();
 	if (kind === 'text') {
@@ -172,7 +176,7 @@ const Fill = `function() {
 		s.removeAllRanges();
 		s.addRange(r);
 	}
-	return {kind, secret, type};
+	return {kind, secret, type, maxLength};
 }`
 
 // FillDone finishes a fill of v after typing, and fires change, which the
