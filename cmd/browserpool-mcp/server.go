@@ -444,8 +444,6 @@ func (c *client) takeNotes() []string {
 	return n
 }
 
-// prepare sets the tab's dialog handler (dialogs stay open for
-// browser_handle_dialog) and its trace recorder.
 // networkStart bounds watchNetwork's call: a tab a busy page holds must
 // not spend the tool call's time on it.
 const networkStart = 2 * time.Second
@@ -481,6 +479,8 @@ func (s *Server) watchNetwork(ctx context.Context, c *client, t *browserpool.Tab
 	c.netlog[t] = true
 }
 
+// prepare sets the tab's dialog handler (dialogs stay open for
+// browser_handle_dialog) and its trace recorder.
 func (s *Server) prepare(c *client, t *browserpool.Tab) {
 	wait := s.cfg.DialogTimeout
 	t.SetDialogHandler(func(browserpool.Dialog) browserpool.DialogReply { return browserpool.DialogReply{Defer: wait} })
