@@ -1,7 +1,8 @@
 // Room: the elements a page makes clickable without a role that says so,
 // read for a snapshot from DOMSnapshot.captureSnapshot: those with a click
 // listener (isClickable), the outermost of those drawn with a pointer
-// cursor, and those it made draggable. No locks: a snapshot's walker is used by one goroutine.
+// cursor, and those it made draggable. No locks: a snapshot's walker is
+// used by one goroutine.
 
 package browserpool
 
