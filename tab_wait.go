@@ -135,8 +135,24 @@ func (x *tabExt) awaitOpenedPage(ctx context.Context, frameURL string) bool {
 	defer timer.Stop()
 	for {
 		_, changed := w.has("") // before the count: a commit after it closes changed
-		if w.commits.Load() > since {
-			return true
+		if n := w.commits.Load(); n > since {
+			// A new document, or the events of the empty one, which the
+			// browser sends when the tab's events are turned on: the
+			// frame says which.
+			since = n
+			var tree struct {
+				FrameTree struct {
+					Frame struct {
+						URL string `json:"url"`
+					} `json:"frame"`
+				} `json:"frameTree"`
+			}
+			if err := x.t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
+				return false
+			}
+			if u := tree.FrameTree.Frame.URL; u != "" && u != "about:blank" {
+				return true
+			}
 		}
 		if w.nextOr(ctx, changed, timer.C) != nil {
 			return false
