@@ -25,7 +25,8 @@
 // methods: Browser.getVersion, Browser.close and
 // Browser.setDownloadBehavior; Target.createTarget, attachToTarget
 // (flatten: true only), detachFromTarget, closeTarget, getTargets,
-// activateTarget and setDiscoverTargets, with Chrome's Target.* events;
+// getTargetInfo (a page session's own, or targetId's), activateTarget and
+// setDiscoverTargets, with Chrome's Target.* events;
 // Page.enable, navigate (with the load and lifecycle events of a session
 // that enabled Page; a URL on host fail.invalid fails with
 // net::ERR_NAME_NOT_RESOLVED and leaves the tab on Chromium's error page,

@@ -283,6 +283,7 @@ func init() {
 		"Target.closeTarget":        (*Browser).closeTarget,
 		"Target.activateTarget":     (*Browser).activateTarget,
 		"Target.getTargets":         (*Browser).getTargets,
+		"Target.getTargetInfo":      (*Browser).getTargetInfo,
 		"Page.enable":               set(func(s *session) { s.page = true }),
 		"Page.disable":              set(func(s *session) { s.page = false }),
 		"Runtime.enable":            (*Browser).runtimeEnable,
@@ -448,6 +449,28 @@ func (b *Browser) getTargets(*session, json.RawMessage) outcome {
 	return outcome{result: struct {
 		TargetInfos []targetInfo `json:"targetInfos"`
 	}{infos}}
+}
+
+// getTargetInfo answers with the info of targetId, or, without one, of
+// the session's own target (Chrome's answer on the browser's own session
+// is its browser target, which the fake does not model: an error).
+func (b *Browser) getTargetInfo(s *session, params json.RawMessage) outcome {
+	var p targetIDParams
+	if len(params) > 0 {
+		if e := decode(params, &p); e != nil {
+			return outcome{err: e}
+		}
+	}
+	t := s.target
+	if p.TargetID != "" {
+		t = b.targetLocked(p.TargetID)
+	}
+	if t == nil {
+		return outcome{err: errNoTarget}
+	}
+	return outcome{result: struct {
+		TargetInfo targetInfo `json:"targetInfo"`
+	}{b.infoLocked(t)}}
 }
 
 func (b *Browser) runtimeEnable(s *session, _ json.RawMessage) outcome {

@@ -654,3 +654,22 @@ func TestAnExpressionTheFakeCannotEvaluateIsAnErrorNamingItAndHowToScriptIt(t *t
 		}
 	}
 }
+
+func TestGetTargetInfoAnswersForTheSessionsOwnTargetOrTheOneNamed(t *testing.T) {
+	b := cdptest.NewBrowser(t, cdptest.WithPage("about:blank"), cdptest.WithPage("about:blank"))
+	r := newRaw(t, b)
+	defer r.tr.Close()
+	r.send(`{"id":1,"method":"Target.attachToTarget","params":{"targetId":"TARGET_2","flatten":true}}`)
+	r.fence()
+	r.send(`{"id":2,"sessionId":"SESSION_1","method":"Target.getTargetInfo"}`)
+	r.send(`{"id":3,"method":"Target.getTargetInfo","params":{"targetId":"TARGET_1"}}`)
+	r.send(`{"id":4,"method":"Target.getTargetInfo","params":{"targetId":"NOPE"}}`)
+	want := []string{
+		`{"id":2,"result":{"targetInfo":{"targetId":"TARGET_2","type":"page","title":"about:blank","url":"about:blank","attached":true,"canAccessOpener":false,"browserContextId":"CONTEXT_DEFAULT"}},"sessionId":"SESSION_1"}`,
+		`{"id":3,"result":{"targetInfo":{"targetId":"TARGET_1","type":"page","title":"about:blank","url":"about:blank","attached":false,"canAccessOpener":false,"browserContextId":"CONTEXT_DEFAULT"}}}`,
+		`{"id":4,"error":{"code":-32602,"message":"No target with given id found"}}`,
+	}
+	if diff := cmp.Diff(want, r.fence()); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
