@@ -425,3 +425,28 @@ func TestAnInputActionWaitingForAnotherOnTheSameTabSaysSoWhenItsContextEnds(t *t
 		t.Errorf("the first Press: %v", err)
 	}
 }
+
+// A tab whose page never answers the enabling of its events (a renderer
+// slow to start on a loaded machine, a page busy in a script) makes
+// Navigate run out of NavigationTimeout: an ErrTimeout that says so, not
+// the caller's context ending, which it did not.
+func TestANavigationOfATabThatNeverGetsReadyTimesOutSayingSo(t *testing.T) {
+	l := cdptest.NewLauncher(t, cdptest.WithPages(&cdptest.Page{URL: "https://example.test/", Title: "Example"}))
+	p := newFakePool(t, l, browserpool.Config{NavigationTimeout: 300 * time.Millisecond})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	gate := l.BrowserFor(s).Hold("Page.enable")
+	defer gate.Release()
+	tab, err := s.OpenTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tab.Navigate(ctx, "https://example.test/")
+	var be *browserpool.Error
+	if !errors.Is(err, browserpool.ErrTimeout) || !errors.As(err, &be) || !strings.Contains(err.Error(), "did not get ready to navigate within 300ms") || !strings.Contains(be.Hint, "Config.NavigationTimeout") {
+		t.Errorf("Navigate of a tab whose page never answers Page.enable: %v; want ErrTimeout naming NavigationTimeout", err)
+	}
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the error %v says the caller's context ended; it did not", err)
+	}
+}

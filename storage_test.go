@@ -255,10 +255,6 @@ func TestAPartitionedCookieKeepsItsPartitionThroughAStorageState(t *testing.T) {
 	if err := tab.Evaluate(ctx, `document.cookie = "p=1; Secure; Partitioned; SameSite=None; Path=/"`, nil); err != nil {
 		t.Fatal(err)
 	}
-	state, err := a.StorageState(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	partitioned := func(cs []browserpool.Cookie) string {
 		for _, c := range cs {
 			if c.Name == "p" {
@@ -267,6 +263,16 @@ func TestAPartitionedCookieKeepsItsPartitionThroughAStorageState(t *testing.T) {
 		}
 		return "(no cookie p)"
 	}
+	// The page's cookie reaches the browser's store a moment after the
+	// script set it.
+	var state browserpool.StorageState
+	waitFor(t, "the page's cookie in the browser's store", func() bool {
+		var err error
+		if state, err = a.StorageState(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return partitioned(state.Cookies) != "(no cookie p)"
+	})
 	key := partitioned(state.Cookies)
 	if key == "" || key == "(no cookie p)" {
 		t.Fatalf("the exported cookie p has partition key %q; want the top-level site", key)

@@ -168,6 +168,14 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	ctx, cancel := context.WithTimeout(ctx, t.deps.navigationTimeout)
 	defer cancel()
 	if err := t.pageEvents(ctx); err != nil {
+		if caller.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// NavigationTimeout ran out, not the caller's context: the
+			// tab's page never answered the enabling of its events.
+			e := newError(op, ErrTimeout, fmt.Sprintf("the tab did not get ready to navigate within %v: its page did not answer (Page.enable)", t.deps.navigationTimeout))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "the page may be busy in a script, or the machine slow: retry; if it persists, close the tab (Session.CloseTab) and open another, or raise Config.NavigationTimeout"
+			return res, e
+		}
 		return res, fail(err)
 	}
 	start := time.Now()

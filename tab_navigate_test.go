@@ -405,6 +405,10 @@ func TestANavigationToAPageWhoseScriptNeverReturnsLeavesTheTabTakingCommands(t *
 	}))
 	t.Cleanup(srv.Close)
 	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 3 * time.Second})))
+	// The tab's renderer up first (a snapshot waits for its events with
+	// the caller's context): on a loaded machine its start alone can take
+	// the 3 s the navigation has.
+	snap(t, tab, browserpool.SnapshotOptions{})
 	_, err := tab.Navigate(ctx, srv.URL)
 	var be *browserpool.Error
 	if !errors.Is(err, browserpool.ErrTimeout) || !errors.As(err, &be) || !strings.Contains(be.Hint, "stopped in a moment") {
