@@ -343,7 +343,7 @@ func (s *Server) addPageTools() {
 
 	add(s, &mcp.Tool{
 		Name:        "browser_evaluate",
-		Description: "Run JavaScript in the page (or on one element, by ref) and return its result as JSON. Promises are awaited. The code can change the page.",
+		Description: "Run JavaScript in the page (or on one element, by ref) and return its result as JSON, as JSON.stringify writes it (a Date as its ISO time; an element as its tag and the start of its text; a Map as an object, a Set as an array). Promises are awaited. The code can change the page.",
 		Annotations: annotations("Evaluate JavaScript", false, true, false, true),
 	}, nil, func(ctx context.Context, c *toolCall, in EvaluateArgs) (*mcp.CallToolResult, error) {
 		var out []byte
@@ -351,7 +351,7 @@ func (s *Server) addPageTools() {
 			var raw json.RawMessage
 			var err error
 			if in.Ref != "" {
-				err = t.EvaluateOn(ctx, ref(in.Ref), in.Function, &raw)
+				err = t.EvaluateOn(ctx, ref(in.Ref), onElement(in.Function), &raw)
 			} else {
 				err = evaluateCode(ctx, t, in.Function, &raw)
 			}
@@ -525,9 +525,26 @@ func capital(s string) string {
 func expression(code string) string {
 	c := strings.TrimSpace(code)
 	if isFunction.MatchString(c) {
-		return "(" + c + ")()"
+		return settle("(" + c + ")()")
 	}
 	return c
+}
+
+// onElement wraps browser_evaluate's function for Tab.EvaluateOn so that
+// its result goes through jsonable, as without a ref. The function comes
+// first, after one character (an error's line is the code's, and its
+// column one more on the first line); a value that is no function is
+// passed on as it is, for EvaluateOn to refuse.
+func onElement(fn string) string {
+	return "[" + strings.TrimSpace(fn) + "\n].map(f => typeof f !== \"function\" ? f : function (...a) { return " + settle("f.apply(this, a)") + " })[0]"
+}
+
+// settle wraps the expression expr so that its value (once resolved, when
+// it is a promise) goes through jsonable. expr comes first, after one
+// character, so that an error's line is the code's, and its column one
+// more than the code's on expr's first line.
+func settle(expr string) string {
+	return "[" + expr + "\n].map(r => r instanceof Promise ? r.then(" + jsonableLine + ") : " + jsonableLine + "(r))[0]"
 }
 
 // evaluateCode evaluates browser_evaluate's code on t into out. Code that
@@ -552,11 +569,44 @@ func evaluateCode(ctx context.Context, t *browserpool.Tab, code string, out *jso
 }
 
 // callIfFunction wraps the expression expr so that its value is called
-// with no arguments when it is a function. The newlines keep a comment at
-// expr's end from swallowing the closing parentheses.
+// with no arguments when it is a function, the result settled. The
+// newlines keep a comment at expr's end from swallowing the closing
+// parentheses.
 func callIfFunction(expr string) string {
-	return "(v => typeof v === \"function\" ? v() : v)((\n" + expr + "\n))"
+	return settle("(v => typeof v === \"function\" ? v() : v)((\n" + expr + "\n))")
 }
+
+// jsonable is page code: a function that gives a value its JSON form as
+// JSON.stringify writes it (a Date as its ISO time, which the browser's
+// own by-value copy makes {}), with what JSON has no form for described
+// instead of emptied or refused: an element as its tag with its id and
+// class and the start of its text ("<button id=\"go\">Send"), a node
+// list as an array, a Map as an object of its entries, a Set as an array,
+// a BigInt as its digits and n. A value JSON cannot write (a cyclic
+// object, the window) is left as it is, for the browser to refuse. It is
+// sent as one line (jsonableLine), so that it adds no line to an error's.
+const jsonable = `(v => {
+	const node = n => n.nodeType === 1
+		? "<" + n.localName + (n.id ? " id=\"" + n.id + "\"" : "") + (typeof n.className === "string" && n.className ? " class=\"" + n.className + "\"" : "") + ">" + (n.textContent || "").trim().replace(/\s+/g, " ").slice(0, 80)
+		: n.nodeName;
+	try {
+		const s = JSON.stringify(v, function (k, x) {
+			if (typeof x === "bigint") return x + "n";
+			if (typeof Node === "function" && x instanceof Node) return node(x);
+			if (typeof NodeList === "function" && (x instanceof NodeList || x instanceof HTMLCollection)) return Array.from(x);
+			if (x instanceof Map) return Object.fromEntries(x);
+			if (x instanceof Set) return Array.from(x);
+			return x;
+		});
+		return s === undefined ? v : JSON.parse(s);
+	} catch (e) {
+		return v;
+	}
+})`
+
+// jsonableLine is jsonable on one line: its code has no string or regular
+// expression with more than one space in a row.
+var jsonableLine = strings.Join(strings.Fields(jsonable), " ")
 
 // isFunction matches the start of a function: function f() {}, async () =>,
 // (a, b) =>, x =>.

@@ -144,10 +144,10 @@ func TestAttachRefusedIsAToolErrorSayingHowToStartChrome(t *testing.T) {
 
 func TestExpressionCallsFunctionsAndKeepsExpressions(t *testing.T) {
 	for in, want := range map[string]string{
-		"() => document.title":       "(() => document.title)()",
-		"async () => 1":              "(async () => 1)()",
-		"x => 2":                     "(x => 2)()",
-		"function () { return 3 }":   "(function () { return 3 })()",
+		"() => document.title":       settle("(() => document.title)()"),
+		"async () => 1":              settle("(async () => 1)()"),
+		"x => 2":                     settle("(x => 2)()"),
+		"function () { return 3 }":   settle("(function () { return 3 })()"),
 		"document.title":             "document.title",
 		"(1 + 2) * 3":                "(1 + 2) * 3",
 		"  [1, 2].map(x => x * 2)  ": "[1, 2].map(x => x * 2)",
