@@ -452,8 +452,13 @@ func (s *Server) act(ctx context.Context, c *toolCall, tg Target, done *string, 
 	if d := dialog; d != nil {
 		return text("%s. It opened %s %q: the page waits for its answer; call browser_handle_dialog (accept true or false) next.", msg, dialogNamed(d.Type), d.Message), nil
 	}
-	if url != "" {
+	switch {
+	case url != "" && title != "":
 		msg += fmt.Sprintf(". Page: %q %s", title, url)
+	case url != "":
+		// No title (yet: a page the action led to may not have parsed
+		// its <title>): "" would read as a title.
+		msg += ". Page: " + url
 	}
 	if loading {
 		msg += fmt.Sprintf(". The tab did not answer within %v: it may still be loading the page the action led to, or be busy with a script", pageInfoWait)

@@ -123,3 +123,29 @@ func TestPageTextsSayWhatIsThereInAnAgentsWords(t *testing.T) {
 		}
 	})
 }
+
+// An action that leads to a page whose <title> is not parsed yet reports
+// the page by its URL, not as titled "".
+func TestAnActionThatLoadsAPageNotYetTitledReportsItsURL(t *testing.T) {
+	requireBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/slow" {
+			fmt.Fprint(w, "<!doctype html><body><p>first part</p>")
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Second) // the title comes later
+			fmt.Fprint(w, "<title>Slow</title>")
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Start</title><a href="/slow">Go slow</a>`)
+	}))
+	t.Cleanup(srv.Close)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": srv.URL})
+	link := find(t, `link "Go slow" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))
+	got := ok(t, cs, "browser_click", map[string]any{"ref": link})
+	if strings.Contains(got, `Page: ""`) || !strings.Contains(got, "Page: "+srv.URL+"/slow") {
+		t.Errorf("browser_click onto a page whose title has not come yet: %s; want the page named by its URL", got)
+	}
+}
