@@ -111,10 +111,11 @@ type objectPreview struct {
 
 // propertyPreview is a Runtime.PropertyPreview.
 type propertyPreview struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Value   string `json:"value"`
-	Subtype string `json:"subtype"`
+	Name         string         `json:"name"`
+	Type         string         `json:"type"`
+	Value        string         `json:"value"`
+	Subtype      string         `json:"subtype"`
+	ValuePreview *objectPreview `json:"valuePreview"` // a nested object's own preview, when the browser sends one (console.table)
 }
 
 // entryPreview is a Runtime.EntryPreview: a Map's key and value, or a
@@ -259,6 +260,12 @@ func (pr propertyPreview) text() string {
 		return "function"
 	case "accessor":
 		return "(getter)"
+	case "object":
+		if p := pr.ValuePreview; p != nil {
+			if s, ok := p.text(); ok {
+				return s
+			}
+		}
 	}
 	return pr.Value
 }

@@ -167,6 +167,7 @@ func TestConsoleMessagesReadAsTheBrowsersConsolePrintsThem(t *testing.T) {
 		{`console.log('%s is %d (%i) and %f; %o %c%s %% %x', 'Ann', 41.9, '7', 1.5, {a: 1}, 'color: red', 'plain', 'left over')`, `Ann is 41 (7) and 1.5; {a: 1} plain % %x left over`},
 		{`console.log('%s and %s', 'only one')`, `only one and %s`},
 		{`console.log('100%', null, undefined, 12n, document.body)`, `100% null undefined 12n body`},
+		{`console.table([{a: 1}, {a: 2}])`, `[{a: 1}, {a: 2}]`}, // the browser previews the rows too
 	}
 	for _, c := range cases {
 		if err := tab.Evaluate(ctx, "(() => {"+c.script+"})()", nil); err != nil {
