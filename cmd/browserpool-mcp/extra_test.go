@@ -187,3 +187,34 @@ func TestADownloadAClickStartedIsToldOnceWithWhereItWasSaved(t *testing.T) {
 		t.Errorf("a note repeats browser_download's download: %s", got)
 	}
 }
+
+// A request the server answered and whose load then failed (its body cut
+// short) lists both: the status and the failure.
+func TestANetworkRequestAnsweredThenFailedListsItsStatusAndItsFailure(t *testing.T) {
+	requireBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/cut" {
+			w.Header().Set("Content-Length", "1000")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte("partial"))
+			w.(http.Flusher).Flush()
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close() // 993 bytes short
+			}
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Cut</title>`)
+	}))
+	t.Cleanup(srv.Close)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": srv.URL})
+	ok(t, cs, "browser_evaluate", map[string]any{"function": "() => fetch('/cut').then(r => r.text()).catch(e => String(e))"})
+	want := "[GET] " + srv.URL + "/cut => [200], then failed: net::ERR_CONTENT_LENGTH_MISMATCH Fetch"
+	var got string
+	waitFor(t, "the cut request in the log", func() bool {
+		got = ok(t, cs, "browser_network_requests", nil)
+		return strings.Contains(got, want)
+	})
+}

@@ -125,6 +125,10 @@ func (s *Server) addExtraTools() {
 		for _, r := range reqs {
 			line := fmt.Sprintf("[%s] %s", r.Method, r.URL)
 			switch {
+			case r.Failure != "" && r.Status != 0:
+				// The server answered, then the load failed (a body cut
+				// short, a load cancelled): both are what happened.
+				line += fmt.Sprintf(" => [%d], then failed: %s", r.Status, r.Failure)
 			case r.Failure != "":
 				line += " => failed: " + r.Failure
 			case r.Status != 0:
