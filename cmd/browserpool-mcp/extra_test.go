@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // extraSite serves two pages that log, fetch and hold a box of known size.
@@ -217,4 +218,27 @@ func TestANetworkRequestAnsweredThenFailedListsItsStatusAndItsFailure(t *testing
 		got = ok(t, cs, "browser_network_requests", nil)
 		return strings.Contains(got, want)
 	})
+}
+
+// A tab a page just opened, whose first page has not committed yet, is
+// listed as loading one, not as titled "" at no URL.
+func TestATabStillLoadingItsFirstPageIsListedAsSuch(t *testing.T) {
+	requireBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			time.Sleep(2 * time.Second)
+			fmt.Fprint(w, `<!doctype html><title>Slow</title>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Opener</title><button onclick="window.open('/slow')">Open</button>`)
+	}))
+	t.Cleanup(srv.Close)
+	s := newServer(t, Config{})
+	cs := connect(t, s)
+	ok(t, cs, "browser_navigate", map[string]any{"url": srv.URL})
+	ok(t, cs, "browser_click", map[string]any{"ref": find(t, `button "Open" (@e\d+)`, ok(t, cs, "browser_snapshot", nil))})
+	list := ok(t, cs, "browser_tabs", map[string]any{"action": "list"})
+	if strings.Contains(list, `: "" `) || !strings.Contains(list, ": (no page yet: it is loading one)") {
+		t.Errorf("browser_tabs list right after a page opened a slow tab:\n%s\nwant the new tab listed as loading its page", list)
+	}
 }

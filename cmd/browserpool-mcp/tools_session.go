@@ -158,7 +158,12 @@ func (s *Server) tabList(ctx context.Context, se *browserpool.Session) (string, 
 		if t.Active {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "%s tab %s: %q %s", mark, t.TabID, t.Title, t.URL)
+		if t.URL == "" && t.Title == "" {
+			// A tab a page just opened, before its first page commits.
+			fmt.Fprintf(&b, "%s tab %s: (no page yet: it is loading one)", mark, t.TabID)
+		} else {
+			fmt.Fprintf(&b, "%s tab %s: %q %s", mark, t.TabID, t.Title, t.URL)
+		}
 		if t.Crashed {
 			b.WriteString(" (its page crashed and answers nothing: close it with browser_tabs action close, or call browser_navigate without tab, which replaces a crashed active tab by a new one)")
 		}
