@@ -574,8 +574,11 @@ func TestAnAttachedBrowserThatQuitsEndsItsSessionWithTheReason(t *testing.T) {
 		left, _ := proc.List(func(i proc.Info) bool { return i.PGID == chrome.pid && i.State != 'Z' })
 		return len(left) == 0
 	})
-	if _, err := p.Attach(ctxT(t), chrome.endpoint()); !errors.Is(err, browserpool.ErrCDPRefused) {
-		t.Errorf("Attach after the browser quit: error = %v, want ErrCDPRefused", err)
+	// The port is any program's once the browser is gone: another test's
+	// listener may hold it by now (CI run ci77 saw one that accepted and
+	// closed), and the error then says that instead.
+	if _, err := p.Attach(ctxT(t), chrome.endpoint()); !errors.Is(err, browserpool.ErrCDPRefused) && !errors.Is(err, browserpool.ErrCDPNotDevTools) {
+		t.Errorf("Attach after the browser quit: error = %v, want ErrCDPRefused (or ErrCDPNotDevTools, the port taken by another program meanwhile)", err)
 	}
 }
 
