@@ -14,9 +14,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Profile classes.
@@ -90,20 +92,54 @@ func (p *Pool) holdProfile(op, name string) (*profileHold, error) {
 		return nil, err
 	}
 	dir := filepath.Join(p.profilesDir(), name)
-	if err := os.MkdirAll(filepath.Join(dir, profileDataName), 0o700); err != nil {
+	for attempt := 1; ; attempt++ {
+		// A RemoveProfile of the same name may take the dir away at any
+		// point until the lock is ours: then start again, on a new one.
+		err := os.MkdirAll(filepath.Join(dir, profileDataName), 0o700)
+		var h *profileHold
+		if err == nil {
+			h, err = lockProfile(op, name, dir)
+		}
+		if err == nil {
+			return h, nil
+		}
+		if attempt < profileAttempts && (errors.Is(err, errProfileMoved) || errors.Is(err, fs.ErrNotExist)) {
+			continue
+		}
+		var be *Error
+		if errors.As(err, &be) {
+			return nil, err
+		}
 		e := newError(op, ErrInvalidArgument, "cannot create the profile dir "+dir)
 		e.Err, e.Hint = err, "check that Config.Root is writable and not full"
+		if errors.Is(err, errProfileMoved) || errors.Is(err, fs.ErrNotExist) {
+			e = newError(op, ErrProfileInUse, fmt.Sprintf("profile %q is being removed", name))
+			e.Hint = "retry once RemoveProfile has returned"
+		}
 		return nil, e
 	}
-	h, err := lockProfile(op, name, dir)
-	if err != nil {
-		return nil, err
-	}
-	return h, nil
 }
 
+// profileAttempts bounds how many times holdProfile starts again when a
+// RemoveProfile takes the profile away under it.
+const profileAttempts = 5
+
+// errProfileMoved: lockProfile locked a lock file that RemoveProfile had
+// already taken away (moved out of the profiles dir): the lock holds
+// nothing.
+var errProfileMoved = errors.New("the profile was removed while its lock was taken")
+
+// lockProfile takes the lock of the profile in dir without waiting. The
+// lock is only good if its file is still the profile's (RemoveProfile
+// moves the dir away under its lock): otherwise errProfileMoved. An
+// opener that opened the old file, and a remover after it, lock a file
+// of the removed dir, never one a new profile uses.
 func lockProfile(op, name, dir string) (*profileHold, error) {
-	f, err := os.OpenFile(filepath.Join(dir, profileLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	path := filepath.Join(dir, profileLockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err // the dir went away: holdProfile starts again
+	}
 	if err != nil {
 		e := newError(op, ErrInvalidArgument, "cannot open the profile's lock file")
 		e.Err, e.Hint = err, "check that Config.Root is writable and not full"
@@ -122,6 +158,12 @@ func lockProfile(op, name, dir string) (*profileHold, error) {
 			return nil, e
 		}
 		return nil, newError(op, ErrProfileInUse, fmt.Sprintf("profile %q is held by %s", name, holder))
+	}
+	locked, err1 := f.Stat()
+	now, err2 := os.Stat(path)
+	if err1 != nil || err2 != nil || !os.SameFile(locked, now) {
+		f.Close()
+		return nil, errProfileMoved
 	}
 	return &profileHold{name: name, dir: dir, f: f}, nil
 }
@@ -197,27 +239,27 @@ func (p *Pool) RemoveProfile(ctx context.Context, name string) error {
 		return e
 	}
 	h, err := lockProfile(op, name, dir)
+	if errors.Is(err, errProfileMoved) || errors.Is(err, fs.ErrNotExist) {
+		return newError(op, ErrProfileNotFound, fmt.Sprintf("no profile %q under %s: another RemoveProfile removed it meanwhile", name, p.profilesDir()))
+	}
 	if err != nil {
 		return err
 	}
-	defer h.release()
-	r, err := os.OpenRoot(p.profilesDir())
-	if err != nil {
-		e := newError(op, ErrInvalidArgument, "cannot open the profiles dir")
-		e.Err, e.Hint = err, "check Config.Root's permissions"
-		return e
-	}
-	defer r.Close()
-	// The data first, the lock file last: an opener racing this removal
-	// either fails on the lock or starts a fresh profile.
-	if err := r.RemoveAll(filepath.Join(name, profileDataName)); err != nil {
-		e := newError(op, ErrInvalidArgument, "cannot remove the profile's data")
-		e.Err, e.Hint = err, "check the profile dir's permissions, then retry"
-		return e
-	}
-	if err := r.RemoveAll(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// Under the lock, the dir moves out of the profiles' names at once
+	// (a rename), so that an opener racing this removal either fails on
+	// the lock, finds its lock file moved (lockProfile), or starts a fresh
+	// profile under the name, which the deletion below never touches.
+	trash := filepath.Join(p.profilesDir(), ".removing-"+name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	if err := os.Rename(dir, trash); err != nil {
+		h.release()
 		e := newError(op, ErrInvalidArgument, "cannot remove the profile dir")
 		e.Err, e.Hint = err, "check the profile dir's permissions, then retry"
+		return e
+	}
+	h.release()
+	if err := os.RemoveAll(trash); err != nil {
+		e := newError(op, ErrInvalidArgument, "cannot remove the profile's data (moved to "+trash+")")
+		e.Err, e.Hint = err, "check the profiles dir's permissions, then delete it by hand"
 		return e
 	}
 	return nil
