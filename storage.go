@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -165,6 +166,14 @@ func checkOrigin(o string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", fmt.Errorf("origin %q is not scheme://host[:port] with scheme http or https", o)
+	}
+	if u.Hostname() == "" || strings.HasSuffix(u.Host, ":") {
+		return "", fmt.Errorf("origin %q has no host, or an empty port", o)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("origin %q has port %s, not one from 1 to 65535", o, p)
+		}
 	}
 	host := strings.ToLower(u.Host)
 	// The browser's form: no default port (http://a:80 is http://a).

@@ -196,6 +196,10 @@ func TestAMalformedStorageStateIsATypedErrorWithAHint(t *testing.T) {
 		`{"origins": [{"origin": "example.com"}]}`,
 		`{"origins": [{"origin": "https://example.com/path"}]}`,
 		`{"origins": [{"origin": "file:///etc"}]}`,
+		`{"origins": [{"origin": "http://127.0.0.1:99999"}]}`,
+		`{"origins": [{"origin": "http://127.0.0.1:0"}]}`,
+		`{"origins": [{"origin": "http://:80"}]}`,
+		`{"origins": [{"origin": "http://example.com:"}]}`,
 		`{"origins": [{"origin": "https://a", "localStorage": [{"value": "x"}]}]}`,
 		`{} {}`,
 	} {
@@ -287,5 +291,36 @@ func TestAPartitionedCookieKeepsItsPartitionThroughAStorageState(t *testing.T) {
 	}
 	if k := partitioned(got); k != key {
 		t.Errorf("after the import cookie p has partition key %q; want %q", k, key)
+	}
+}
+
+// An origin the browser cannot load (a port past 65535, no host) is
+// refused before anything is set: the state used to set its cookies and
+// the origins before it, then fail on the browser's "invalid URL".
+func TestAStorageStateWithAnUnusableOriginChangesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, newRealPool(t, browserpool.Config{}))
+	for _, bad := range []string{"http://127.0.0.1:99999", "http://:80", "http://example.com:"} {
+		state := browserpool.StorageState{
+			Cookies: []browserpool.Cookie{{Name: "sid", Value: "v", Domain: "example.com"}},
+			Origins: []browserpool.OriginStorage{
+				{Origin: "http://127.0.0.1:8081", LocalStorage: []browserpool.StorageItem{{Name: "a", Value: "1"}}},
+				{Origin: bad, LocalStorage: []browserpool.StorageItem{{Name: "b", Value: "2"}}},
+			},
+		}
+		if err := s.SetStorageState(ctx, state); !errors.Is(err, browserpool.ErrInvalidStorageState) || !strings.Contains(err.Error(), "origins[1]") {
+			t.Errorf("SetStorageState with origin %q: %v; want ErrInvalidStorageState naming origins[1]", bad, err)
+		}
+		if _, err := s.StorageState(ctx, bad); err == nil || errors.Is(err, browserpool.ErrProtocol) || errors.Is(err, browserpool.ErrTimeout) {
+			t.Errorf("StorageState(%q): %v; want it refused up front", bad, err)
+		}
+	}
+	got, err := s.StorageState(ctx, "http://127.0.0.1:8081")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Cookies) != 0 || len(got.Origins) != 1 || len(got.Origins[0].LocalStorage) != 0 {
+		t.Errorf("after the refused states the browser holds %+v; want nothing set", got)
 	}
 }
