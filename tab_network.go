@@ -46,7 +46,9 @@ type NetworkRequest struct {
 // status, and WaitNetworkIdle does not wait for it: it would be in flight
 // forever.
 func workerScript(typ, url, documentURL, loaderID string) bool {
-	return typ != "Document" && url != "" && url == documentURL && loaderID == ""
+	// Type Script: a CORS preflight has no loader and is its own document
+	// too, and its end does come here.
+	return typ == "Script" && url != "" && url == documentURL && loaderID == ""
 }
 
 // netEntry is a log entry and the browser's monotonic time of its start.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,52 @@ func TestAPageThatStartsWorkersBecomesNetworkIdle(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"http done=true", "blob done=true", "http done=true"}, scripts); diff != "" {
 		t.Errorf("the workers' scripts in the network log (-want +got):\n%s", diff)
+	}
+}
+
+// A CORS preflight, like a worker's script, comes without a loader and as
+// its own document, but its answer and its end do come to the page's
+// session: it is logged with its status once done, and waited for.
+func TestACORSPreflightIsLoggedWithItsAnswer(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Allow-Methods", "PUT")
+		w.Header().Set("Access-Control-Allow-Headers", "x-custom")
+		if r.Method == http.MethodOptions {
+			time.Sleep(300 * time.Millisecond)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	t.Cleanup(api.Close)
+	site := serve(t, map[string]string{"/": `<!doctype html><title>CORS</title>`})
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxWithin(t, 60*time.Second)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, site+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Network(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cross := strings.Replace(api.URL, "127.0.0.1", "localhost", 1) + "/item"
+	err = tab.WaitNetworkIdle(ctx, browserpool.NetworkIdleOptions{Action: func(ctx context.Context) error {
+		return tab.Evaluate(ctx, "fetch("+strconv.Quote(cross)+", {method: 'PUT', headers: {'x-custom': '1'}}).then(r => r.text()), 1", nil)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var preflight *browserpool.NetworkRequest
+	for _, r := range networkLog(t, tab) {
+		if r.Method == "OPTIONS" {
+			preflight = &r
+		}
+	}
+	if preflight == nil || !preflight.Done || preflight.Status != http.StatusNoContent || preflight.Duration < 250*time.Millisecond {
+		t.Errorf("the preflight in the network log: %+v; want it done with status 204 after about 300 ms", preflight)
 	}
 }
