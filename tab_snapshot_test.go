@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mafredri/cdp/protocol/target"
@@ -128,6 +129,19 @@ func TestSnapshotsOnRealChromium(t *testing.T) {
 		i := snap(t, tab, browserpool.SnapshotOptions{Interactive: true, MaxChars: -1})
 		if len(i.Refs) != 200 || strings.Contains(i.Text, "Text ") || strings.Contains(i.Text, "  -") {
 			t.Errorf("interactive snapshot of 100 links and 100 buttons: %d refs, text:\n%s", len(i.Refs), cutLines(i.Text, 5))
+		}
+	})
+
+	t.Run("a snapshot as long as its MaxChars in characters, not bytes, is printed whole", func(t *testing.T) {
+		tab := e.tab(t, "/golden.html")
+		if err := tab.Evaluate(ctxT(t), `document.body.innerHTML = '<h1>你好世界，欢迎光临</h1><p>Ünïcödé ✓ 🎉 价格：￥1,299</p><button>购买</button>'`, nil); err != nil {
+			t.Fatal(err)
+		}
+		full := snap(t, tab, browserpool.SnapshotOptions{MaxChars: -1})
+		n := utf8.RuneCountInString(full.Text)
+		s := snap(t, tab, browserpool.SnapshotOptions{MaxChars: n})
+		if diff := cmp.Diff(full.Text, s.Text); diff != "" || s.Omitted != 0 || len(s.Refs) != 1 {
+			t.Errorf("MaxChars %d, the whole text's length in characters (%d bytes): %d omitted, %d refs (-whole +got):\n%s", n, len(full.Text), s.Omitted, len(s.Refs), diff)
 		}
 	})
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Ref is one element a printed snapshot gave a ref.
@@ -69,12 +70,13 @@ func (r *Refs[T]) Invalidate() {
 func (r *Refs[T]) DropLive() { clear(r.live) }
 
 // Print numbers the interactive lines of document doc (keeping earlier
-// numbers of the same elements), prints up to limit characters (no bound
-// if limit is not positive; only the interactive lines, unindented, if
-// interactiveOnly) and makes the printed refs the live ones. It returns
-// the text, the refs, and the counts of lines shown and left out. Lines
-// are printed in order until the next one would pass the limit; the rest
-// are counted in a last "[truncated: …]" line and get no ref.
+// numbers of the same elements), prints up to limit characters (Unicode
+// code points; no bound if limit is not positive; only the interactive
+// lines, unindented, if interactiveOnly) and makes the printed refs the
+// live ones. It returns the text, the refs, and the counts of lines shown
+// and left out. A text that fits whole is printed whole. Otherwise lines
+// are printed in order until the next one would leave no room for the
+// last "[truncated: …]" line, which counts the rest; they get no ref.
 func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit int) (string, []Ref, int, int) {
 	if r.byNode == nil {
 		r.byNode = make(map[NodeKey]int)
@@ -85,61 +87,78 @@ func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit
 		r.doc = doc
 	}
 	clear(r.live)
-	var (
-		b       strings.Builder
-		refs    []Ref
-		shown   int
-		omitted int
-		omitInt int
-	)
-	budget := limit
-	if limit > 0 {
-		// Room for the truncation line, at its longest.
-		budget = limit - len(fmt.Sprintf(truncatedLine, len(lines), len(lines))) - 1
+	// Every line's text, numbered as it would be if printed: the printed
+	// lines are always the first ones, so their numbers are these.
+	type entry struct {
+		l     *Line[T]
+		text  string
+		n     int
+		known bool
 	}
+	entries := make([]entry, 0, len(lines))
+	fresh := map[NodeKey]int{} // numbers given to elements first seen here
+	next, total := r.next, 0
 	for i := range lines {
 		l := &lines[i]
 		if interactiveOnly && !l.Interactive {
 			continue
 		}
-		if omitted > 0 {
+		e := entry{l: l}
+		if l.Interactive {
+			if e.n, e.known = r.byNode[l.Key]; !e.known {
+				if n, ok := fresh[l.Key]; ok {
+					e.n = n
+				} else {
+					next++
+					e.n, fresh[l.Key] = next, next
+				}
+			}
+			e.text = l.Format(RefName(e.n), interactiveOnly)
+		} else {
+			e.text = l.Format("", interactiveOnly)
+		}
+		total += utf8.RuneCountInString(e.text) + 1
+		entries = append(entries, e)
+	}
+	budget := limit
+	if limit > 0 && total > limit {
+		// Room for the truncation line, at its longest.
+		budget = limit - utf8.RuneCountInString(fmt.Sprintf(truncatedLine, len(lines), len(lines))) - 1
+	}
+	var (
+		b       strings.Builder
+		refs    []Ref
+		used    int // characters in b
+		shown   int
+		omitted int
+		omitInt int
+	)
+	for _, e := range entries {
+		size := utf8.RuneCountInString(e.text) + 1
+		if omitted > 0 || (limit > 0 && used+size > budget) {
 			omitted++
-			if l.Interactive {
+			if e.l.Interactive {
 				omitInt++
 			}
 			continue
 		}
-		ref, n, known := "", 0, false
-		if l.Interactive {
-			if n, known = r.byNode[l.Key]; !known {
-				n = r.next + 1
+		if e.l.Interactive {
+			if !e.known {
+				r.next = max(r.next, e.n)
+				r.byNode[e.l.Key] = e.n
 			}
-			ref = RefName(n)
+			r.live[e.n] = e.l.Target
+			refs = append(refs, Ref{Ref: RefName(e.n), Role: e.l.Role, Name: e.l.Name})
 		}
-		s := l.Format(ref, interactiveOnly)
-		if limit > 0 && b.Len()+len(s)+1 > budget {
-			omitted = 1
-			if l.Interactive {
-				omitInt = 1
-			}
-			continue
-		}
-		if l.Interactive {
-			if !known {
-				r.next = n
-				r.byNode[l.Key] = n
-			}
-			r.live[n] = l.Target
-			refs = append(refs, Ref{Ref: ref, Role: l.Role, Name: l.Name})
-		}
-		b.WriteString(s)
+		b.WriteString(e.text)
 		b.WriteByte('\n')
+		used += size
 		shown++
 	}
 	if omitted > 0 {
 		line := fmt.Sprintf(truncatedLine, omitted, omitInt)
-		if limit > 0 && b.Len()+len(line)+1 > limit {
-			line = string([]rune(line)[:max(0, min(len([]rune(line)), limit-b.Len()-1))])
+		if n := utf8.RuneCountInString(line); limit > 0 && used+n+1 > limit {
+			line = string([]rune(line)[:max(0, min(n, limit-used-1))])
 		}
 		b.WriteString(line)
 		b.WriteByte('\n')

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mafredri/cdp/protocol/dom"
@@ -73,5 +74,33 @@ func TestCutKeepsAtMostNCharactersEndingInAnEllipsis(t *testing.T) {
 		if got := Cut(c.in, c.n); got != c.want {
 			t.Errorf("cut(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
+	}
+}
+
+func TestATextThatFitsItsLimitIsPrintedWholeCountingCharactersNotBytes(t *testing.T) {
+	lines := []Line[dom.BackendNodeID]{
+		{Role: "heading", Name: "你好世界，欢迎"},
+		{Depth: 1, Role: "text", Name: "Ünïcödé ✓ 🎉"},
+		{Depth: 1, Role: "button", Name: "按钮", Interactive: true, Key: NodeKey{"T", 7}, Target: 7},
+	}
+	var whole Refs[dom.BackendNodeID]
+	full, _, _, _ := whole.Print("L", lines, false, 0)
+	n := utf8.RuneCountInString(full)
+	if n == len(full) {
+		t.Fatalf("the test's text is all ASCII (%d bytes): it cannot tell characters from bytes", n)
+	}
+	for _, limit := range []int{n, n + 1, n + 60} {
+		var r Refs[dom.BackendNodeID]
+		text, refs, shown, omitted := r.Print("L", lines, false, limit)
+		if diff := cmp.Diff(full, text); diff != "" {
+			t.Errorf("limit %d (the text is %d characters, %d bytes): not printed whole (-want +got):\n%s", limit, n, len(full), diff)
+		}
+		if shown != len(lines) || omitted != 0 || len(refs) != 1 {
+			t.Errorf("limit %d: %d shown, %d omitted, %d refs; want 3, 0, 1", limit, shown, omitted, len(refs))
+		}
+	}
+	var r Refs[dom.BackendNodeID]
+	if text, _, _, omitted := r.Print("L", lines, false, n-1); omitted == 0 || utf8.RuneCountInString(text) > n-1 {
+		t.Errorf("limit %d: %d characters, %d omitted; want at most %d characters and a line left out:\n%s", n-1, utf8.RuneCountInString(text), omitted, n-1, text)
 	}
 }
