@@ -185,7 +185,7 @@ func TestAMalformedStorageStateIsATypedErrorWithAHint(t *testing.T) {
 		`{`,
 		`[]`,
 		`{"cookies": "x"}`,
-		`{"cookies": [{"value": "v", "domain": "a"}]}`,
+		`{"cookies": [{"value": "", "domain": "a"}]}`,
 		`{"cookies": [{"name": "n", "value": "v"}]}`,
 		`{"cookies": [{"name": "n", "domain": "a", "sameSite": "Sometimes"}]}`,
 		`{"cookies": [{"name": "n", "domain": "a", "sameSite": "None"}]}`,
