@@ -328,7 +328,7 @@ func (x *tabExt) onToolEvent(method string, params json.RawMessage) {
 		x.exceptionThrown(params)
 	case "Runtime.exceptionRevoked":
 		x.exceptionRevoked(params)
-	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached":
+	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached", "Page.frameNavigated":
 		x.netlog.note(method, params)
 	case "Input.dragIntercepted":
 		x.drag.intercepted(params)

@@ -34,8 +34,13 @@ type NetworkRequest struct {
 	MIMEType string        // the response's MIME type, if any
 	Failure  string        // the browser's error text for a failed request, e.g. net::ERR_NAME_NOT_RESOLVED; through the network-policy proxy (Config.Network) an origin that refuses the connection shows as net::ERR_EMPTY_RESPONSE
 	Duration time.Duration // from sending to the end of loading (or the failure); zero while in flight
-	Done     bool          // finished, failed or redirected: no more changes to come; a worker's script is done as it is sent (see workerScript)
+	Done     bool          // finished, failed, redirected, or cut off by its document going away (Failure says so): no more changes to come; a worker's script is done as it is sent (see workerScript)
 }
+
+// cutOff is the Failure of a request whose document went away while it was
+// in flight (its frame, or the page, navigated to another document): the
+// browser drops such a request without an event of its own.
+const cutOff = "cut off: its page navigated away before it ended"
 
 // workerScript reports whether a Network.requestWillBeSent is a worker's
 // script (new Worker(url), from a blob: or an http URL): the request is
@@ -51,11 +56,25 @@ func workerScript(typ, url, documentURL, loaderID string) bool {
 	return typ == "Script" && url != "" && url == documentURL && loaderID == ""
 }
 
+// cutByNavigation reports whether a request in flight, sent by the
+// document of loader in frame, ends as frame navFrame (a subframe of
+// parent navParent, or the tab's main frame when that is "") commits the
+// document of newLoader: the browser drops the old document's requests
+// without an event, and when the main frame navigates, those of its
+// iframes too (measured: neither loadingFailed nor frameDetached comes).
+// A beacon (type Ping) outlives its page, and a CORS preflight (no
+// loader) ends on its own.
+func cutByNavigation(frame, loader, typ, navFrame, navParent, newLoader string) bool {
+	gone := frame == navFrame || navParent == ""
+	return gone && loader != "" && newLoader != "" && loader != newLoader && typ != "Ping"
+}
+
 // netEntry is a log entry and the browser's monotonic time of its start.
 type netEntry struct {
-	r     NetworkRequest
-	start float64 // seconds, the browser's monotonic clock
-	frame string  // the frame it loads for
+	r      NetworkRequest
+	start  float64 // seconds, the browser's monotonic clock
+	frame  string  // the frame it loads for
+	loader string  // the loader of the document that sent it ("" for a CORS preflight)
 }
 
 // netLog is a tab's network log.
@@ -72,7 +91,11 @@ type netLog struct {
 // call the tab does not follow the network at all, so tabs that never ask
 // pay nothing; requests made before the first call are not in it. Call
 // Network once right after opening a tab to log everything from then on.
-// Entries of requests still in flight have Done false.
+// Entries of requests still in flight have Done false. A request whose
+// document went away while it was in flight (the page or its frame
+// navigated), which the browser drops without a word, is Done with
+// Failure "cut off: …". The requests of a worker (beyond its script) are not in
+// the log: they come to the worker's own target.
 func (t *Tab) Network(ctx context.Context) (out []NetworkRequest, err error) {
 	const op = "Tab.Network"
 	err = t.act(ctx, op, "read-network", "", nil, func(ctx context.Context, x *tabExt, args *string) error {
@@ -133,7 +156,12 @@ type netEvent struct {
 	Document  string  `json:"documentURL"`
 	LoaderID  string  `json:"loaderId"`
 	Reason    string  `json:"reason"` // Page.frameDetached
-	Request   struct {
+	Frame     struct {
+		ID       string `json:"id"`
+		ParentID string `json:"parentId"`
+		LoaderID string `json:"loaderId"`
+	} `json:"frame"` // Page.frameNavigated
+	Request struct {
 		Method string `json:"method"`
 		URL    string `json:"url"`
 	} `json:"request"`
@@ -171,7 +199,7 @@ func (l *netLog) note(method string, params json.RawMessage) {
 			l.endLocked(ev.RequestID, e, ev.Timestamp)
 		}
 		sec, frac := math.Modf(ev.WallTime)
-		n := &netEntry{start: ev.Timestamp, frame: ev.FrameID, r: NetworkRequest{
+		n := &netEntry{start: ev.Timestamp, frame: ev.FrameID, loader: ev.LoaderID, r: NetworkRequest{
 			Time:   time.Unix(int64(sec), int64(frac*1e9)),
 			Method: ev.Request.Method, URL: redact.Scrub(ev.Request.URL), Type: ev.Type,
 		}}
@@ -214,6 +242,13 @@ func (l *netLog) note(method string, params json.RawMessage) {
 		}
 		for id, f := range l.inflight {
 			if f.frame == ev.FrameID && f.r.Type == "Document" {
+				l.endLocked(id, f, 0)
+			}
+		}
+	case "Page.frameNavigated":
+		for id, f := range l.inflight {
+			if cutByNavigation(f.frame, f.loader, f.r.Type, ev.Frame.ID, ev.Frame.ParentID, ev.Frame.LoaderID) {
+				f.r.Failure = cutOff
 				l.endLocked(id, f, 0)
 			}
 		}

@@ -240,3 +240,96 @@ func TestACORSPreflightIsLoggedWithItsAnswer(t *testing.T) {
 		t.Errorf("the preflight in the network log: %+v; want it done with status 204 after about 300 ms", preflight)
 	}
 }
+
+// The browser drops the requests of a document that goes away (its frame
+// navigates or is removed) without an event: they end with it, in the
+// log and for WaitNetworkIdle.
+func TestARequestWhosePageGoesAwayEndsWithIt(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	hold := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Page</title>`)
+	})
+	mux.HandleFunc("/frame", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><script>fetch('/hang?from=frame')</script>`)
+	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		select { // until the browser gives up on it, or the test ends
+		case <-r.Context().Done():
+		case <-hold:
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hold) })
+	p := newRealPool(t, browserpool.Config{})
+	ctx := ctxWithin(t, 60*time.Second)
+	s := mustOpen(t, ctx, p)
+	tab, err := s.OpenTab(ctx, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Network(ctx); err != nil {
+		t.Fatal(err)
+	}
+	inflight := func(url string) bool {
+		for _, r := range networkLog(t, tab) {
+			if strings.HasSuffix(r.URL, url) && !r.Done {
+				return true
+			}
+		}
+		return false
+	}
+	// A request of the page, and one of an iframe, which then navigates:
+	// only the iframe's request ends.
+	if err := tab.Evaluate(ctx, `fetch('/hang?from=page-early'); const f = document.createElement('iframe'); f.id = 'f'; f.src = '/frame'; document.body.append(f); 1`, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the iframe's request in flight", func() bool { return inflight("/hang?from=frame") })
+	if err := tab.Evaluate(ctx, `document.getElementById('f').src = '/?framed'; 1`, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the iframe's request ended", func() bool { return !inflight("/hang?from=frame") })
+	if !inflight("/hang?from=page-early") {
+		t.Errorf("the page's request ended as its iframe navigated: %+v", networkLog(t, tab))
+	}
+	// An iframe's request in flight as the page navigates away.
+	if err := tab.Evaluate(ctx, `document.getElementById('f').src = '/frame'; 1`, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the iframe's second request in flight", func() bool { return inflight("/hang?from=frame") })
+	// The page's own request, then a navigation within the wait.
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	err = tab.WaitNetworkIdle(wctx, browserpool.NetworkIdleOptions{Action: func(ctx context.Context) error {
+		return tab.Evaluate(ctx, `fetch('/hang?from=page'); setTimeout(() => location.href = '/?next', 200); 1`, nil)
+	}})
+	if err != nil {
+		t.Fatalf("WaitNetworkIdle across a navigation that left a request behind: %v", err)
+	}
+	waitFor(t, "the next page loaded", func() bool {
+		for _, r := range networkLog(t, tab) {
+			if strings.HasSuffix(r.URL, "/?next") && r.Done {
+				return true
+			}
+		}
+		return false
+	})
+	var got []string
+	for _, r := range networkLog(t, tab) {
+		if strings.Contains(r.URL, "/hang") {
+			got = append(got, fmt.Sprintf("%s done=%v %s", r.URL[len(srv.URL):], r.Done, r.Failure))
+		}
+	}
+	// The browser says when it drops an iframe's request as the iframe
+	// navigates, and says nothing of those it drops as the page does.
+	cut := "cut off: its page navigated away before it ended"
+	want := []string{"/hang?from=page-early done=true " + cut, "/hang?from=frame done=true net::ERR_ABORTED", "/hang?from=frame done=true " + cut, "/hang?from=page done=true " + cut}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the requests left behind, in the network log (-want +got):\n%s", diff)
+	}
+}

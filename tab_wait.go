@@ -255,14 +255,16 @@ var ignoredTypes = map[string]bool{"WebSocket": true, "EventSource": true, "Medi
 
 // WaitNetworkIdle waits until the page's network has been idle for
 // opts.Quiet: no request in flight, counting each request from
-// Network.requestWillBeSent to loadingFinished or loadingFailed by its id
-// (a cross-site iframe's document, whose load moves to the iframe's own
-// process, until that move). WebSockets, EventSource streams and media (which stream for as long as
-// they play) are ignored, and so is a worker's script, which the worker
-// loads in a target of its own (so are the worker's own requests). Requests already in flight when the call starts
-// are not seen: pass the action that starts them as opts.Action. Bounded by
-// ctx and DefaultWaitTimeout; running out names the requests still in
-// flight.
+// Network.requestWillBeSent to loadingFinished or loadingFailed by its id,
+// or until its document goes away (the page or its frame navigates to
+// another document; a cross-site iframe's document, whose load
+// moves to the iframe's own process, until that move). WebSockets,
+// EventSource streams and media (which stream for as long as they play)
+// are ignored, and so is a worker's script, which the worker loads in a
+// target of its own (so are the worker's own requests). Requests already
+// in flight when the call starts are not seen: pass the action that
+// starts them as opts.Action. Bounded by ctx and DefaultWaitTimeout;
+// running out names the requests still in flight.
 func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) error {
 	const op = "Tab.WaitNetworkIdle"
 	args := fmt.Sprintf("quiet=%v max=%d action=%v", opts.Quiet, opts.MaxInflight, opts.Action != nil)
@@ -275,8 +277,10 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 		// A cross-site iframe's document request starts here and ends in
 		// the iframe's own process (an out-of-process iframe): this session
 		// sees its frame detached with reason "swap", never its end.
-		var streams [4]rpcc.Stream
-		for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached"} {
+		// A request whose document goes away (the page or its frame
+		// navigates) ends with it, with no event of its own.
+		var streams [5]rpcc.Stream
+		for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached", "Page.frameNavigated"} {
 			s, err := rpcc.NewStream(ctx, m, t.rpc())
 			if err != nil {
 				return x.waitErr(op, caller, ctx, "", err)
@@ -298,7 +302,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			}
 		}
 
-		type request struct{ url, typ, frame string }
+		type request struct{ url, typ, frame, loader string }
 		inflight := map[string]request{}
 		timer := time.NewTimer(quiet)
 		defer timer.Stop()
@@ -320,7 +324,12 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 				Document  string `json:"documentURL"`
 				LoaderID  string `json:"loaderId"`
 				Reason    string `json:"reason"` // Page.frameDetached
-				Request   struct {
+				Frame     struct {
+					ID       string `json:"id"`
+					ParentID string `json:"parentId"`
+					LoaderID string `json:"loaderId"`
+				} `json:"frame"` // Page.frameNavigated
+				Request struct {
 					URL string `json:"url"`
 				} `json:"request"`
 			}
@@ -332,7 +341,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 				if ignoredTypes[ev.Type] || workerScript(ev.Type, ev.Request.URL, ev.Document, ev.LoaderID) {
 					continue
 				}
-				inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type, frame: ev.FrameID}
+				inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type, frame: ev.FrameID, loader: ev.LoaderID}
 				changed()
 			case <-streams[1].Ready():
 				if err := streams[1].RecvMsg(&ev); err != nil {
@@ -356,6 +365,16 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 				for id, r := range inflight {
 					if r.frame == ev.FrameID && r.typ == "Document" {
 						delete(inflight, id) // it goes on in the iframe's process
+					}
+				}
+				changed()
+			case <-streams[4].Ready():
+				if err := streams[4].RecvMsg(&ev); err != nil {
+					return x.waitErr(op, caller, ctx, "", err)
+				}
+				for id, r := range inflight {
+					if cutByNavigation(r.frame, r.loader, r.typ, ev.Frame.ID, ev.Frame.ParentID, ev.Frame.LoaderID) {
+						delete(inflight, id)
 					}
 				}
 				changed()
