@@ -47,9 +47,9 @@ type ConsoleMessage struct {
 	Level  ConsoleLevel // its severity; ConsolePageError for an uncaught error
 	Method string       // the console method ("log", "warning", "table", ...); empty for a page error
 	Text   string       // the arguments as the browser's console prints them (format directives such as %s applied, objects by their preview: {a: 1}, [1, 2], Map(1) {"k" => 1}), or the error's message; at most ConsoleTextLimit characters
-	URL    string       // the script that logged or threw it, token-like values redacted; empty if unknown
-	Line   int          // 1-based line in URL; zero if unknown
-	Column int          // 1-based column; zero if unknown
+	URL    string       // the script that logged or threw it, token-like values redacted; empty if unknown or if it has none (code run from a string: eval, setTimeout("…"), Tab.Evaluate)
+	Line   int          // 1-based line in URL, or in the code run from a string when URL is empty; zero if unknown
+	Column int          // 1-based column, the same way; zero if unknown
 }
 
 // consoleState is a tab's console buffer.
@@ -244,7 +244,10 @@ func (x *tabExt) exceptionThrown(params json.RawMessage) {
 	d := ev.Details
 	text := d.Text
 	if e := d.Exception; e != nil {
-		if e.Description != "" {
+		// A thrown object that is no Error ({code: 42}, an array) reads
+		// by its preview, as the browser's console prints it, not as
+		// its description "Object".
+		if e.Description != "" && (e.Subtype == "error" || e.Type != "object" || e.Preview == nil) {
 			// "Uncaught Error: boom\n    at ...": the first line, without
 			// the stack the description repeats.
 			text = strings.TrimSpace(d.Text + " " + strings.SplitN(e.Description, "\n", 2)[0])

@@ -168,6 +168,10 @@ func TestConsoleMessagesReadAsTheBrowsersConsolePrintsThem(t *testing.T) {
 		{`console.log('%s and %s', 'only one')`, `only one and %s`},
 		{`console.log('100%', null, undefined, 12n, document.body)`, `100% null undefined 12n body`},
 		{`console.table([{a: 1}, {a: 2}])`, `[{a: 1}, {a: 2}]`}, // the browser previews the rows too
+		// Last: the page errors come after the calls above. A thrown
+		// object that is no Error reads by its preview, not "Object".
+		{`setTimeout(() => { throw {code: 42} })`, `Uncaught {code: 42}`},
+		{`setTimeout(() => { throw [1, 'two'] })`, `Uncaught [1, "two"]`},
 	}
 	for _, c := range cases {
 		if err := tab.Evaluate(ctx, "(() => {"+c.script+"})()", nil); err != nil {
