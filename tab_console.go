@@ -112,7 +112,8 @@ func (c *consoleState) revoke(id int) {
 // tab has not navigated away from its page since; the messages of pages
 // left before the first call are not. Call Console once right after
 // opening a tab to keep everything from then on. Messages of
-// out-of-process (cross-site) iframes are not included.
+// out-of-process (cross-site) iframes and of workers (dedicated, shared
+// or service workers, each a target of its own) are not included.
 func (t *Tab) Console(ctx context.Context) (out []ConsoleMessage, err error) {
 	const op = "Tab.Console"
 	err = t.act(ctx, op, "read-console", "", nil, func(ctx context.Context, x *tabExt, args *string) error {
