@@ -121,7 +121,7 @@ func (p *Pool) runLaunch(op *launchOp) {
 	s, err := p.launch(ctx, op.id, op.profile)
 	cancel()
 	if err != nil {
-		op.profile.release()
+		op.profile.discard()
 	}
 
 	p.mu.Lock()

@@ -41,10 +41,11 @@ const (
 // profileHold is one holder's claim on a profile: the open, flocked lock
 // file. Closing the file releases the lock (also when the process dies).
 type profileHold struct {
-	name string
-	dir  string // <Root>/profiles/<name>
-	f    *os.File
-	once sync.Once
+	name    string
+	dir     string // <Root>/profiles/<name>
+	f       *os.File
+	created bool // this hold's opener made the dir: a failed launch removes it (discard)
+	once    sync.Once
 }
 
 // userData is the browser profile the session's user-data dir links to.
@@ -91,16 +92,24 @@ func (p *Pool) holdProfile(op, name string) (*profileHold, error) {
 	if err := checkProfileName(op, name); err != nil {
 		return nil, err
 	}
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return nil, newError(op, ErrPoolClosed, "")
+	}
 	dir := filepath.Join(p.profilesDir(), name)
 	for attempt := 1; ; attempt++ {
 		// A RemoveProfile of the same name may take the dir away at any
 		// point until the lock is ours: then start again, on a new one.
+		_, statErr := os.Lstat(dir)
 		err := os.MkdirAll(filepath.Join(dir, profileDataName), 0o700)
 		var h *profileHold
 		if err == nil {
 			h, err = lockProfile(op, name, dir)
 		}
 		if err == nil {
+			h.created = errors.Is(statErr, fs.ErrNotExist)
 			return h, nil
 		}
 		if attempt < profileAttempts && (errors.Is(err, errProfileMoved) || errors.Is(err, fs.ErrNotExist)) {
@@ -146,15 +155,20 @@ func lockProfile(op, name, dir string) (*profileHold, error) {
 		return nil, e
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder := "another session"
 		var buf [256]byte
-		if n, _ := f.ReadAt(buf[:], 0); n > 0 {
-			holder = strings.TrimSpace(string(buf[:n]))
-		}
+		n, _ := f.ReadAt(buf[:], 0)
+		holder := strings.TrimSpace(string(buf[:max(n, 0)]))
 		f.Close()
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			e := newError(op, ErrInvalidArgument, "cannot lock the profile")
 			e.Err, e.Hint = err, "check that Config.Root is on a local file system that supports flock"
+			return nil, e
+		}
+		if holder == "" {
+			// The holder writes its record once its session has an id:
+			// until then it is an OpenProfile starting, or a RemoveProfile.
+			e := newError(op, ErrProfileInUse, fmt.Sprintf("profile %q is being opened or removed by another call right now", name))
+			e.Hint = "retry in a moment: if that call opens a session, close it first"
 			return nil, e
 		}
 		return nil, newError(op, ErrProfileInUse, fmt.Sprintf("profile %q is held by %s", name, holder))
@@ -172,7 +186,7 @@ func lockProfile(op, name, dir string) (*profileHold, error) {
 // local storage, logins and everything else the browser keeps in its
 // profile survive the session and are there for the next session opened
 // on the same name. The profile lives under <Root>/profiles/<name>; it is
-// created on first use, never removed by the sweep or by closing the
+// created on first use (and removed again if that first open fails), never removed by the sweep or by closing the
 // session (only by RemoveProfile), and held by one live session at a time:
 // while a session of any pool on the same Root holds it, OpenProfile fails
 // with ErrProfileInUse naming the holder. The hold ends when the session
@@ -192,10 +206,18 @@ func (p *Pool) OpenProfile(ctx context.Context, name string) (*Session, error) {
 	}
 	lop, err := p.startProfileLaunch(h)
 	if err != nil {
-		h.release()
+		h.discard()
 		return nil, err
 	}
-	return p.await(ctx, op, lop)
+	s, err := p.await(ctx, op, lop)
+	var e *Error
+	if errors.As(err, &e) && e.Op != op {
+		// The launch names its own op (Pool.Open); the caller's is this.
+		c := *e
+		c.Op = op
+		err = &c
+	}
+	return s, err
 }
 
 // leftLaunchHolds rewrites err, an ErrProfileInUse of profile name, when
@@ -245,12 +267,17 @@ func (p *Pool) RemoveProfile(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	// Under the lock, the dir moves out of the profiles' names at once
-	// (a rename), so that an opener racing this removal either fails on
-	// the lock, finds its lock file moved (lockProfile), or starts a fresh
-	// profile under the name, which the deletion below never touches.
-	trash := filepath.Join(p.profilesDir(), ".removing-"+name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	if err := os.Rename(dir, trash); err != nil {
+	return h.remove(op)
+}
+
+// remove deletes the held profile and releases the hold. Under the lock,
+// the dir moves out of the profiles' names at once (a rename), so that an
+// opener racing the removal either fails on the lock, finds its lock file
+// moved (lockProfile), or starts a fresh profile under the name, which the
+// deletion never touches.
+func (h *profileHold) remove(op string) error {
+	trash := filepath.Join(filepath.Dir(h.dir), ".removing-"+h.name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	if err := os.Rename(h.dir, trash); err != nil {
 		h.release()
 		e := newError(op, ErrInvalidArgument, "cannot remove the profile dir")
 		e.Err, e.Hint = err, "check the profile dir's permissions, then retry"
@@ -260,7 +287,7 @@ func (p *Pool) RemoveProfile(ctx context.Context, name string) error {
 	// A straggler may still write into the moved dir as it is deleted (a
 	// fake test saw "directory not empty" about one run in four; the
 	// writer is not yet known): a few more passes take what it wrote.
-	err = os.RemoveAll(trash)
+	err := os.RemoveAll(trash)
 	for pass := 1; err != nil && pass < 4; pass++ {
 		time.Sleep(20 * time.Millisecond)
 		err = os.RemoveAll(trash)
@@ -271,6 +298,16 @@ func (p *Pool) RemoveProfile(ctx context.Context, name string) error {
 		return e
 	}
 	return nil
+}
+
+// discard ends a hold whose launch failed: a profile its opener created
+// goes (nothing was ever kept in it), an older one stays. Safe on nil.
+func (h *profileHold) discard() {
+	if h != nil && h.created {
+		h.remove("Pool.OpenProfile")
+		return
+	}
+	h.release()
 }
 
 // Profiles lists the names of the profiles under the root, held or not.

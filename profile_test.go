@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,5 +152,72 @@ func TestTheSweepLeavesProfilesAlone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "Cookies")); err != nil {
 		t.Errorf("the sweep touched a profile: %v", err)
+	}
+}
+
+// A failed OpenProfile named Pool.Open, and left a profile behind: one
+// it had just created (from a launch that failed, or on a closed pool).
+// A profile that existed before the failure stays.
+func TestAFailedOpenProfileNamesItselfAndLeavesNoNewProfileBehind(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	good := newRealPool(t, browserpool.Config{})
+	s, err := good.OpenProfile(ctx, "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := browserpool.NewPool(browserpool.Config{Root: good.Config().Root, Executable: "/nonexistent/chromium"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bad.Close() })
+	for _, name := range []string{"fresh", "kept"} {
+		_, err := bad.OpenProfile(ctx, name)
+		if err == nil || !strings.HasPrefix(err.Error(), "browserpool: Pool.OpenProfile ") {
+			t.Errorf("OpenProfile(%q) with a browser that cannot start: %v; want an error of Pool.OpenProfile", name, err)
+		}
+	}
+	bad.Close()
+	if _, err := bad.OpenProfile(ctx, "after-close"); !errors.Is(err, browserpool.ErrPoolClosed) {
+		t.Errorf("OpenProfile on a closed pool: %v; want ErrPoolClosed", err)
+	}
+	names, err := good.Profiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"kept"}, names); diff != "" {
+		t.Errorf("profiles after the failed opens (-want +got):\n%s", diff)
+	}
+}
+
+// A profile whose lock is held by a call that has not yet recorded a
+// session (an OpenProfile starting, a RemoveProfile) was said to be held
+// by "another session", with a hint to close "the session named above".
+func TestAProfileLockedByACallUnderWaySaysSo(t *testing.T) {
+	t.Parallel()
+	p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: unusedLauncher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	dir := filepath.Join(p.Config().Root, "profiles", "busy")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.OpenProfile(ctxT(t), "busy")
+	var e *browserpool.Error
+	if !errors.As(err, &e) || !errors.Is(err, browserpool.ErrProfileInUse) || !strings.Contains(e.Detail, "being opened or removed by another call right now") || strings.Contains(e.Hint, "named above") {
+		t.Errorf("OpenProfile of a profile locked with no holder recorded: %v; want ErrProfileInUse saying a call is at work on it, without a hint about a session named above", err)
 	}
 }
