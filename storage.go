@@ -235,6 +235,9 @@ func (s *Session) SetStorageState(ctx context.Context, state StorageState) error
 		return err
 	}
 	defer end()
+	if len(origins) == 0 { // cookies only: no helper tab
+		return s.setCookies(ctx, op, state.Cookies)
+	}
 	var done []originUndo // the origins written, with what to put back
 	err = s.withOriginPages(ctx, origins, func(c *cdp.Client, origin string) error {
 		data, _ := json.Marshal(items[origin])

@@ -68,6 +68,7 @@ type Browser struct {
 	// Fake pages (page.go).
 	pages       map[string]*Page // guarded by mu; templates by URL (WithPages)
 	downloads   downloadBehavior // guarded by mu; Browser.setDownloadBehavior
+	cookies     []jarCookie      // guarded by mu; the cookie jar, oldest first (cookies.go)
 	afterUnlock []func()         // guarded by mu; work for receive to run once it releases mu
 	callID      int64            // guarded by mu; the id of the call a built-in method is answering
 }

@@ -40,8 +40,13 @@
 // below); Performance.enable; Runtime.enable and
 // Runtime.discardConsoleEntries (fake pages log nothing); Inspector.enable;
 // Emulation.setDeviceMetricsOverride (the fake page's viewport and
-// screenshots follow it, deviceScaleFactor included); and the page
-// protocol of fake pages (below). A method it does not implement gets
+// screenshots follow it, deviceScaleFactor included); Storage.getCookies,
+// setCookies and clearCookies on one cookie jar per browser (a cookie
+// replaces the one of the same name, domain, path and partition, an
+// expired one deletes it, one without a domain or with neither name nor
+// value fails the call with Chromium's "Invalid cookie fields" and sets
+// none; fake pages neither send nor see cookies); and the page protocol
+// of fake pages (below). A method it does not implement gets
 // Chrome's {"code":-32601,"message":"'X.y' wasn't found"}, with a data
 // field saying to answer it with [Browser.Handle]; a call on a session
 // the browser does not know gets Chrome's sessionless reply
@@ -187,9 +192,11 @@
 //   - Tab.EvaluateOn: Runtime.callFunctionOn; of the caller's function,
 //     which the fake cannot run
 //   - Tab.PDF: Page.printToPDF
-//   - Session.Cookies, Session.StorageState: Storage.getCookies
-//   - Session.SetCookies, Session.SetStorageState: Storage.setCookies
-//   - Session.ClearCookies: Storage.clearCookies
+//   - Session.StorageState of an origin, Session.SetStorageState of an
+//     origin: Network.setBypassServiceWorker, Fetch.enable; its helper
+//     tab loads an empty document of the origin and runs JavaScript on
+//     localStorage there, which fake pages have neither of (a state of
+//     cookies alone is faked: see the next section)
 //
 // # Which CDP methods each action uses
 //
@@ -218,6 +225,11 @@
 //     Page.addScriptToEvaluateOnNewDocument,
 //     Page.setInterceptFileChooserDialog, Page.navigate
 //   - Session.Tabs: Target.getTargets
+//   - Session.Cookies, Session.StorageState: Storage.getCookies; the
+//     state's cookies, with no origin
+//   - Session.SetCookies, Session.SetStorageState: Storage.setCookies; a
+//     state of cookies, with no origin
+//   - Session.ClearCookies: Storage.clearCookies
 //   - Session.CloseTab: Target.closeTarget
 //   - Tab.Navigate: Page.navigate
 //   - Tab.Back, Tab.Forward: Page.getNavigationHistory, Page.getFrameTree,

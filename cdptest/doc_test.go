@@ -113,6 +113,15 @@ var docActions = []struct {
 	{"Session.OpenTab", func(e *docEnv) (err error) { e.opened, err = e.sess.OpenTab(e.ctx, "https://a.test/b"); return err }},
 	{"Session.CloseTab", func(e *docEnv) error { return e.sess.CloseTab(e.ctx, e.tab.ID()) }},
 	{"Session.Tabs", func(e *docEnv) error { _, err := e.sess.Tabs(e.ctx); return err }},
+	{"Session.Cookies", func(e *docEnv) error { _, err := e.sess.Cookies(e.ctx); return err }},
+	{"Session.SetCookies", func(e *docEnv) error {
+		return e.sess.SetCookies(e.ctx, browserpool.Cookie{Name: "a", Value: "b", Domain: "a.test", Path: "/"})
+	}},
+	{"Session.ClearCookies", func(e *docEnv) error { return e.sess.ClearCookies(e.ctx) }},
+	{"Session.StorageState", func(e *docEnv) error { _, err := e.sess.StorageState(e.ctx); return err }},
+	{"Session.SetStorageState", func(e *docEnv) error {
+		return e.sess.SetStorageState(e.ctx, browserpool.StorageState{Cookies: []browserpool.Cookie{{Name: "a", Value: "b", Domain: "a.test", Path: "/"}}})
+	}},
 }
 
 // docSetup is what an action needs done before it, uncounted, besides a
@@ -145,14 +154,9 @@ var notFaked = []struct {
 		return e.tab.EvaluateOn(e.ctx, e.ref("button", "Go"), "el => el.id", &s)
 	}},
 	{"Tab.PDF", func(e *docEnv) error { _, err := e.tab.PDF(e.ctx, browserpool.PDFOptions{}); return err }},
-	{"Session.Cookies", func(e *docEnv) error { _, err := e.sess.Cookies(e.ctx); return err }},
-	{"Session.SetCookies", func(e *docEnv) error {
-		return e.sess.SetCookies(e.ctx, browserpool.Cookie{Name: "a", Value: "b", Domain: "a.test", Path: "/"})
-	}},
-	{"Session.ClearCookies", func(e *docEnv) error { return e.sess.ClearCookies(e.ctx) }},
-	{"Session.StorageState", func(e *docEnv) error { _, err := e.sess.StorageState(e.ctx); return err }},
-	{"Session.SetStorageState", func(e *docEnv) error {
-		return e.sess.SetStorageState(e.ctx, browserpool.StorageState{Cookies: []browserpool.Cookie{{Name: "a", Value: "b", Domain: "a.test", Path: "/"}}})
+	{"Session.StorageState of an origin", func(e *docEnv) error { _, err := e.sess.StorageState(e.ctx, "https://a.test"); return err }},
+	{"Session.SetStorageState of an origin", func(e *docEnv) error {
+		return e.sess.SetStorageState(e.ctx, browserpool.StorageState{Origins: []browserpool.OriginStorage{{Origin: "https://a.test", LocalStorage: []browserpool.StorageItem{{Name: "k", Value: "v"}}}}})
 	}},
 }
 

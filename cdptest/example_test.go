@@ -57,13 +57,13 @@ func ExampleBrowser_Handle() {
 	b.Handle("Browser.getVersion", func(c *cdptest.Call) (any, error) {
 		return nil, &cdptest.Error{Code: -32000, Message: "Browser is shutting down"}
 	})
-	b.Handle("Storage.getCookies", func(c *cdptest.Call) (any, error) {
-		return map[string]any{"cookies": []any{}}, nil
+	b.Handle("Storage.getUsageAndQuota", func(c *cdptest.Call) (any, error) {
+		return map[string]any{"usage": 0, "quota": 1 << 30}, nil
 	})
 
 	tr.WriteMessage([]byte(`{"id":1,"method":"Browser.getVersion"}`))
-	tr.WriteMessage([]byte(`{"id":2,"method":"Storage.getCookies"}`))
-	tr.WriteMessage([]byte(`{"id":3,"method":"Storage.clearCookies"}`))
+	tr.WriteMessage([]byte(`{"id":2,"method":"Storage.getUsageAndQuota"}`))
+	tr.WriteMessage([]byte(`{"id":3,"method":"Storage.trackCacheStorageForOrigin"}`))
 	for range 3 {
 		msg, _ := tr.ReadMessage()
 		fmt.Println(string(msg))
@@ -71,6 +71,6 @@ func ExampleBrowser_Handle() {
 
 	// Output:
 	// {"id":1,"error":{"code":-32000,"message":"Browser is shutting down"}}
-	// {"id":2,"result":{"cookies":[]}}
-	// {"id":3,"error":{"code":-32601,"message":"'Storage.clearCookies' wasn't found","data":"cdptest does not implement Storage.clearCookies: answer it with Browser.Handle(\"Storage.clearCookies\", …)"}}
+	// {"id":2,"result":{"quota":1073741824,"usage":0}}
+	// {"id":3,"error":{"code":-32601,"message":"'Storage.trackCacheStorageForOrigin' wasn't found","data":"cdptest does not implement Storage.trackCacheStorageForOrigin: answer it with Browser.Handle(\"Storage.trackCacheStorageForOrigin\", …)"}}
 }

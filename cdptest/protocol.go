@@ -111,11 +111,11 @@ func (b *Browser) dispatch(req *envelope, decodeErr error) (h func(*Call) (any, 
 	}
 	b.calls = append(b.calls, c)
 
-	// The browser process answers Browser.*, Target.* and Inspector.*
-	// itself; the rest goes to the renderer, which is gone once the target
-	// crashed.
+	// The browser process answers Browser.*, Target.*, Inspector.* and
+	// Storage.* itself; the rest goes to the renderer, which is gone once
+	// the target crashed.
 	browserSide = strings.HasPrefix(method, "Browser.") || strings.HasPrefix(method, "Target.") ||
-		strings.HasPrefix(method, "Inspector.")
+		strings.HasPrefix(method, "Inspector.") || strings.HasPrefix(method, "Storage.")
 	switch {
 	case s == nil:
 		// Chrome's dispatcher answers without a sessionId, unshaped.
@@ -312,6 +312,11 @@ func init() {
 		// Every tab of a launched browser sets its viewport
 		// (Config.Viewport); fake pages follow it.
 		"Emulation.setDeviceMetricsOverride": (*Browser).setDeviceMetrics,
+
+		// The cookie jar (cookies.go).
+		"Storage.getCookies":   (*Browser).getCookies,
+		"Storage.setCookies":   (*Browser).setCookies,
+		"Storage.clearCookies": (*Browser).clearCookies,
 	}
 	for m, f := range pageBuiltins {
 		builtins[m] = f

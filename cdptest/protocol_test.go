@@ -23,13 +23,13 @@ func TestUnknownMethodGetsChromesMethodNotFoundError(t *testing.T) {
 	r := newRaw(t, b)
 	defer r.tr.Close()
 
-	r.send(`{"id":1,"method":"Storage.getCookies"}`)
+	r.send(`{"id":1,"method":"Storage.getUsageAndQuota"}`)
 	r.send(`{"id":2,"method":"Target.attachToTarget","params":{"targetId":"TARGET_1","flatten":true}}`)
 	r.send(`{"id":3,"method":"Page.enable"}`) // no Page domain on the browser's own session
 	r.send(`{"id":4,"sessionId":"SESSION_1","method":"DOM.getDocument"}`)
 
 	want := []string{
-		`{"id":1,"error":{"code":-32601,"message":"'Storage.getCookies' wasn't found","data":"cdptest does not implement Storage.getCookies: answer it with Browser.Handle(\"Storage.getCookies\", …)"}}`,
+		`{"id":1,"error":{"code":-32601,"message":"'Storage.getUsageAndQuota' wasn't found","data":"cdptest does not implement Storage.getUsageAndQuota: answer it with Browser.Handle(\"Storage.getUsageAndQuota\", …)"}}`,
 		`{"method":"Target.attachedToTarget","params":{"sessionId":"SESSION_1","targetInfo":{"targetId":"TARGET_1","type":"page","title":"about:blank","url":"about:blank","attached":true,"canAccessOpener":false,"browserContextId":"CONTEXT_DEFAULT"},"waitingForDebugger":false}}`,
 		`{"id":2,"result":{"sessionId":"SESSION_1"}}`,
 		`{"id":3,"error":{"code":-32601,"message":"'Page.enable' wasn't found"}}`,
@@ -671,5 +671,29 @@ func TestGetTargetInfoAnswersForTheSessionsOwnTargetOrTheOneNamed(t *testing.T) 
 	}
 	if diff := cmp.Diff(want, r.fence()); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestABatchOfCookiesWithOneChromiumRefusesSetsNone(t *testing.T) {
+	b := cdptest.NewBrowser(t, cdptest.WithPage("about:blank"))
+	r := newRaw(t, b)
+	defer r.tr.Close()
+
+	r.send(`{"id":1,"method":"Storage.setCookies","params":{"cookies":[{"name":"a","value":"1","domain":"a.test"},{"name":"b","value":"2"}]}}`)
+	r.send(`{"id":2,"method":"Storage.getCookies"}`)
+	r.send(`{"id":3,"method":"Storage.setCookies","params":{"cookies":[{"name":"a","value":"1","url":"https://a.test/"}]}}`)
+	r.send(`{"id":4,"method":"Storage.getCookies"}`)
+	r.send(`{"id":5,"method":"Storage.clearCookies"}`)
+	r.send(`{"id":6,"method":"Storage.getCookies"}`)
+	want := []string{
+		`{"id":1,"error":{"code":-32602,"message":"Invalid cookie fields"}}`,
+		`{"id":2,"result":{"cookies":[]}}`,
+		`{"id":3,"result":{}}`,
+		`{"id":4,"result":{"cookies":[{"name":"a","value":"1","domain":"a.test","path":"/","expires":-1,"size":2,"httpOnly":false,"secure":false,"session":true,"priority":"Medium","sourceScheme":"Secure","sourcePort":443}]}}`,
+		`{"id":5,"result":{}}`,
+		`{"id":6,"result":{"cookies":[]}}`,
+	}
+	if diff := cmp.Diff(want, r.nextN(len(want))); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
 	}
 }
