@@ -16,6 +16,7 @@ import (
 	"github.com/mafredri/cdp/protocol/input"
 
 	"github.com/browserpool/browserpool/internal/axtext"
+	"github.com/browserpool/browserpool/internal/cdpmux"
 	"github.com/browserpool/browserpool/internal/pagejs"
 )
 
@@ -48,6 +49,11 @@ const dragSettleMoves = 3
 // reports the drag's data a moment after (it comes on its own, apart from
 // the reply to the move that started it).
 const dragInterceptWait = 5 * time.Second
+
+// dragEndWait bounds ending an intercepted drag in its source's frame
+// (endSource), even once the caller's context has ended: a frame left in
+// a drag takes no mouse press.
+const dragEndWait = 2 * time.Second
 
 // dragState holds the data of an HTML5 drag the browser intercepted.
 type dragState struct {
@@ -149,6 +155,15 @@ type dragReport struct {
 // and nothing is dropped; a page that takes the press itself (it prevents
 // the mousedown or the dragstart) gets a drag of mouse events. The page
 // decides what a drop does: check the result with a snapshot.
+//
+// Source and target may be in different frames, of the same site or not.
+// An HTML5 drag between a frame of another site (a process of its own)
+// and the page around it ends in both: the target gets the drop and the
+// source its dragend, whose dataTransfer.dropEffect is then "none" (the
+// browser tells a source in another process no drop's outcome). If the
+// browser will not end the drag in the source's frame, which would then
+// ignore the mouse, Drag says so with an ErrProtocol (or ErrTimeout) error
+// saying the drop was made.
 func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 	const op = "Tab.Drag"
 	return t.inputOnRef(ctx, op, "drag", fromRef, "to "+toRef, func(ctx context.Context, x *tabExt, from refTarget, args *string) error {
@@ -169,7 +184,7 @@ func (t *Tab) Drag(ctx context.Context, fromRef, toRef string) error {
 			}
 			return err
 		}
-		return x.dragFrom(ctx, op, fromRef, from, toRef, func() (float64, float64, error) {
+		return x.dragFrom(ctx, op, fromRef, from, toRef, to.f, func() (float64, float64, error) {
 			return x.point(ctx, op, toRef, to, false)
 		}, args)
 	})
@@ -187,13 +202,14 @@ func (t *Tab) DragTo(ctx context.Context, fromRef string, px, py float64) error 
 		if err := x.checkPoint(op, px, py); err != nil {
 			return err
 		}
-		return x.dragFrom(ctx, op, fromRef, from, "", func() (float64, float64, error) { return px, py, nil }, args)
+		return x.dragFrom(ctx, op, fromRef, from, "", nil, func() (float64, float64, error) { return px, py, nil }, args)
 	})
 }
 
 // dragFrom is a drag of from (fromRef) to the point aim gives, asked once
-// the drag has started (see Drag); toRef names the target in errors.
-func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarget, toRef string, aim func() (float64, float64, error), args *string) error {
+// the drag has started (see Drag); toRef names the target in errors, and
+// toF is its frame's session (nil for a point).
+func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarget, toRef string, toF *frameSess, aim func() (float64, float64, error), args *string) error {
 	t := x.t
 	fx, fy, err := x.point(ctx, op, fromRef, from, true)
 	if err != nil {
@@ -206,13 +222,18 @@ func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarge
 	group := x.newGroup()
 	watch := ""
 	pressed := false
+	var data json.RawMessage // the intercepted drag, until its source has ended it
 	defer func() {
 		// Whatever happened, leave no button down, no drag intercepted
-		// and no watch armed, within 2 seconds even if ctx has ended.
+		// or unended and no watch armed, within 2 seconds even if ctx has
+		// ended.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		if data := x.drag.take(); data != nil {
-			x.dispatchDrag(cctx, "dragCancel", fx, fy, data)
+		if late := x.drag.take(); data == nil {
+			data = late
+		}
+		if data != nil {
+			x.endSource(cctx, from.f, fx, fy, data)
 		}
 		if pressed {
 			x.release(cctx, fx, fy)
@@ -258,7 +279,6 @@ func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarge
 	if err := x.dragMove(ctx, mx, my); err != nil {
 		return x.fail(op, ctx, fromRef, err)
 	}
-	var data json.RawMessage
 	watched := false
 	if watch != "" {
 		var rep dragReport
@@ -304,21 +324,107 @@ func (x *tabExt) dragFrom(ctx context.Context, op, fromRef string, from refTarge
 	if data == nil && !watched && x.dragStarted(ctx) {
 		data = x.drag.take()
 	}
-	if data != nil {
+	html5 := data != nil
+	if html5 {
+		elsewhere := x.dropLeavesSource(ctx, from.f, toF, tx, ty)
 		for _, typ := range []string{"dragEnter", "dragOver", "drop"} {
-			if err := x.dispatchDrag(ctx, typ, tx, ty, data); err != nil {
+			if err := x.dispatchDrag(ctx, t.direct, typ, tx, ty, data); err != nil {
 				return x.fail(op, ctx, toRef, err)
 			}
 		}
+		// The browser ends a drop's drag in the frame the drop lands in;
+		// a source in another process (a frame of another site, or the
+		// page around one) never hears of it and ignores the mouse from
+		// then on, taking no click: end it there too. Within its own
+		// bound, so that a caller's deadline does not leave it undone.
+		var err error
+		if elsewhere {
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dragEndWait)
+			err = x.endSource(ectx, from.f, fx, fy, data)
+			cancel()
+		}
+		if err != nil && from.f.live() {
+			class := ErrProtocol
+			if errors.Is(err, context.DeadlineExceeded) {
+				class = ErrTimeout
+			}
+			e := newError(op, class, fmt.Sprintf("%s (%s %s) was dropped on %s, but the drag could not be ended in the frame it started from, which takes no mouse press until it is", fromRef, from.role, axtext.Quote(from.name), dropName(toRef, tx, ty)))
+			e.Session, e.Tab, e.Err = t.s.id, t.id, err
+			e.Hint = "take a snapshot to see what the drop did; if a click in that frame then does nothing, reload the page (Tab.Reload) and take a new snapshot before acting there"
+			return e // the deferred end tries once more, and the release lets go of the button
+		}
+		data = nil // ended
 	}
 	if err := x.release(ctx, tx, ty); err != nil {
 		return x.fail(op, ctx, toRef, err)
 	}
 	pressed = false
-	if data != nil {
+	if html5 {
 		*args += " (html5)"
 	}
 	return nil
+}
+
+// endSource ends an intercepted drag in the frame of its source, f, as a
+// cancelled one (the source's dragend says dropEffect "none"): a drag not
+// dropped, or dropped in another process (see dropLeavesSource), where
+// Chromium's Input.dispatchDragEvent ends it in the widget at the drop
+// point, not in the one it started from. A widget whose drag is not ended
+// drops every mouse event from then on. The point (px, py) is the press,
+// in the tab's viewport: a frame of another site reads it in its own,
+// which moves only where its dragend says the mouse was.
+func (x *tabExt) endSource(ctx context.Context, f *frameSess, px, py float64, data json.RawMessage) error {
+	return x.dispatchDrag(ctx, f.d, "dragCancel", px, py, data)
+}
+
+// dropLeavesSource reports whether a drop at (px, py) of the viewport,
+// onto a target in the frame of session to (nil for a point of DragTo),
+// lands in another process than its source's, in the frame of session
+// src: one session is one process's part of the page, and Chromium ends
+// the drag only in the part the drop lands in. Ending it in the source's
+// part as well when the drop landed there fires a second dragend (if the
+// drop was in another frame of it), so a drop known to be there is left
+// alone; one that may be elsewhere is not.
+func (x *tabExt) dropLeavesSource(ctx context.Context, src, to *frameSess, px, py float64) bool {
+	switch {
+	case to != nil:
+		return to != src
+	case src.own:
+		return true // where in the source's frame the point is is not known
+	}
+	// A point of the top page: the browser's hit test there goes into
+	// the frames of its process, and stops at the element holding a frame
+	// of another.
+	m, err := layoutMetrics(ctx, src.d)
+	if err != nil {
+		return true
+	}
+	node, err := nodeAt(ctx, src, px+m.VP.PageX, py+m.VP.PageY)
+	if err != nil {
+		return true
+	}
+	var desc struct {
+		Node struct {
+			Name string `json:"nodeName"`
+		} `json:"node"`
+	}
+	if src.d.Invoke(ctx, "DOM.describeNode", map[string]any{"backendNodeId": node}, &desc) != nil {
+		return true
+	}
+	switch desc.Node.Name {
+	case "IFRAME", "FRAME", "FENCEDFRAME", "OBJECT", "EMBED":
+		return true
+	}
+	return false
+}
+
+// dropName names a drop target in errors: its ref, or the point of a
+// DragTo.
+func dropName(toRef string, px, py float64) string {
+	if toRef != "" {
+		return toRef
+	}
+	return fmt.Sprintf("(%.0f, %.0f)", px, py)
 }
 
 // dragNotStarted is the error of a drag whose press, at (px, py), and first
@@ -376,13 +482,15 @@ func (x *tabExt) dragMove(ctx context.Context, px, py float64) error {
 		SetButton(input.MouseButtonLeft).SetButtons(1))
 }
 
-// dispatchDrag sends one drag event of an intercepted drag.
-func (x *tabExt) dispatchDrag(ctx context.Context, typ string, px, py float64, data json.RawMessage) error {
+// dispatchDrag sends one drag event of an intercepted drag on session d:
+// the tab's own for the drag's way to its target (the browser sends each
+// event to the frame at its point).
+func (x *tabExt) dispatchDrag(ctx context.Context, d *cdpmux.Direct, typ string, px, py float64, data json.RawMessage) error {
 	a := struct {
 		Type string          `json:"type"`
 		X    float64         `json:"x"`
 		Y    float64         `json:"y"`
 		Data json.RawMessage `json:"data"`
 	}{typ, px, py, data}
-	return x.t.direct.Invoke(ctx, "Input.dispatchDragEvent", &a, nil)
+	return d.Invoke(ctx, "Input.dispatchDragEvent", &a, nil)
 }
