@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -198,8 +199,13 @@ func (x *tabExt) badTarget(op, ref string, tg refTarget, what, hint string) erro
 }
 
 // Select chooses options of the select box a ref names, by value or else by
-// visible label, fires input and change, and returns the values now
-// selected. A single select takes exactly one value.
+// visible label, fires input and change (none when the choice is what was
+// chosen already, as in a browser), and returns the values now selected.
+// A single select takes exactly one value; a multiple one gets exactly the
+// values given (the others are unselected). An option a user cannot
+// choose (disabled, or in a disabled group) is refused, and a value no
+// option has is an error listing the options, with those like it but for
+// case or length.
 func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selected []string, err error) {
 	const op = "Tab.Select"
 	err = t.onRef(ctx, op, "select", ref, strings.Join(values, ", "), func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
@@ -210,6 +216,8 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 			Err      string   `json:"err"`
 			Missing  string   `json:"missing"`
 			Options  []string `json:"options"`
+			Count    int      `json:"count"` // options in all
+			Near     []string `json:"near"`  // labels like Missing
 			Selected []string `json:"selected"`
 		}
 		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Select, []any{values}, &res); err != nil {
@@ -224,11 +232,20 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 		case "disabled":
 			return x.badTarget(op, ref, tg, "disabled", "it cannot be changed now")
 		case "missing":
-			return x.badTarget(op, ref, tg, fmt.Sprintf("without an option %q; its options: %s", res.Missing, strings.Join(res.Options, ", ")), "pass one of the listed values or labels")
+			what := fmt.Sprintf("without an option %q", res.Missing)
+			if len(res.Near) > 0 {
+				what += fmt.Sprintf(" (options like it: %s)", quoteAll(res.Near))
+			}
+			list := quoteAll(res.Options)
+			if more := res.Count - len(res.Options); more > 0 {
+				list += fmt.Sprintf(", +%d more", more)
+			}
+			what += fmt.Sprintf("; its %d options: %s", res.Count, list)
+			return x.badTarget(op, ref, tg, what, "pass an option's label exactly as listed (or its value attribute)")
 		case "option-disabled":
 			return x.badTarget(op, ref, tg, fmt.Sprintf("a select whose option %q is disabled", res.Missing), "choose an enabled option")
 		default:
-			return x.badTarget(op, ref, tg, "a single select", "pass exactly one value")
+			return x.badTarget(op, ref, tg, fmt.Sprintf("a single select, given %d values", len(values)), "pass exactly one value")
 		}
 	})
 	return selected, err
@@ -472,4 +489,13 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	case <-ctx.Done():
 		return refTarget{}, x.fail(op, ctx, ref, ctx.Err())
 	}
+}
+
+// quoteAll quotes each of ss and joins them with commas.
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }

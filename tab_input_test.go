@@ -2,6 +2,7 @@ package browserpool_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -297,11 +298,36 @@ func TestInputOnRealChromium(t *testing.T) {
 			t.Errorf("page state (-want +got):\n%s", diff)
 		}
 		_, err = tab.Select(ctx, color, "Purple")
-		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "Red, Green, Blue") {
+		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), `its 3 options: "Red", "Green", "Blue"`) {
 			t.Errorf("Select(Purple) error = %v, want ErrInvalidArgument listing the options", err)
 		}
-		if _, err := tab.Select(ctx, color, "r", "g"); !errors.Is(err, browserpool.ErrInvalidArgument) {
-			t.Errorf("two values for a single select: error = %v, want ErrInvalidArgument", err)
+		if _, err := tab.Select(ctx, color, "r", "g"); !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "given 2 values") {
+			t.Errorf("two values for a single select: error = %v, want ErrInvalidArgument saying 2 were given", err)
+		}
+	})
+
+	t.Run("select refuses what a user cannot choose, names options like a missing one, and fires nothing for no change", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		add := `document.body.insertAdjacentHTML('beforeend', '<label>Car <select id=car><option>Volvo</option><optgroup label=German disabled><option>Audi</option></optgroup></select></label>' +
+			'<label>Country <select id=country>' + Array.from({length: 40}, (_, i) => '<option>' + (i === 37 ? 'United States' : 'Country ' + i) + '</option>').join('') + '</select></label>');
+			window.changes = 0; car.addEventListener('change', () => changes++); 1`
+		if err := tab.Evaluate(ctx, add, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		car, country := ref(t, s, "combobox", "Car"), ref(t, s, "combobox", "Country")
+		if _, err := tab.Select(ctx, car, "Audi"); !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), `option "Audi" is disabled`) {
+			t.Errorf("Select of an option in a disabled optgroup: %v; want ErrInvalidArgument saying it is disabled", err)
+		}
+		if got, err := tab.Select(ctx, car, "Volvo"); err != nil || !cmp.Equal(got, []string{"Volvo"}) || eval[float64](t, tab, "changes") != 0 {
+			t.Errorf("Select of the option chosen already = %v, %v, with %v change events; want [Volvo] and none", got, err, eval[float64](t, tab, "changes"))
+		}
+		_, err := tab.Select(ctx, country, "united states")
+		for _, want := range []string{`options like it: "United States"`, `its 40 options: "Country 0", `, `"Country 29", +10 more`} {
+			if !strings.Contains(fmt.Sprint(err), want) {
+				t.Errorf("Select(united states) = %v; want it to say %s", err, want)
+			}
 		}
 	})
 

@@ -459,7 +459,17 @@ func (b *Browser) selectLocked(t *target, el *Element, vals []string) (map[strin
 			}
 		}
 		if !found {
-			return map[string]any{"err": "missing", "missing": v, "options": el.Options[:min(len(el.Options), 30)]}, nil
+			// As pagejs.Select: the first 30 labels, their count, and up
+			// to 5 like v but for case, or holding it, or held by it.
+			low := strings.ToLower(strings.Join(strings.Fields(v), " "))
+			near := []string{}
+			for _, o := range el.Options {
+				k := strings.ToLower(o)
+				if low != "" && k != "" && (k == low || strings.Contains(k, low) || strings.Contains(low, k)) && len(near) < 5 {
+					near = append(near, o)
+				}
+			}
+			return map[string]any{"err": "missing", "missing": v, "options": el.Options[:min(len(el.Options), 30)], "count": len(el.Options), "near": near}, nil
 		}
 	}
 	// What is selected, as Chromium reports it: in the options' order,
@@ -474,10 +484,12 @@ func (b *Browser) selectLocked(t *target, el *Element, vals []string) (map[strin
 		return map[string]any{"err": "single"}, nil
 	}
 	t.page.focus = el
-	el.Value = strings.Join(pick, ",")
-	if e := b.changedLocked(t, el); e != nil {
-		return nil, e
-	}
+	if v := strings.Join(pick, ","); v != el.Value {
+		el.Value = v
+		if e := b.changedLocked(t, el); e != nil {
+			return nil, e
+		}
+	} // choosing what is chosen fires no change, as in a browser
 	return map[string]any{"selected": pick}, nil
 }
 

@@ -237,7 +237,12 @@ const FillDone = `function(v) {
 // its old document without one).
 const Shown = `function() { return this.isConnected && this.ownerDocument.defaultView !== null; }`
 
-// Select chooses the options matching vals (by value, else by label).
+// Select chooses the options matching vals (by value, else by label): an
+// option a user cannot choose (disabled, or in a disabled optgroup) is
+// refused; choosing what is chosen already fires no events, as in a
+// browser. A missing option comes with the first 30 options' labels,
+// their count, and the labels that match it but for case or that hold it
+// (or that it holds), at most 5.
 const Select = `function(vals) {
 	const el = this;
 	if (el.tagName !== 'SELECT') return {err: 'not-select'};
@@ -246,15 +251,22 @@ const Select = `function(vals) {
 	const norm = s => s.replace(/\s+/g, ' ').trim();
 	for (const v of vals) {
 		const o = opts.find(o => o.value === v) || opts.find(o => norm(o.label) === norm(v)) || opts.find(o => norm(o.textContent) === norm(v));
-		if (!o) return {err: 'missing', missing: v, options: opts.slice(0, 30).map(o => norm(o.label) || o.value)};
-		if (o.disabled) return {err: 'option-disabled', missing: v};
+		if (!o) {
+			const labels = opts.map(o => norm(o.label) || o.value), low = norm(v).toLowerCase();
+			const near = low === '' ? [] : labels.filter(l => { const k = l.toLowerCase(); return k !== '' && (k === low || k.includes(low) || low.includes(k)); }).slice(0, 5);
+			return {err: 'missing', missing: v, options: labels.slice(0, 30), count: labels.length, near};
+		}
+		if (o.matches(':disabled')) return {err: 'option-disabled', missing: v};
 		pick.push(o);
 	}
 	if (!el.multiple && pick.length !== 1) return {err: 'single'};
 	el.focus();
+	const before = opts.map(o => o.selected);
 	for (const o of opts) o.selected = pick.includes(o);
-	el.dispatchEvent(new Event('input', {bubbles: true}));
-	el.dispatchEvent(new Event('change', {bubbles: true}));
+	if (opts.some((o, i) => o.selected !== before[i])) {
+		el.dispatchEvent(new Event('input', {bubbles: true}));
+		el.dispatchEvent(new Event('change', {bubbles: true}));
+	}
 	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
 }`
 
