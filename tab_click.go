@@ -163,7 +163,9 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 					*args += " (the page then closed its tab: act on another, Session.Tabs lists them)"
 				}
 				if x.chooserCount.Load() != choosers {
-					if ev := x.lastChooser.Load(); ev != nil {
+					if ev := x.lastChooser.Load(); ev != nil && ev.BackendNodeID == 0 {
+						*args += " (it opened the browser's file picker of its own, showOpenFilePicker, which Tab.Upload cannot fill)"
+					} else if ev != nil {
 						x.pending.Store(&pendingChooser{at: tg.in(), node: tg.node, ev: ev})
 						*args += " (it opened a file chooser: give it the files with Tab.Upload on the same ref)"
 					}

@@ -254,7 +254,8 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 // Upload sets the files of the file input a ref names, as if the user
 // chose them, and fires its input and change events. Paths must be
 // absolute and name existing regular files on this machine; several files
-// need an input with the multiple attribute. The ref may also name what
+// need an input with the multiple attribute; a disabled input is refused.
+// Its accept filter is not checked (a user may pick any file too). The ref may also name what
 // opens a file chooser (a "Choose file" button or label over a hidden
 // input, in the tab's top frame): Upload clicks it and gives the chooser
 // the files, or gives them to the chooser a Click on that ref just opened; one that opens no chooser within 5 seconds is an
@@ -322,6 +323,17 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			attrs[strings.ToLower(desc.Node.Attributes[i])] = desc.Node.Attributes[i+1]
 		}
 		_, multiple := attrs["multiple"]
+		if desc.Node.NodeName == "INPUT" && strings.EqualFold(attrs["type"], "file") {
+			// A disabled input takes no files from a user: refuse, as
+			// Click refuses a disabled control.
+			var disabled bool
+			if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Disabled, nil, &disabled); err != nil {
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
+			}
+			if disabled {
+				return x.badTarget(op, ref, tg, "a disabled file input", "it takes no files now: do what the page asks first (a checkbox, another field), then take a new snapshot")
+			}
+		}
 		switch {
 		case desc.Node.NodeName != "INPUT" || !strings.EqualFold(attrs["type"], "file"):
 			// A button or label that opens a (often hidden) file input's
@@ -374,6 +386,10 @@ var changedByClick = map[string]bool{
 // chooserInput is the file input of chooser ev, which the element tg (ref)
 // opened, for files files: a chooser of one file refuses more.
 func (x *tabExt) chooserInput(op, ref string, tg refTarget, ev *fileChooser, files int) (refTarget, error) {
+	if ev.BackendNodeID == 0 {
+		return refTarget{}, x.badTarget(op, ref, tg, "a button that opens the browser's file picker of its own (showOpenFilePicker, the File System Access API), which names no file input: Upload cannot give it files",
+			"look for an <input type=file> the page also offers (a snapshot shows it as a button, often labelled Choose File or Browse), or a way to upload without that picker")
+	}
 	if files > 1 && ev.Mode != "selectMultiple" {
 		return refTarget{}, x.badTarget(op, ref, tg, "a button whose file chooser takes one file", "pass one path")
 	}

@@ -416,6 +416,37 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("upload refuses a disabled file input and a button of the browser's own file picker, saying so", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/upload.html")
+		add := `document.body.insertAdjacentHTML('beforeend', '<label>Locked <input type=file id=locked disabled></label>' +
+			'<button id=picker>Open with picker</button>');
+			window.changed = 0; locked.addEventListener('change', () => changed++);
+			picker.onclick = () => showOpenFilePicker().then(() => picker.textContent = 'picked', e => picker.dataset.err = e.name); 1`
+		if err := tab.Evaluate(ctx, add, nil); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(t.TempDir(), "a.txt")
+		os.WriteFile(f, []byte("hello"), 0o600)
+		s := snap(t, tab, browserpool.SnapshotOptions{})
+		if err := tab.Upload(ctx, ref(t, s, "button", "Locked"), f); !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "a disabled file input") || eval[int](t, tab, "changed") != 0 {
+			t.Errorf("Upload into a disabled file input: %v, %d change events; want ErrInvalidArgument saying it is disabled, and none", err, eval[int](t, tab, "changed"))
+		}
+		picker := ref(t, s, "button", "Open with picker")
+		if err := tab.Click(ctx, picker); err != nil {
+			t.Fatal(err)
+		}
+		if got := traced(tab, "click"); len(got) == 0 || !strings.Contains(got[len(got)-1], "showOpenFilePicker, which Tab.Upload cannot fill") {
+			t.Errorf("the trace of a click that opened the browser's own picker: %q; want it to say Upload cannot fill it", got)
+		}
+		for _, after := range []string{"a click on it", "no click"} {
+			err := tab.Upload(ctx, picker, f)
+			if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "showOpenFilePicker") {
+				t.Errorf("Upload on a button of the browser's own picker, after %s: %v; want ErrInvalidArgument naming showOpenFilePicker, not a stale ref", after, err)
+			}
+		}
+	})
+
 	t.Run("refs of a same-site frame that navigated are stale, not hidden", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/frames.html")

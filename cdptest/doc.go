@@ -254,7 +254,9 @@
 //   - Tab.Press: Input.dispatchKeyEvent
 //   - Tab.Select: Page.createIsolatedWorld, DOM.resolveNode,
 //     Runtime.callFunctionOn, Runtime.releaseObjectGroup
-//   - Tab.Upload: DOM.describeNode, DOM.setFileInputFiles
+//   - Tab.Upload: DOM.describeNode, Page.createIsolatedWorld,
+//     DOM.resolveNode, Runtime.callFunctionOn, Runtime.releaseObjectGroup,
+//     DOM.setFileInputFiles
 //   - Tab.Scroll: Page.getLayoutMetrics, Input.dispatchMouseEvent
 //   - Tab.Evaluate, Tab.PageInfo: Runtime.evaluate
 //   - Tab.WaitLoad, Tab.WaitCondition: Page.getFrameTree, Runtime.evaluate

@@ -413,6 +413,11 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 		}
 		// The fake's elements are in the one document its page shows.
 		return byValue(true)
+	case "Disabled":
+		if this.el == nil {
+			break
+		}
+		return byValue(this.el.Disabled)
 	case "ClickDefault":
 		// What a click does besides the page's funcs: a submit button
 		// sends its form, a link leaves the page.

@@ -232,6 +232,10 @@ const FillDone = `function(v) {
 	return {ok: why === '', why, value: el.value};
 }`
 
+// Disabled reports whether the element (this) is disabled: its own
+// attribute, a disabled fieldset's, a disabled optgroup's.
+const Disabled = `function() { return this.matches(':disabled'); }`
+
 // Shown reports whether the element is in a document a frame still shows:
 // connected, and its document has a window (a frame that navigated leaves
 // its old document without one).
