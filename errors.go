@@ -213,6 +213,7 @@ var hints = map[error]string{
 	ErrClickMissed:    "the page moved or covered the element during the click (an animation, or the page reacting to the press); wait for it to settle, take a new snapshot and click again",
 	ErrDragNotStarted: "the page moved the element as it was pressed, or was not done drawing; take a new snapshot once it has settled and drag again",
 	ErrStaleRef:       "take a new snapshot with Tab.Snapshot and use a ref it shows",
+	ErrFocusLost:      "click the field (Tab.Click on its ref) and check its value in a snapshot before typing the rest, or use Tab.Fill, which sets the whole value at once",
 	ErrNoHistory:      "nothing changed: navigate with Tab.Navigate instead, or check Tab.PageInfo for where the tab is",
 	ErrFFmpegNotFound: "install the Debian package ffmpeg (apt-get install ffmpeg) or set RecordingOptions.FFmpeg to its path; the frames, events.jsonl and index.html of the recording are there without it",
 

@@ -227,6 +227,29 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("type refuses with nothing focused and says when the page took the focus away part way", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/form.html")
+		add := `document.body.insertAdjacentHTML('beforeend', '<div id=lossy><label>Lossy <input id=li></label></div>');
+			window.bodyKeys = 0; window.addEventListener('keydown', e => { if (e.target === document.body) bodyKeys++ });
+			// A field redrawn on each key, the focus not put back.
+			lossy.addEventListener('input', e => { const v = e.target.value; lossy.innerHTML = '<label>Lossy <input id=li></label>'; li.value = v; });
+			document.activeElement.blur(); 1`
+		if err := tab.Evaluate(ctx, add, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Type(ctx, "gs"); !errors.Is(err, browserpool.ErrFocusLost) || !strings.Contains(err.Error(), "nothing was typed") || eval[int](t, tab, "bodyKeys") != 0 {
+			t.Errorf("Type with nothing focused: %v, %d keys at the body; want ErrFocusLost saying nothing was typed, and none", err, eval[int](t, tab, "bodyKeys"))
+		}
+		if err := tab.Click(ctx, ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "textbox", "Lossy")); err != nil {
+			t.Fatal(err)
+		}
+		err := tab.Type(ctx, "hello")
+		if !errors.Is(err, browserpool.ErrFocusLost) || !strings.Contains(err.Error(), "1 of the first 5 keys reached it, the others went to body") {
+			t.Errorf("Type into a field the page redraws on each key: %v (the field holds %q); want ErrFocusLost saying 1 of 5 keys reached it", err, eval[string](t, tab, "li.value"))
+		}
+	})
+
 	t.Run("type and press send text and US key codes to the focused field", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/form.html")

@@ -84,10 +84,21 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs, entere
 // field's content at once, use Fill. Text typed into a password or
 // one-time-code field, or into an iframe, never reaches the trace. When ctx
 // ends part way, the error says how many characters reached the page.
+// With nothing focused (the keys would go to the page itself, where a
+// site may bind shortcuts to letters) Type types nothing and returns
+// ErrFocusLost; so it does, after typing, when the page took the focus
+// away part way (a field redrawn on each key), saying how many keys up to
+// the first Tab or Enter reached the field.
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	total, typed := utf8.RuneCountInString(text), 0
+	// The keys up to the first Tab or Enter (which may move the focus on)
+	// must reach the element that has the focus when typing starts.
+	watched := total
+	if i := strings.IndexAny(text, "\n\t"); i >= 0 {
+		watched = utf8.RuneCountInString(text[:i]) + 1
+	}
 	err := t.inputAct(ctx, op, "type", "(text withheld)", nil, func(ctx context.Context, x *tabExt, args *string) error {
 		// A Tab or an Enter may move the focus (a username, Tab, then a
 		// password): the focus is judged again after each, and the trace
@@ -96,6 +107,13 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 		secret := x.secretFocus(ctx)
 		if secret {
 			*args = "***"
+		}
+		watch := x.typeWatchArm(ctx)
+		if watch == "none" {
+			e := newError(op, ErrFocusLost, "nothing on the page has the keyboard focus, so the keys would go to the page itself (where a site may bind shortcuts to letters); nothing was typed")
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "click the field first (Tab.Click on its ref) and type again, or use Tab.Fill with its ref; to press a page's shortcut key, use Tab.Press"
+			return e
 		}
 		var entered bool
 		for _, r := range text {
@@ -121,9 +139,60 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 				secret, *args = true, "***"
 			}
 		}
-		return nil
+		if watch != "ok" {
+			return nil
+		}
+		keys, now, ok := x.typeWatchRead(ctx)
+		if !ok || keys >= min(watched, typed) {
+			return nil // all reached it, or the page navigated (an Enter)
+		}
+		e := newError(op, ErrFocusLost, fmt.Sprintf("the focus left the field while typing: %d of the first %d keys reached it, the others went to %s, which has the focus now", keys, min(watched, typed), now))
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "read the field (a snapshot shows its value): the page moved the focus away, perhaps redrawing the field on each key; use Tab.Fill, which sets the whole value at once, or click the field and type the rest"
+		return e
 	})
 	return partlyTyped(err, typed, total)
+}
+
+// ErrFocusLost: Tab.Type's keys did not reach the element that had the
+// keyboard focus: nothing had it (the keys would have gone to the page
+// itself, where a site may bind shortcuts to letters; nothing is typed
+// then), or the page moved the focus away part way (a field it redraws
+// on each key, a script). The detail says how many keys reached it.
+var ErrFocusLost = errors.New("the keys did not reach the focused element")
+
+// typeWatchArm evaluates pagejs.TypeWatchArm and returns its state: "ok",
+// "none" or "frame"; "" when the page could not say (no check is made).
+func (x *tabExt) typeWatchArm(ctx context.Context) string {
+	var arm struct{ State string }
+	if !x.evalValue(ctx, pagejs.TypeWatchArm, &arm) {
+		return ""
+	}
+	return arm.State
+}
+
+// typeWatchRead evaluates pagejs.TypeWatchRead: the keys that reached the
+// watched element and what has the focus now; ok is false when the page
+// could not say (it navigated).
+func (x *tabExt) typeWatchRead(ctx context.Context) (keys int, now string, ok bool) {
+	var got struct {
+		Keys int
+		Now  string
+	}
+	if !x.evalValue(ctx, pagejs.TypeWatchRead, &got) {
+		return 0, "", false
+	}
+	return got.Keys, got.Now, true
+}
+
+// evalValue evaluates expr in the page's main world and decodes its value
+// into out; false when it threw, was null or could not be read.
+func (x *tabExt) evalValue(ctx context.Context, expr string, out any) bool {
+	reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(expr).SetReturnByValue(true))
+	if err != nil || reply.ExceptionDetails != nil || len(reply.Result.Value) == 0 || string(reply.Result.Value) == "null" {
+		return false
+	}
+	return json.Unmarshal(reply.Result.Value, out) == nil
 }
 
 // partlyTyped adds to err, the error of a Type that stopped at character

@@ -127,6 +127,7 @@ var docActions = []struct {
 // docSetup is what an action needs done before it, uncounted, besides a
 // new tab and a snapshot.
 var docSetup = map[string]func(e *docEnv) error{
+	"Tab.Type": func(e *docEnv) error { return e.tab.Click(e.ctx, e.ref("textbox", "Name")) },
 	"Tab.Back": func(e *docEnv) error { _, err := e.tab.Navigate(e.ctx, "https://a.test/b"); return err },
 	"Tab.Forward": func(e *docEnv) error {
 		if _, err := e.tab.Navigate(e.ctx, "https://a.test/b"); err != nil {

@@ -57,6 +57,7 @@ type Page struct {
 
 	// State of a loaded copy.
 	focus   *Element
+	typing  *typeWatch // pagejs.TypeWatchArm's watch, until TypeWatchRead
 	scrollY float64
 	vw, vh  float64  // the viewport (Emulation.setDeviceMetricsOverride); zero means 780x493
 	nextID  *int     // the target's backend node counter

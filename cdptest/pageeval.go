@@ -42,6 +42,24 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 			"sx": 0, "sy": pg.scrollY, "pw": w, "ph": h})
 	case "SecretFocus":
 		return byValue(pg.focus != nil && pg.focus.Secret)
+	case "TypeWatchArm":
+		if pg.focus == nil {
+			pg.typing = nil
+			return byValue(map[string]any{"state": "none"})
+		}
+		pg.typing = &typeWatch{el: pg.focus}
+		return byValue(map[string]any{"state": "ok"})
+	case "TypeWatchRead":
+		w := pg.typing
+		if w == nil {
+			return byValue(nil)
+		}
+		pg.typing = nil
+		now := "body"
+		if pg.focus != nil {
+			now = strings.ToLower(pg.focus.kind())
+		}
+		return byValue(map[string]any{"keys": w.keys, "now": now})
 	case "ScriptLinkFocus":
 		return byValue(false) // a fake link's href is a URL, never javascript:
 	case "LoadedStatus":

@@ -78,6 +78,9 @@ func (b *Browser) dispatchKeyEvent(s *session, params json.RawMessage) outcome {
 		}
 		return outcome{}
 	case "keyDown", "rawKeyDown":
+		if w := pg.typing; w != nil && f == w.el {
+			w.keys++ // pagejs.TypeWatchArm counts the presses its element gets
+		}
 	default: // "char": the keyDown with its text typed already
 		return outcome{}
 	}
@@ -290,4 +293,11 @@ func unmodeledKey(key string, mods int, f *Element) outcome {
 
 func editable(e *Element) bool {
 	return (e.Role == "textbox" || e.Role == "searchbox") && !e.Disabled && !e.ReadOnly
+}
+
+// typeWatch is pagejs.TypeWatchArm's count on a fake page: the key
+// presses the element that had the focus got.
+type typeWatch struct {
+	el   *Element
+	keys int
 }

@@ -235,6 +235,7 @@ var classHints = map[error]string{
 	browserpool.ErrNotVisible:     "the element cannot be acted on now: call browser_snapshot, open whatever hides it (a menu, a tab, a details box), or wait for it with browser_wait_for",
 	browserpool.ErrClickMissed:    "the page moved during the click: wait for it to settle (browser_wait_for), call browser_snapshot and click again with a fresh ref",
 	browserpool.ErrStaleRef:       "call browser_snapshot and use a ref it shows",
+	browserpool.ErrFocusLost:      "the keys did not all reach the field: call browser_snapshot to see its value, then call browser_type with the field's ref and without slowly (it replaces the content at once)",
 	browserpool.ErrDragNotStarted: "nothing was dropped: the page moved or hid the element as it was pressed, or was not done drawing; wait for it to settle (browser_wait_for), call browser_snapshot and call browser_drag again with fresh refs",
 	browserpool.ErrFFmpegNotFound: "ffmpeg is not installed where the server runs (Debian package ffmpeg: apt-get install ffmpeg); call browser_stop_recording without video: the frames and the replay page index.html are there without it",
 

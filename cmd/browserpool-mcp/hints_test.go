@@ -49,7 +49,7 @@ var libraryClasses = map[string]error{
 	"ErrProfileInUse": browserpool.ErrProfileInUse, "ErrProfileNotFound": browserpool.ErrProfileNotFound,
 	"ErrInvalidStorageState": browserpool.ErrInvalidStorageState, "ErrBlockedByPolicy": browserpool.ErrBlockedByPolicy,
 	"ErrDecode": browserpool.ErrDecode, "ErrNoHistory": browserpool.ErrNoHistory, "ErrFleetFull": browserpool.ErrFleetFull,
-	"ErrFileTransfer": browserpool.ErrFileTransfer,
+	"ErrFileTransfer": browserpool.ErrFileTransfer, "ErrFocusLost": browserpool.ErrFocusLost,
 }
 
 func TestEveryLibraryErrorClassIsListed(t *testing.T) {

@@ -313,6 +313,40 @@ const SecretFocus = `(() => {
 	return (a.type || '').toLowerCase() === 'password' || /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/.test(ac);
 })()`
 
+// TypeWatchArm starts counting the key presses (keydown) that reach the
+// element with the keyboard focus (through open shadow roots), for Type to
+// tell whether its keys went where they were meant to. It returns
+// {state: "ok"}, "none" when nothing has the focus (the page's body), or
+// "frame" when an iframe has it (whose document may be another site's:
+// not watched).
+const TypeWatchArm = `(() => {
+	const k = Symbol.for('browserpool.type');
+	if (window[k]) window[k].stop();
+	let a = document.activeElement;
+	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	if (!a || a === document.body || a === document.documentElement) return {state: 'none'};
+	if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return {state: 'frame'};
+	const w = {keys: 0};
+	const on = e => { if (e.composedPath().includes(a)) w.keys++; };
+	window.addEventListener('keydown', on, true);
+	w.stop = () => { window.removeEventListener('keydown', on, true); delete window[k]; };
+	window[k] = w;
+	return {state: 'ok'};
+})()`
+
+// TypeWatchRead ends TypeWatchArm's count: {keys, now}, now naming what
+// has the focus ("input#q", "body"); null when there is no watch (the
+// page navigated).
+const TypeWatchRead = `(() => {
+	const w = window[Symbol.for('browserpool.type')];
+	if (!w) return null;
+	w.stop();
+	let a = document.activeElement;
+	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	const now = !a ? 'nothing' : a.tagName.toLowerCase() + (a.id ? '#' + a.id : '') + (a.getAttribute('name') ? '[name=' + a.getAttribute('name') + ']' : '');
+	return {keys: w.keys, now};
+})()`
+
 // Poll returns a promise that resolves to {ok: true, value} once check()
 // returns a truthy value (awaited if a promise), or to {ok: false} after ms.
 // It checks at once, on every DOM mutation and every 50 ms (for changes of
