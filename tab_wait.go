@@ -317,22 +317,7 @@ func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) erro
 			}
 		}
 		for {
-			var ev struct {
-				RequestID string `json:"requestId"`
-				Type      string `json:"type"`
-				FrameID   string `json:"frameId"`
-				Document  string `json:"documentURL"`
-				LoaderID  string `json:"loaderId"`
-				Reason    string `json:"reason"` // Page.frameDetached
-				Frame     struct {
-					ID       string `json:"id"`
-					ParentID string `json:"parentId"`
-					LoaderID string `json:"loaderId"`
-				} `json:"frame"` // Page.frameNavigated
-				Request struct {
-					URL string `json:"url"`
-				} `json:"request"`
-			}
+			var ev netEvent // the union the network log reads (tab_network.go)
 			select {
 			case <-streams[0].Ready():
 				if err := streams[0].RecvMsg(&ev); err != nil {
