@@ -67,6 +67,36 @@ func TestFillSetsASliderAndAColourWellAndSaysWhichFormADateTakes(t *testing.T) {
 	}
 }
 
+// A number past a field's min or max, or off its step, was filled
+// silently: the browser marks the field invalid and its form is not sent.
+func TestFillRefusesANumberItsFieldWouldHoldAsInvalid(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<title>numbers</title>
+<label>Guests <input type="number" id="guests" min="1" max="10" step="2" value="3"></label>
+<label>Price <input type="number" id="price" step="any" value="1"></label>
+<label>Age <input type="number" id="age"></label>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	guests, price, age := ref(t, s, "spinbutton", "Guests"), ref(t, s, "spinbutton", "Price"), ref(t, s, "spinbutton", "Age")
+	for _, c := range []struct{ ref, value, says string }{
+		{guests, "50", `takes at least 1, at most 10, in steps of 2, and "50" is above its max`},
+		{guests, "0", `"0" is below its min`},
+		{guests, "4", `"4" is off its step`}, // the steps run from the min: 1, 3, 5, …
+		{age, "1.5", `takes whole numbers (no step attribute: steps of 1), and "1.5" is off its step`},
+	} {
+		err := tab.Fill(ctx, c.ref, c.value)
+		if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("Fill(%s, %q): %v; want ErrInvalidArgument saying %s", c.ref, c.value, err, c.says)
+		}
+	}
+	for _, c := range []struct{ ref, value string }{{guests, "7"}, {price, "19.99"}, {age, "42"}} {
+		if err := tab.Fill(ctx, c.ref, c.value); err != nil {
+			t.Errorf("Fill(%s, %q): %v", c.ref, c.value, err)
+		}
+	}
+	if got := eval[string](t, tab, "[guests.value, price.value, age.value].join(' ')"); got != "7 19.99 42" {
+		t.Errorf("the fields hold %q, want the values the fields take (7 19.99 42), none of the refused", got)
+	}
+}
+
 func TestTypePressesEachKeySoKeyListeningWidgetsReact(t *testing.T) {
 	ctx, tab, _ := htmlTab(t, `<title>type</title><label>City <input id="city"></label><ul id="hints"></ul><p id="log"></p>
 <textarea aria-label="Note" id="note"></textarea>

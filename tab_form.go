@@ -37,8 +37,10 @@ import (
 // within its min, max and step, which the trace shows. A value that is
 // not a number, for a number field or a slider, is an ErrInvalidArgument
 // before anything is typed, and so is a value longer than a text field's
-// maxlength (the browser would cut it). A field that formats what is typed (a phone
-// mask, uppercase) keeps the page's form of it, which the trace shows; a
+// maxlength (the browser would cut it), or one outside a number field's
+// min, max or step (the browser would mark it invalid). A field that
+// formats what is typed (a phone mask, uppercase) keeps the page's form
+// of it, which the trace shows; a
 // text field whose page cancels the insertion (in beforeinput or input:
 // it accepts only some characters) keeps its value, and Fill is an
 // ErrInvalidArgument saying so. As a paste does, Fill fires no key events:
@@ -101,6 +103,11 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			// slider to its middle, and call that a value.
 			return x.badTarget(op, ref, tg, fmt.Sprintf("a %s field, and %s is not a number", info.Type, axtext.Quote(value)), "fill "+valueFormats[info.Type])
 		}
+		if info.Type == "number" && value != "" {
+			if err := x.numberFits(ctx, op, ref, tg, value); err != nil {
+				return err
+			}
+		}
 		switch {
 		case info.Kind == "value":
 			// A slider or a colour well takes no typing: FillDone sets it.
@@ -160,6 +167,37 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 		}
 		return nil
 	})
+}
+
+// numberFits refuses, before anything is typed, a value a number field
+// would hold as invalid (the browser marks it, and a form will not send
+// it): below its min, above its max, or off its step (1 when it has no
+// step attribute: whole numbers).
+func (x *tabExt) numberFits(ctx context.Context, op, ref string, tg refTarget, value string) error {
+	var fit struct{ Why, Min, Max, Step string }
+	if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.NumberFits, []any{value}, &fit); err != nil {
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+	}
+	if fit.Why == "" {
+		return nil
+	}
+	var takes []string
+	if fit.Min != "" {
+		takes = append(takes, "at least "+fit.Min)
+	}
+	if fit.Max != "" {
+		takes = append(takes, "at most "+fit.Max)
+	}
+	switch {
+	case strings.EqualFold(fit.Step, "any"):
+	case fit.Step != "":
+		takes = append(takes, "in steps of "+fit.Step)
+	default:
+		takes = append(takes, "whole numbers (no step attribute: steps of 1)")
+	}
+	off := map[string]string{"under": "below its min", "over": "above its max", "step": "off its step"}[fit.Why]
+	return x.badTarget(op, ref, tg, fmt.Sprintf("a number field that takes %s, and %s is %s", strings.Join(takes, ", "), axtext.Quote(value), off),
+		"fill a number the field takes (the browser would mark this one invalid and a form would not send it); the field is unchanged")
 }
 
 // valueFormats are the forms of value the input types with a fixed one

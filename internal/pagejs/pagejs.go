@@ -179,6 +179,19 @@ const Fill = `function() {
 	return {kind, secret, type, maxLength};
 }`
 
+// NumberFits asks the browser whether a number field (this) would take v
+// as a valid value, by its min, max and step (the step's base its min or
+// its value attribute), on a detached copy: {why: "" | "under" | "over" |
+// "step", min, max, step}.
+const NumberFits = `function(v) {
+	const el = this, p = document.createElement('input');
+	p.type = 'number';
+	for (const a of ['min', 'max', 'step', 'value']) { const x = el.getAttribute(a); if (x !== null) p.setAttribute(a, x); }
+	p.value = v;
+	const s = p.validity;
+	return {why: s.rangeUnderflow ? 'under' : s.rangeOverflow ? 'over' : s.stepMismatch ? 'step' : '', min: el.min, max: el.max, step: el.step};
+}`
+
 // FillDone finishes a fill of v after typing, and fires change, which the
 // browser fires itself only when the field loses focus or takes Enter. If
 // typing left the value as it was before (a date or number field, a
