@@ -311,9 +311,13 @@ type ScrollOptions struct {
 	// DeltaX and DeltaY are how far to scroll, in CSS pixels; positive
 	// scrolls right and down.
 	DeltaX, DeltaY float64
-	// Ref, if set, scrolls the element's own scroll container (the mouse
-	// wheel turns over the element). Otherwise the wheel turns at X, Y, or
-	// at the centre of the viewport when both are zero.
+	// Ref, if set, scrolls the element's scroll container, the element
+	// itself or its nearest ancestor that scrolls, by the delta from where
+	// it is: the wheel turns over the part of it in view (scrolled into
+	// view only when none is), or at the viewport's centre when the page
+	// itself scrolls it. In a frame the wheel turns over the element.
+	// Otherwise the wheel turns at X, Y, or at the centre of the viewport
+	// when both are zero.
 	Ref  string
 	X, Y float64 // where the wheel turns, in CSS pixels of the viewport
 }
@@ -343,6 +347,26 @@ func (t *Tab) Scroll(ctx context.Context, opts ScrollOptions) error {
 			tg, err := x.resolve(ctx, op, opts.Ref)
 			if err != nil {
 				return err
+			}
+			// The wheel turns over the element's scroll container, as it
+			// is: scrolling the element into view first would move the
+			// container, by its own amount and perhaps the other way.
+			// In the top document; in a frame, over the element.
+			if tg.f == x.refs.top && tg.frame == "" && len(tg.chain) == 0 {
+				var box *struct{ X, Y float64 }
+				if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.ScrollBox, nil, &box); err != nil {
+					return x.fail(op, ctx, opts.Ref, frameErr(tg.f, err))
+				}
+				if box == nil { // the document scrolls it: the page's wheel
+					lm, err := layoutMetrics(ctx, t.direct)
+					if err != nil {
+						return x.fail(op, ctx, "", err)
+					}
+					px, py = lm.VP.W/2, lm.VP.H/2
+				} else {
+					px, py = box.X, box.Y
+				}
+				break
 			}
 			if px, py, err = x.point(ctx, op, opts.Ref, tg, false); err != nil {
 				return err

@@ -370,6 +370,26 @@ func TestInputOnRealChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("scroll by a ref turns the wheel over its scroll box as it is, and nothing else scrolls", func(t *testing.T) {
+		ctx := ctxT(t)
+		tab := e.tab(t, "/covered.html")
+		add := `document.body.insertAdjacentHTML('afterbegin', '<div id=box style="height:100px;overflow:auto">' +
+			Array.from({length: 10}, (_, i) => '<div style="height:35px">Row ' + i + (i === 9 ? ' <button>Last row</button>' : '') + '</div>').join('') + '</div>'); 1`
+		if err := tab.Evaluate(ctx, add, nil); err != nil {
+			t.Fatal(err)
+		}
+		last := ref(t, snap(t, tab, browserpool.SnapshotOptions{}), "button", "Last row")
+		for _, c := range []struct{ dy, want float64 }{{100, 100}, {-50, 50}} {
+			if err := tab.Scroll(ctx, browserpool.ScrollOptions{Ref: last, DeltaY: c.dy}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, fmt.Sprintf("the box scrolled by %g to %g", c.dy, c.want), func() bool { return eval[float64](t, tab, "box.scrollTop") == c.want })
+			if y := eval[float64](t, tab, "scrollY"); y != 0 {
+				t.Errorf("the page scrolled to %g as the box did; want it left at 0", y)
+			}
+		}
+	})
+
 	t.Run("upload sets files and refuses relative, missing and extra paths", func(t *testing.T) {
 		ctx := ctxT(t)
 		tab := e.tab(t, "/upload.html")

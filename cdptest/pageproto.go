@@ -418,6 +418,16 @@ func (b *Browser) callFunctionOn(s *session, params json.RawMessage) outcome {
 			break
 		}
 		return byValue(this.el.Disabled)
+	case "ScrollBox":
+		if this.el == nil {
+			break
+		}
+		return byValue(nil) // fake pages have no scroll boxes: the page scrolls
+	case "NumberFits":
+		if this.el == nil {
+			break
+		}
+		return byValue(map[string]any{"why": "", "min": "", "max": "", "step": ""}) // fake fields have no min, max or step
 	case "ClickDefault":
 		// What a click does besides the page's funcs: a submit button
 		// sends its form, a link leaves the page.

@@ -18,7 +18,7 @@ import (
 var Names = map[string]string{
 	ReadyState: "ReadyState", ClickDisarm: "ClickDisarm", Describe: "Describe", Cover: "Cover",
 	ClickArm: "ClickArm", ClickReport: "ClickReport", Fill: "Fill", FillDone: "FillDone",
-	Select: "Select", SecretFocus: "SecretFocus", ScriptLinkFocus: "ScriptLinkFocus", ClickDefault: "ClickDefault", DragWatchArm: "DragWatchArm", DragWatchRead: "DragWatchRead", NextFrames: "NextFrames", Poll: "Poll", Visible: "Visible", PageInfo: "PageInfo", Shown: "Shown", Disabled: "Disabled", TypeWatchArm: "TypeWatchArm", TypeWatchRead: "TypeWatchRead", NumberFits: "NumberFits",
+	Select: "Select", SecretFocus: "SecretFocus", ScriptLinkFocus: "ScriptLinkFocus", ClickDefault: "ClickDefault", DragWatchArm: "DragWatchArm", DragWatchRead: "DragWatchRead", NextFrames: "NextFrames", Poll: "Poll", Visible: "Visible", PageInfo: "PageInfo", Shown: "Shown", Disabled: "Disabled", TypeWatchArm: "TypeWatchArm", TypeWatchRead: "TypeWatchRead", NumberFits: "NumberFits", ScrollBox: "ScrollBox",
 	LabelOf: "LabelOf", ScrollCenter: "ScrollCenter",
 	Status: "Status", LoadedStatus: "LoadedStatus",
 }

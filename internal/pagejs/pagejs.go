@@ -179,6 +179,28 @@ const Fill = `function() {
 	return {kind, secret, type, maxLength};
 }`
 
+// ScrollBox finds the scroll container of an element (this): itself or
+// its nearest ancestor (across shadow roots) that scrolls, and returns the
+// centre of its part in the viewport ({x, y}, CSS pixels), scrolling it
+// into view first if less of it than 4 pixels shows; null when only the
+// document scrolls it.
+const ScrollBox = `function() {
+	const scrolls = e => {
+		const s = getComputedStyle(e), o = /(auto|scroll|overlay)/;
+		return o.test(s.overflowY) && e.scrollHeight > e.clientHeight || o.test(s.overflowX) && e.scrollWidth > e.clientWidth;
+	};
+	let c = this;
+	while (c && c !== document.documentElement && c !== document.body && !scrolls(c)) c = c.parentElement || (c.getRootNode().host || null);
+	if (!c || c === document.documentElement || c === document.body) return null;
+	const shown = () => {
+		const r = c.getBoundingClientRect();
+		return {x0: Math.max(r.left, 0), y0: Math.max(r.top, 0), x1: Math.min(r.right, innerWidth), y1: Math.min(r.bottom, innerHeight)};
+	};
+	let v = shown();
+	if (v.x1 - v.x0 < 4 || v.y1 - v.y0 < 4) { c.scrollIntoView({block: 'nearest', inline: 'nearest'}); v = shown(); }
+	return {x: (v.x0 + v.x1) / 2, y: (v.y0 + v.y1) / 2};
+}`
+
 // NumberFits asks the browser whether a number field (this) would take v
 // as a valid value, by its min, max and step (the step's base its min or
 // its value attribute), on a detached copy: {why: "" | "under" | "over" |

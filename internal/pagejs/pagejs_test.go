@@ -12,7 +12,7 @@ import (
 var sources = map[string]string{
 	"ReadyState": ReadyState, "ClickDisarm": ClickDisarm, "Describe": Describe, "Cover": Cover,
 	"ClickArm": ClickArm, "ClickReport": ClickReport, "Fill": Fill, "FillDone": FillDone,
-	"Select": Select, "SecretFocus": SecretFocus, "Poll": Poll, "Visible": Visible, "PageInfo": PageInfo, "Shown": Shown, "Disabled": Disabled, "TypeWatchArm": TypeWatchArm, "TypeWatchRead": TypeWatchRead, "NumberFits": NumberFits,
+	"Select": Select, "SecretFocus": SecretFocus, "Poll": Poll, "Visible": Visible, "PageInfo": PageInfo, "Shown": Shown, "Disabled": Disabled, "TypeWatchArm": TypeWatchArm, "TypeWatchRead": TypeWatchRead, "NumberFits": NumberFits, "ScrollBox": ScrollBox,
 	"LabelOf": LabelOf, "ScrollCenter": ScrollCenter,
 	"Status": Status, "LoadedStatus": LoadedStatus,
 	"ScriptLinkFocus": ScriptLinkFocus, "ClickDefault": ClickDefault,
