@@ -186,8 +186,9 @@ func lockProfile(op, name, dir string) (*profileHold, error) {
 // local storage, logins and everything else the browser keeps in its
 // profile survive the session and are there for the next session opened
 // on the same name. The profile lives under <Root>/profiles/<name>; it is
-// created on first use (and removed again if that first open fails), never removed by the sweep or by closing the
-// session (only by RemoveProfile), and held by one live session at a time:
+// created on first use (and removed again if that first open fails),
+// never removed by the sweep or by closing the session (only by
+// RemoveProfile), and held by one live session at a time:
 // while a session of any pool on the same Root holds it, OpenProfile fails
 // with ErrProfileInUse naming the holder. The hold ends when the session
 // closes. A name is 1 to 64 letters, digits, '-' or '_' (ErrInvalidID
@@ -210,14 +211,8 @@ func (p *Pool) OpenProfile(ctx context.Context, name string) (*Session, error) {
 		return nil, err
 	}
 	s, err := p.await(ctx, op, lop)
-	var e *Error
-	if errors.As(err, &e) && e.Op != op {
-		// The launch names its own op (Pool.Open); the caller's is this.
-		c := *e
-		c.Op = op
-		err = &c
-	}
-	return s, err
+	// The launch names its own op (Pool.Open); the caller's is this.
+	return s, retag(err, func(e *Error) { e.Op = op })
 }
 
 // leftLaunchHolds rewrites err, an ErrProfileInUse of profile name, when

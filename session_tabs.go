@@ -541,6 +541,19 @@ func (s *Session) ActivateTab(ctx context.Context, id string) (*Tab, error) {
 	return t, nil
 }
 
+// markClosingLocked leaves target id out of the session's tabs from now
+// on (closing), and forgets the marks older than closingMemory. s.mu is
+// held.
+func (s *Session) markClosingLocked(id string) {
+	now := time.Now()
+	for old, at := range s.closing {
+		if now.Sub(at) > closingMemory {
+			delete(s.closing, old) // gone long since: nobody listed tabs meanwhile
+		}
+	}
+	s.closing[id] = now
+}
+
 // closingMemory is how long Tabs leaves out a tab CloseTab closed that the
 // browser still lists: it stops listing it within a moment.
 const closingMemory = 10 * time.Second
@@ -578,14 +591,8 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	}
 	// Target.closeTarget answers before the target is gone: until the
 	// browser stops listing it, Tabs leaves it out (see closing).
-	now := time.Now()
 	s.mu.Lock()
-	for old, at := range s.closing {
-		if now.Sub(at) > closingMemory {
-			delete(s.closing, old) // gone long since: nobody listed tabs meanwhile
-		}
-	}
-	s.closing[id] = now
+	s.markClosingLocked(id)
 	delete(s.crashed, id)
 	s.mu.Unlock()
 	if t != nil {

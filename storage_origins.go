@@ -199,7 +199,7 @@ func (s *Session) withOriginPages(ctx context.Context, origins []string, f func(
 // it closed: the helper is never a tab of the caller's.
 func (s *Session) hideHelper(id string) {
 	s.mu.Lock()
-	s.closing[id] = time.Now()
+	s.markClosingLocked(id)
 	s.mu.Unlock()
 }
 

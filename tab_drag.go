@@ -408,7 +408,7 @@ func (x *tabExt) dropLeavesSource(ctx context.Context, src, to *frameSess, px, p
 			Name string `json:"nodeName"`
 		} `json:"node"`
 	}
-	if src.d.Invoke(ctx, "DOM.describeNode", map[string]any{"backendNodeId": node}, &desc) != nil {
+	if src.d.Invoke(ctx, "DOM.describeNode", nodeArgs(node), &desc) != nil {
 		return true
 	}
 	switch desc.Node.Name {

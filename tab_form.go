@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -545,11 +544,12 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	}
 }
 
-// quoteAll quotes each of ss and joins them with commas.
+// quoteAll quotes each of ss as a snapshot quotes names (axtext.Quote)
+// and joins them with commas.
 func quoteAll(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
-		q[i] = strconv.Quote(s)
+		q[i] = axtext.Quote(s)
 	}
 	return strings.Join(q, ", ")
 }

@@ -104,11 +104,10 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 		// password): the focus is judged again after each, and the trace
 		// withholds the whole text if any of it went to a secret field.
 		*args = axtext.Quote(text)
-		secret := x.secretFocus(ctx)
+		watch, secret := x.typeWatchArm(ctx)
 		if secret {
 			*args = "***"
 		}
-		watch := x.typeWatchArm(ctx)
 		if watch == "none" {
 			e := newError(op, ErrFocusLost, "nothing on the page has the keyboard focus, so the keys would go to the page itself (where a site may bind shortcuts to letters); nothing was typed")
 			e.Session, e.Tab = t.s.id, t.id
@@ -162,13 +161,18 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 var ErrFocusLost = errors.New("the keys did not reach the focused element")
 
 // typeWatchArm evaluates pagejs.TypeWatchArm and returns its state: "ok",
-// "none" or "frame"; "" when the page could not say (no check is made).
-func (x *tabExt) typeWatchArm(ctx context.Context) string {
-	var arm struct{ State string }
-	if !x.evalValue(ctx, pagejs.TypeWatchArm, &arm) {
-		return ""
+// "none" or "frame", "" when the page could not say (no check is made);
+// and whether the focus may be a secret field (secretFocus), true when
+// the page could not say.
+func (x *tabExt) typeWatchArm(ctx context.Context) (state string, secret bool) {
+	var arm struct {
+		State  string
+		Secret bool
 	}
-	return arm.State
+	if !x.evalValue(ctx, pagejs.TypeWatchArm, &arm) {
+		return "", true
+	}
+	return arm.State, arm.Secret
 }
 
 // typeWatchRead evaluates pagejs.TypeWatchRead: the keys that reached the

@@ -45,10 +45,10 @@ func (b *Browser) evaluateCall(s *session, params json.RawMessage) outcome {
 	case "TypeWatchArm":
 		if pg.focus == nil {
 			pg.typing = nil
-			return byValue(map[string]any{"state": "none"})
+			return byValue(map[string]any{"state": "none", "secret": false})
 		}
 		pg.typing = &typeWatch{el: pg.focus}
-		return byValue(map[string]any{"state": "ok"})
+		return byValue(map[string]any{"state": "ok", "secret": pg.focus.Secret})
 	case "TypeWatchRead":
 		w := pg.typing
 		if w == nil {

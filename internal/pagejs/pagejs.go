@@ -351,22 +351,23 @@ const SecretFocus = `(() => {
 // TypeWatchArm starts counting the key presses (keydown) that reach the
 // element with the keyboard focus (through open shadow roots), for Type to
 // tell whether its keys went where they were meant to. It returns
-// {state: "ok"}, "none" when nothing has the focus (the page's body), or
-// "frame" when an iframe has it (whose document may be another site's:
-// not watched).
+// {state, secret}: state "ok", "none" when nothing has the focus (the
+// page's body), or "frame" when an iframe has it (whose document may be
+// another site's: not watched); secret is SecretFocus's answer, read in
+// the same call.
 const TypeWatchArm = `(() => {
-	const k = Symbol.for('browserpool.type');
+	const k = Symbol.for('browserpool.type'), secret = ` + SecretFocus + `;
 	if (window[k]) window[k].stop();
 	let a = document.activeElement;
 	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-	if (!a || a === document.body || a === document.documentElement) return {state: 'none'};
-	if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return {state: 'frame'};
+	if (!a || a === document.body || a === document.documentElement) return {state: 'none', secret};
+	if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return {state: 'frame', secret};
 	const w = {keys: 0};
 	const on = e => { if (e.composedPath().includes(a)) w.keys++; };
 	window.addEventListener('keydown', on, true);
 	w.stop = () => { window.removeEventListener('keydown', on, true); delete window[k]; };
 	window[k] = w;
-	return {state: 'ok'};
+	return {state: 'ok', secret};
 })()`
 
 // TypeWatchRead ends TypeWatchArm's count: {keys, now}, now naming what
