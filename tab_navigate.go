@@ -150,6 +150,24 @@ func (t *Tab) LastNavigation() (NavigateResult, bool) {
 	return t.lastNav, t.lastNav.TabID != ""
 }
 
+// errorPageWait bounds how long a failed navigation waits for its error
+// page (awaitErrorPage).
+const errorPageWait = 3 * time.Second
+
+// awaitErrorPage waits, at most errorPageWait, for the error page of a
+// failed navigation (loader, from Page.navigate's reply) to load. Chromium
+// answers Page.navigate with the error first and commits the page that
+// shows it about 100 ms later: returned at once, the error let the next
+// call see the page before (Session.Tabs listed it, a Snapshot read it)
+// and then lose it under its feet. Best effort: a page that does not come
+// in time, or a navigation that replaces it, ends the wait quietly.
+func (t *Tab) awaitErrorPage(ctx context.Context, loader string) {
+	ctx, cancel := context.WithTimeout(ctx, errorPageWait)
+	defer cancel()
+	mark := t.lifecycle.mark()
+	_, _, _ = t.lifecycle.waitOwn(ctx, loader, "load", mark.commits, mark.requests)
+}
+
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: shownURL(rawURL)}
 	errURL := echo(redactURL(rawURL)) // errors never carry a query string
@@ -207,6 +225,9 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 		return res, e // the network policy refused it (netproxy.go)
 	}
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
+		if *reply.ErrorText != "net::ERR_ABORTED" && reply.LoaderID != nil && *reply.LoaderID != "" {
+			t.awaitErrorPage(ctx, string(*reply.LoaderID))
+		}
 		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", errURL, *reply.ErrorText))
 		e.Session, e.Tab = t.s.id, t.id
 		if *reply.ErrorText == "net::ERR_ABORTED" {

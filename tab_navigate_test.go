@@ -463,3 +463,29 @@ func TestANavigationFromAPageBusyInAScriptSaysToCloseTheTab(t *testing.T) {
 		t.Errorf("the new tab shows %q, want B", got)
 	}
 }
+
+// A navigation the browser refuses (an unsafe port here: no network
+// needed) returns its ErrNavigation once the tab shows the error page, not
+// before: Chromium commits that page about 100 ms after it answers, and
+// Session.Tabs listed the page before until then.
+func TestAFailedNavigationReturnsOnceTheTabShowsItsErrorPage(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, newRealPool(t, browserpool.Config{}))
+	tab := mustTab(t, ctx, s)
+	const unsafe = "http://127.0.0.1:6000/" // X11's port: Chromium refuses it
+	if _, err := tab.Navigate(ctx, unsafe); !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "ERR_UNSAFE_PORT") {
+		t.Fatalf("Navigate(%s) returned %v; want an ErrNavigation naming net::ERR_UNSAFE_PORT", unsafe, err)
+	}
+	tabs, err := s.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, ti := range tabs {
+		urls = append(urls, ti.URL)
+	}
+	if diff := cmp.Diff([]string{unsafe}, urls); diff != "" {
+		t.Errorf("Session.Tabs right after the failed Navigate (-want +got):\n%s", diff)
+	}
+}
