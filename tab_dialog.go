@@ -517,11 +517,26 @@ func (x *tabExt) answer(d Dialog, accept bool, text string, by DialogBy) {
 		err = t.s.wrap("Tab.dialog", t.id, err)
 	}
 	x.dialog.remember(d)
+	x.record("dialog", fmt.Sprintf("%s %q: %s", d.Type, d.Message, answeredHow(d)), d.Opened, &err)
+}
+
+// answeredHow says in the trace how d was closed and by whom.
+func answeredHow(d Dialog) string {
 	verb := "dismissed"
 	if d.Accepted {
 		verb = "accepted"
 	}
-	x.record("dialog", fmt.Sprintf("%s %q: %s (%s)", d.Type, d.Message, verb, d.By), d.Opened, &err)
+	switch d.By {
+	case DialogByHandler:
+		return verb + " by the tab's dialog handler"
+	case DialogDismissed:
+		return "dismissed, as every dialog is without a handler (Tab.SetDialogHandler)"
+	case DialogTimedOut:
+		return "dismissed: the handler deferred it and nobody answered it in time (Tab.AnswerDialog)"
+	case DialogClosedByPage:
+		return "closed by the page before it was answered"
+	}
+	return verb + " (" + string(d.By) + ")"
 }
 
 // startAnswer and endAnswer bracket an answer (see answering).

@@ -52,6 +52,18 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		if d := lastDialog(t, tab); d.URL != e.site.URL+"/dialogs.html" {
 			t.Errorf("dialog URL = %q", d.URL)
 		}
+		// The trace says who closed it, once (it read "dismissed
+		// (dismissed)").
+		var got []string
+		for _, en := range tab.Trace() {
+			if en.Action == "dialog" {
+				got = append(got, en.Args)
+			}
+		}
+		want2 := []string{`alert "Hello!": dismissed, as every dialog is without a handler (Tab.SetDialogHandler)`}
+		if diff := cmp.Diff(want2, got); diff != "" {
+			t.Errorf("the trace's dialog entries (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("a click that opened an alert returns with the alert already reported", func(t *testing.T) {
@@ -67,6 +79,15 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		want := []browserpool.Dialog{{Type: "alert", Message: "Hello!", By: browserpool.DialogByHandler}}
 		if diff := cmp.Diff(want, tab.Dialogs(), ignoreDialogTimes); diff != "" {
 			t.Errorf("dialogs as Click returns (-want +got):\n%s", diff)
+		}
+		var got []string
+		for _, en := range tab.Trace() {
+			if en.Action == "dialog" {
+				got = append(got, en.Args)
+			}
+		}
+		if diff := cmp.Diff([]string{`alert "Hello!": dismissed by the tab's dialog handler`}, got); diff != "" {
+			t.Errorf("the trace's dialog entries (-want +got):\n%s", diff)
 		}
 	})
 
