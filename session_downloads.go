@@ -14,8 +14,6 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
-
-	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // DownloadsLimit is how many completed downloads Session.Downloads keeps;
@@ -76,7 +74,7 @@ func (s *Session) onBrowserEvent(method string, params json.RawMessage) {
 			tab = ev.FrameID
 		}
 		s.mu.Unlock()
-		s.downloads.record(ev.GUID, Download{SessionID: s.id, TabID: tab, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)})
+		s.downloads.record(ev.GUID, Download{SessionID: s.id, TabID: tab, SuggestedName: ev.SuggestedFilename, URL: downloadURL(ev.URL)})
 	case "Browser.downloadProgress":
 		var ev struct {
 			GUID  string `json:"guid"`

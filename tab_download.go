@@ -22,6 +22,7 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	cdptarget "github.com/mafredri/cdp/protocol/target"
 
+	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/redact"
 )
 
@@ -122,7 +123,16 @@ func (s *Session) ensureDownloads(ctx context.Context) error {
 // document requests did not carry is read back from the page (a blob: URL)
 // or its URL (data:); what cannot be brought over (a blob the page revoked
 // at once, a download from an out-of-process frame) is an ErrFileTransfer
-// error. See tab_remotefiles.go for the details.
+// error. One limit there: a body the site sends without a Content-Length
+// (chunked) and cuts short cannot be told from a whole one, as the
+// browser's stream ends the same way (measured on Chromium 156 through
+// Browserless), so it comes back as a download of what arrived; a local
+// browser reports such a cut as ErrDownloadFailed. See tab_remotefiles.go
+// for the details.
+//
+// When ctx ends while the file is arriving, the download is cancelled in
+// the browser (it would land later, beside the one a retry starts) and the
+// error says how much had arrived.
 func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context) error) (dl Download, err error) {
 	const op = "Tab.WaitDownload"
 	end, err := t.begin(op)
@@ -157,11 +167,16 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			}
 		}
 	}
-	timeout := func(what string) error {
+	// timeout says what was still awaited when ctx ended: no download
+	// yet (started false), or the end of one that began.
+	timeoutAt := func(what string, started bool) error {
 		if caller.Err() == nil && ctx.Err() != nil {
 			e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, DefaultDownloadTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "check that the action starts a download; pass a context with a longer deadline for big files"
+			if started {
+				e.Hint = "the file is big or the site slow: trigger it again with a context whose deadline is longer"
+			}
 			return e
 		}
 		if caller.Err() != nil {
@@ -169,10 +184,14 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			e := newError(op, caller.Err(), what)
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the caller's context ended first: check that the action starts a download, and pass a longer deadline for a big file"
+			if started {
+				e.Hint = "the caller's context ended first: trigger the download again with a longer deadline"
+			}
 			return e
 		}
 		return t.s.wrap(op, t.id, ctx.Err())
 	}
+	timeout := func(what string) error { return timeoutAt(what, false) }
 	// A stream ends with ctx, or when the connection or tab goes away.
 	recvErr := func(what string, err error) error {
 		if ctx.Err() != nil {
@@ -181,7 +200,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 		return t.s.wrap(op, t.id, err)
 	}
 	if t.s.remote() {
-		return t.waitRemoteDownload(ctx, op, trigger, timeout)
+		return t.waitRemoteDownload(ctx, op, trigger, timeoutAt)
 	}
 	b := t.s.Browser().Browser
 	begins, err := b.DownloadWillBegin(ctx)
@@ -222,13 +241,13 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			}
 			if x.ownsFrame(ctx, ev.FrameID, x.opens.Load() > opens) {
 				guid = ev.GUID
-				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)}
+				dl = Download{SessionID: t.s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: downloadURL(ev.URL)}
 			}
 		case <-ctx.Done():
 			return Download{}, timeout("no download started")
 		}
 	}
-	var received float64 // the most any progress event reported: a cancel reports 0
+	var received, total float64 // the most any progress event reported (a cancel reports 0 received), and the size the site announced (0: none)
 	for {
 		select {
 		case <-progress.Ready():
@@ -239,7 +258,7 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			if ev.GUID != guid {
 				continue
 			}
-			received = max(received, ev.ReceivedBytes)
+			received, total = max(received, ev.ReceivedBytes), max(total, ev.TotalBytes)
 			switch ev.State {
 			case "completed":
 				// The session's own watch may be moving it too: one of
@@ -252,20 +271,63 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 				dl.Path, dl.Bytes = placed.Path, placed.Bytes
 				return dl, nil
 			case "canceled":
-				detail := fmt.Sprintf("%s was cancelled after %.0f of %.0f bytes", echo(dl.URL), received, ev.TotalBytes)
+				detail := fmt.Sprintf("%s was cancelled after %s", echo(dl.URL), bytesOf(int64(received), int64(total)))
 				if received == 0 {
 					// A cancel reports 0 received, whatever arrived
 					// before it (a connection cut after 5 bytes).
-					detail = fmt.Sprintf("%s was cancelled before it completed (the site announced %.0f bytes)", echo(dl.URL), ev.TotalBytes)
+					detail = fmt.Sprintf("%s was cancelled before it completed (%s)", echo(dl.URL), announced(int64(total)))
 				}
 				e := newError(op, ErrDownloadFailed, detail)
 				e.Session, e.Tab = t.s.id, t.id
 				return dl, e
 			}
 		case <-ctx.Done():
-			return dl, timeout("the download did not complete")
+			// Cancelled, so that it does not land later beside the one a
+			// retry starts (as "name (1).ext").
+			t.s.cancelDownload(guid)
+			return dl, timeoutAt(fmt.Sprintf("the download of %s did not complete: cancelled after %s", echo(dl.URL), bytesOf(int64(received), int64(total))), true)
 		}
 	}
+}
+
+// bytesOf says how much of a download arrived: "n of total bytes", or "n
+// bytes (the site announced no size)".
+func bytesOf(n, total int64) string {
+	if total <= 0 {
+		return fmt.Sprintf("%d bytes (%s)", n, announced(total))
+	}
+	return fmt.Sprintf("%d of %d bytes", n, total)
+}
+
+// announced says the size a site announced for a download.
+func announced(total int64) string {
+	if total <= 0 {
+		return "the site announced no size"
+	}
+	return fmt.Sprintf("the site announced %d bytes", total)
+}
+
+// downloadURLLimit bounds the URL a Download reports.
+const downloadURLLimit = 2048
+
+// downloadURL is the URL a Download reports for raw: redacted, a data: URL
+// by its media type and length instead of its content (a page's data: link
+// can carry megabytes, and a Download is read by people and models), any
+// other cut to downloadURLLimit characters.
+func downloadURL(raw string) string {
+	if rest, ok := strings.CutPrefix(raw, "data:"); ok {
+		meta, data, _ := strings.Cut(rest, ",")
+		return fmt.Sprintf("data:%s,… (%d characters)", axtext.Cut(meta, 100), len(data))
+	}
+	return axtext.Cut(redact.Scrub(raw), downloadURLLimit)
+}
+
+// cancelDownload cancels the browser's download guid, on a bound of its
+// own (the caller's context has ended); best effort.
+func (s *Session) cancelDownload(guid string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = s.browserCall(ctx, "Browser.cancelDownload", browser.NewCancelDownloadArgs(guid), nil)
 }
 
 // ownsFrame reports whether frame belongs to this tab: its main frame, one

@@ -249,7 +249,10 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 			}
 			// Chromium aborts the navigation of a URL that answers
 			// with a file to save (Content-Disposition: attachment).
-			e.Hint = "the load was cancelled, most often because the URL answers with a file to download: fetch it with Tab.WaitDownload, its trigger clicking the link (or navigating); else the page went elsewhere meanwhile: retry"
+			e.Hint = "the load was cancelled, most often because the URL answers with a file to download: the browser is then saving it in Session.DownloadDir (Session.Downloads lists it once complete), so do not fetch it again; to wait for it and get its path, make this navigation the trigger of Tab.WaitDownload; else the page went elsewhere meanwhile: retry"
+			if t.s.remote() {
+				e.Hint = "the load was cancelled, most often because the URL answers with a file to download, which a remote browser saves nowhere: make this navigation the trigger of Tab.WaitDownload to bring the file here; else the page went elsewhere meanwhile: retry"
+			}
 		}
 		return res, e
 	}

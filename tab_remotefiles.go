@@ -28,7 +28,10 @@
 //     application/octet-stream) is handed back with an empty body: it costs
 //     one trip over the wire, and has no size limit. Any other response is
 //     handed back whole, so it is limited to MaxRemotePassBytes. A body
-//     shorter than its Content-Length is ErrDownloadFailed. A data: URL is
+//     shorter than its Content-Length is ErrDownloadFailed; one without a
+//     Content-Length (chunked) cut short is not seen: Fetch's stream ends
+//     with eof as for a whole body, and the Network domain reports the
+//     request as aborted either way (the browser denies the download). A data: URL is
 //     decoded from the URL itself; a blob: URL is fetched again in the tab's
 //     main frame and read back in chunks (a blob the page revoked at once
 //     is gone: ErrFileTransfer). A download that nothing carried (one
@@ -126,8 +129,9 @@ type streamed struct {
 
 // waitRemoteDownload is WaitDownload on a remote browser (see the Room
 // comment): ctx is bounded already, timeout words a deadline.
-func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ctx context.Context) error, timeout func(what string) error) (dl Download, err error) {
+func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ctx context.Context) error, timeoutAt func(what string, started bool) error) (dl Download, err error) {
 	s := t.s
+	timeout := func(what string) error { return timeoutAt(what, false) }
 	d := &s.downloads
 	d.mu.Lock()
 	if d.streaming[t.id] {
@@ -209,6 +213,10 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 				return Download{}, recvErr(err)
 			}
 			b, err := t.streamResponse(ctx, op, ev)
+			var stop *streamStopped
+			if errors.As(err, &stop) {
+				return Download{}, timeoutAt(fmt.Sprintf("the download of %s did not complete: cancelled after %s", echo(downloadURL(stop.url)), bytesOf(stop.n, stop.length)), true)
+			}
 			if err != nil {
 				return Download{}, err
 			}
@@ -227,7 +235,7 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 			if !t.ext().ownsFrame(ctx, ev.FrameID, false) {
 				continue
 			}
-			dl = Download{SessionID: s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: redact.Scrub(ev.URL)}
+			dl = Download{SessionID: s.id, TabID: t.id, SuggestedName: ev.SuggestedFilename, URL: downloadURL(ev.URL)}
 			key := urlKey(ev.URL)
 			b, ok := bodies[key]
 			if !ok && strings.HasPrefix(ev.URL, "data:") {
@@ -349,7 +357,10 @@ func (t *Tab) streamResponse(ctx context.Context, op string, ev *fetch.RequestPa
 			fmt.Sprintf("the response of %s is over %d MiB and not marked as a download (no Content-Disposition: attachment): it cannot pass through the remote browser's download stream", echo(u), MaxRemotePassBytes>>20),
 			"have the server send big files with Content-Disposition: attachment (no size limit then), or run this task on a local browser"))
 	case ctx.Err() != nil:
-		return fail(t.s.wrap(op, t.id, ctx.Err()))
+		if encoded {
+			length = -1 // announced for the compressed body, not the one read
+		}
+		return fail(&streamStopped{url: ev.Request.URL, n: n, length: length})
 	case rerr != nil || length >= 0 && !encoded && n != length:
 		if !sure {
 			// A page cut short fails in the browser as it would have.
@@ -375,6 +386,17 @@ func (t *Tab) streamResponse(ctx context.Context, op string, ev *fetch.RequestPa
 		return fail(t.s.wrap(op, t.id, err))
 	}
 	return streamed{path: f.Name(), n: n}, nil
+}
+
+// streamStopped: the context ended a response's stream part way, after n
+// of length bytes (length -1: none announced).
+type streamStopped struct {
+	url       string
+	n, length int64
+}
+
+func (e *streamStopped) Error() string {
+	return fmt.Sprintf("the stream of %s stopped after %d bytes", redact.Scrub(e.url), e.n)
 }
 
 // errTooBig: a streamed body passed its limit.
