@@ -464,9 +464,18 @@ func TestNavigationFailureCarriesTheBrowsersErrorText(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tab.Navigate(ctx, srv.URL+"/r.csv")
-	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "net::ERR_ABORTED") || !strings.Contains(err.Error(), "Tab.WaitDownload") {
-		t.Errorf("Navigate to a download: error = %v, want ErrNavigation with net::ERR_ABORTED pointing to Tab.WaitDownload", err)
+	if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "net::ERR_ABORTED") || !strings.Contains(err.Error(), "Tab.WaitDownload") || !strings.Contains(err.Error(), "do not fetch it again") {
+		t.Errorf("Navigate to a download: error = %v, want ErrNavigation with net::ERR_ABORTED saying the browser is saving the file, pointing to Tab.WaitDownload", err)
 	}
+	// The browser saved it, as the hint says.
+	waitFor(t, "the navigated file in Session.Downloads", func() bool {
+		for _, d := range s.Downloads() {
+			if d.SuggestedName == "r.csv" {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func TestEvaluateReturnsValuesAndTypedExceptions(t *testing.T) {
