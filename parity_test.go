@@ -285,7 +285,8 @@ func TestParityTheSameAgentFlowSeesTheSameOnAFakePageAndOnChromium(t *testing.T)
 }
 
 // likeChromiumSteps are steps where the fake once differed from Chromium:
-// a title's whitespace, line breaks filled into a one-line field, an
+// a title's whitespace, line breaks filled into a one-line field (now
+// refused by both), an
 // empty element (never visible), Upload on a link with a relative href (the
 // error names the link's URL, resolved), a legacy octal literal, Tab past the last
 // control (the focus leaves the page), a list box's selection (in its

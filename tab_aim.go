@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/cdpmux"
@@ -40,15 +42,15 @@ func nodeArgs(id dom.BackendNodeID) any {
 func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q quads, offsets [][2]float64, ox, oy float64, err error) {
 	for _, h := range tg.chain {
 		if err := h.parent.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil); err != nil {
-			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+			return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(h.parent, err))
 		}
 	}
 	if err := tg.f.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil); err != nil {
-		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+		return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(tg.f, err))
 	}
 	x.framesDrawn(ctx, op, tg)
 	if err := tg.f.d.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q); err != nil {
-		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
+		return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(tg.f, err))
 	}
 	offsets = make([][2]float64, len(tg.chain))
 	for i, h := range tg.chain {
@@ -58,7 +60,7 @@ func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q qu
 			} `json:"model"`
 		}
 		if err := h.parent.d.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box); err != nil {
-			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
+			return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(h.parent, err))
 		}
 		if len(box.Model.Content) < 2 {
 			return q, nil, 0, 0, x.notVisible(op, ref, "its frame has no box")
@@ -100,7 +102,7 @@ func (x *tabExt) aim(ctx context.Context, op, ref string, tg refTarget, hit bool
 	}
 	lm, err := layoutMetrics(ctx, x.t.direct)
 	if err != nil {
-		return 0, 0, x.fail(op, ctx, ref, err)
+		return 0, 0, x.failRef(op, ctx, ref, err)
 	}
 	// The largest part of any of the element's boxes inside the viewport.
 	var best, bx0, by0, bx1, by1 float64
@@ -156,7 +158,7 @@ func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, 
 	for i, h := range tg.chain {
 		got, err := nodeAt(ctx, h.parent, lx+scroll.PageX, ly+scroll.PageY)
 		if err != nil {
-			return x.fail(op, ctx, ref, frameErr(h.parent, err))
+			return x.failRef(op, ctx, ref, frameErr(h.parent, err))
 		}
 		if got != h.owner {
 			return x.covered(ctx, op, ref, tg, where{f: h.parent, frame: h.frame}, h.owner, got, px, py)
@@ -168,13 +170,13 @@ func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, 
 		}
 		m, err := layoutMetrics(ctx, f.d)
 		if err != nil {
-			return x.fail(op, ctx, ref, frameErr(f, err))
+			return x.failRef(op, ctx, ref, frameErr(f, err))
 		}
 		scroll = m.VP
 	}
 	got, err := nodeAt(ctx, tg.f, lx+scroll.PageX, ly+scroll.PageY)
 	if err != nil {
-		return x.fail(op, ctx, ref, frameErr(tg.f, err))
+		return x.failRef(op, ctx, ref, frameErr(tg.f, err))
 	}
 	if got == tg.node {
 		return nil
@@ -223,7 +225,7 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, w wh
 		Cover   string `json:"cover"`
 	}
 	if err := x.callOn(ctx, op, w, want, pagejs.Cover, []any{nodeArg(got)}, &res); err != nil {
-		return x.fail(op, ctx, ref, frameErr(f, err))
+		return x.failRef(op, ctx, ref, frameErr(f, err))
 	}
 	if res.OK {
 		return nil
@@ -318,3 +320,75 @@ func (x *tabExt) framesDrawn(ctx context.Context, op string, tg refTarget) {
 		x.callOn(ctx, op, where{f: h.parent, frame: h.frame}, h.owner, pagejs.NextFrames, nil, nil)
 	}
 }
+
+// failRef is tabExt.fail for a call on ref's element, with a stale ref's
+// error told in words (plainStale).
+func (x *tabExt) failRef(op string, ctx context.Context, ref string, err error) error {
+	return plainStale(ref, x.fail(op, ctx, ref, err))
+}
+
+// goneErr is the ErrStaleRef error of an action on ref whose element is
+// gone from the page, for why (as plainStale words it).
+func (x *tabExt) goneErr(op, ref, why string) error {
+	e := newError(op, ErrStaleRef, ref+" is gone from the page")
+	e.Session, e.Tab = x.t.s.id, x.t.id
+	e.Err = &goneCause{why: why}
+	return e
+}
+
+// goneWhy are the browser's answers that show an element gone, and what
+// each means in words. The first match wins.
+var goneWhy = []struct{ answer, why string }{
+	{"Node is detached", "it was removed from its document"},
+	{"does not belong to the document", "it was removed from its document"},
+	{"No target with given id", "its frame closed or navigated"},
+	{"Session with given id not found", "its frame closed or navigated"},
+	{"Cannot find context with specified id", "its frame navigated to another document"},
+	// fail calls an element without a box stale when its frame has left
+	// its document (tabExt.discarded).
+	{"Could not compute", "it is in a document its frame has left (the frame navigated)"},
+	{"does not have a layout object", "it is in a document its frame has left (the frame navigated)"},
+	{"not visible", "it is in a document its frame has left (the frame navigated)"},
+}
+
+// plainStale rewrites an ErrStaleRef error whose cause is the browser's
+// raw answer ("Could not find node with given id (-32000)"), which read
+// verbatim says nothing a person or an LLM can act on: the error says in
+// words that ref is gone from the page and why, and keeps the answer
+// behind its cause for programs (errors.As finds the
+// *rpcc.ResponseError). Any other error is returned as it is.
+func plainStale(ref string, err error) error {
+	var e *Error
+	var re *rpcc.ResponseError
+	if !errors.As(err, &e) || e.Class != ErrStaleRef || e.Err == nil || !errors.As(e.Err, &re) {
+		return err
+	}
+	if _, done := e.Err.(*goneCause); done {
+		return err
+	}
+	why := "the browser no longer has it (it was removed, or its frame navigated)"
+	for _, g := range goneWhy {
+		if strings.Contains(re.Message+" "+re.Data, g.answer) {
+			why = g.why
+			break
+		}
+	}
+	c := *e
+	c.Detail = ref + " is gone from the page"
+	c.Err = &goneCause{why: why, answer: e.Err}
+	return &c
+}
+
+// goneCause is the cause of a stale ref's error: why the element is
+// gone, and the browser's answer that showed it, if any, which Unwrap
+// returns.
+type goneCause struct {
+	why    string
+	answer error // nil when the page, not the browser, said so
+}
+
+// Error says why the element is gone, in words.
+func (c *goneCause) Error() string { return c.why }
+
+// Unwrap returns the browser's answer.
+func (c *goneCause) Unwrap() error { return c.answer }

@@ -32,10 +32,10 @@ func TestFillSetsASliderAndAColourWellAndSaysWhichFormADateTakes(t *testing.T) {
 	if err := tab.Fill(ctx, ref(t, s, "slider", "Volume"), "30"); err != nil {
 		t.Errorf("Fill on a slider: %v", err)
 	}
-	if err := tab.Fill(ctx, ref(t, s, "ColorWell", "Colour"), "#1e90ff"); err != nil {
+	if err := tab.Fill(ctx, refNamed(t, s, "Colour"), "#1e90ff"); err != nil {
 		t.Errorf("Fill on a colour well: %v", err)
 	}
-	err := tab.Fill(ctx, ref(t, s, "Date", "Birthday"), "02/29/2024")
+	err := tab.Fill(ctx, refNamed(t, s, "Birthday"), "02/29/2024")
 	if !errors.Is(err, browserpool.ErrInvalidArgument) || !strings.Contains(err.Error(), "YYYY-MM-DD") {
 		t.Errorf("Fill of a date in the form the page displays: %v, want ErrInvalidArgument naming YYYY-MM-DD", err)
 	}
@@ -59,7 +59,7 @@ func TestFillSetsASliderAndAColourWellAndSaysWhichFormADateTakes(t *testing.T) {
 	if got := traced(tab, "fill"); !strings.Contains(got[len(got)-1], `(the slider made it "100": its min, max or step)`) {
 		t.Errorf("the slider's fill is traced %q, want it to say the slider made it 100", got[len(got)-1])
 	}
-	if err := tab.Fill(ctx, ref(t, s, "Date", "Birthday"), "2024-02-29"); err != nil {
+	if err := tab.Fill(ctx, refNamed(t, s, "Birthday"), "2024-02-29"); err != nil {
 		t.Errorf("Fill of a date in ISO form: %v", err)
 	}
 	if got := eval[string](t, tab, "birthday.value"); got != "2024-02-29" {
@@ -212,7 +212,7 @@ func TestFillIntoAFieldThatNavigatesAnImpossibleDateAndAReadOnlyField(t *testing
 	}
 	sn := snap(t, tab, browserpool.SnapshotOptions{})
 	var be *browserpool.Error
-	err = tab.Fill(ctx, sn.Find("Date", "When"), "2024-02-30")
+	err = tab.Fill(ctx, refNamed(t, sn, "When"), "2024-02-30")
 	if !errors.Is(err, browserpool.ErrInvalidArgument) || !errors.As(err, &be) || !strings.Contains(be.Detail, "no real date") {
 		t.Errorf("Fill of 30 February: %v; want ErrInvalidArgument saying it is no real date", err)
 	}

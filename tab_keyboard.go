@@ -84,11 +84,16 @@ func (x *tabExt) key(ctx context.Context, ev *input.DispatchKeyEventArgs, entere
 // field's content at once, use Fill. Text typed into a password or
 // one-time-code field, or into an iframe, never reaches the trace. When ctx
 // ends part way, the error says how many characters reached the page.
-// With nothing focused (the keys would go to the page itself, where a
-// site may bind shortcuts to letters) Type types nothing and returns
-// ErrFocusLost; so it does, after typing, when the page took the focus
-// away part way (a field redrawn on each key), saying how many keys up to
-// the first Tab or Enter reached the field.
+// A focused date or time field (input type date, time, datetime-local,
+// month or week) takes keys part by part in the order its locale shows,
+// not its value as text, and a slider or a colour well takes no typed
+// text: Type types nothing into one and returns ErrInvalidArgument, whose
+// hint gives the value's form for Fill. With nothing focused (the keys
+// would go to the page itself, where a site may bind shortcuts to
+// letters) Type types nothing and returns ErrFocusLost; so it does, after
+// typing, when the page took the focus away part way (a field redrawn on
+// each key), saying how many keys up to the first Tab or Enter reached
+// the field.
 func (t *Tab) Type(ctx context.Context, text string) error {
 	const op = "Tab.Type"
 	text = strings.ReplaceAll(text, "\r\n", "\n")
@@ -104,9 +109,12 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 		// password): the focus is judged again after each, and the trace
 		// withholds the whole text if any of it went to a secret field.
 		*args = axtext.Quote(text)
-		watch, secret := x.typeWatchArm(ctx)
+		watch, field, secret := x.typeWatchArm(ctx)
 		if secret {
 			*args = "***"
+		}
+		if watch == "value" {
+			return untypable(t, op, field)
 		}
 		if watch == "none" {
 			e := newError(op, ErrFocusLost, "nothing on the page has the keyboard focus, so the keys would go to the page itself (where a site may bind shortcuts to letters); nothing was typed")
@@ -161,18 +169,49 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 var ErrFocusLost = errors.New("the keys did not reach the focused element")
 
 // typeWatchArm evaluates pagejs.TypeWatchArm and returns its state: "ok",
-// "none" or "frame", "" when the page could not say (no check is made);
-// and whether the focus may be a secret field (secretFocus), true when
-// the page could not say.
-func (x *tabExt) typeWatchArm(ctx context.Context) (state string, secret bool) {
+// "none", "frame", or "value" (field is then the focused input's type),
+// "" when the page could not say (no check is made); and whether the
+// focus may be a secret field (secretFocus), true when the page could not
+// say.
+func (x *tabExt) typeWatchArm(ctx context.Context) (state, field string, secret bool) {
 	var arm struct {
 		State  string
+		Type   string
 		Secret bool
 	}
 	if !x.evalValue(ctx, pagejs.TypeWatchArm, &arm) {
-		return "", true
+		return "", "", true
 	}
-	return arm.State, arm.Secret
+	return arm.State, arm.Type, arm.Secret
+}
+
+// untypable is Type's refusal when the focused element is an input of
+// type field that takes no typed text. A date or time field takes keys
+// part by part (month, day, year: in the order and form the browser's
+// locale shows, from the part that has the focus), so text in the value's
+// form leaves it empty or holding another date, with no error from the
+// page; a slider or a colour well ignores typed characters.
+func untypable(t *Tab, op, field string) error {
+	parts := map[string]string{
+		"date": "month, day and year", "time": "hours, minutes and maybe AM/PM", "datetime-local": "month, day, year, hours and minutes",
+		"month": "month and year", "week": "week and year",
+	}
+	var detail, hint string
+	switch field {
+	case "range":
+		detail = "the focused element is a slider (input type=range), which takes no typed text, only keys that move it; nothing was typed"
+		hint = `use Tab.Fill on the slider's ref with the number to set (a snapshot shows the ref), or Tab.Press "ArrowRight" or "ArrowLeft" to move it a step`
+	case "color":
+		detail = "the focused element is a colour well (input type=color), which takes no typed text; nothing was typed"
+		hint = "use Tab.Fill on its ref (a snapshot shows it) with the colour as " + valueFormats[field]
+	default:
+		what := strings.ReplaceAll(field, "datetime-local", "date and time")
+		detail = fmt.Sprintf("the focused element is a %s field (input type=%s), which takes keys part by part (%s, in the order and form the page shows them, from the part that has the focus) rather than its value as text: typing would leave it empty or holding another %s; nothing was typed", what, field, parts[field], what)
+		hint = fmt.Sprintf("use Tab.Fill on the field's ref (a snapshot shows it) with the value as %s, whatever the page displays; to step through its parts, use Tab.Press", valueFormats[field])
+	}
+	e := newError(op, ErrInvalidArgument, detail)
+	e.Session, e.Tab, e.Hint = t.s.id, t.id, hint
+	return e
 }
 
 // typeWatchRead evaluates pagejs.TypeWatchRead: the keys that reached the

@@ -281,9 +281,11 @@ const Shown = `function() { return this.isConnected && this.ownerDocument.defaul
 // refused; choosing what is chosen already fires no events, as in a
 // browser. A missing option comes with the first 30 options' labels,
 // their count, and the labels that match it but for case or that hold it
-// (or that it holds), at most 5.
+// (or that it holds), at most 5. An element no longer in its document
+// (removed since the snapshot) is err "gone": nothing is chosen.
 const Select = `function(vals) {
 	const el = this;
+	if (!el.isConnected) return {err: 'gone'};
 	if (el.tagName !== 'SELECT') return {err: 'not-select'};
 	if (el.disabled) return {err: 'disabled'};
 	const opts = Array.from(el.options), pick = [];
@@ -351,10 +353,12 @@ const SecretFocus = `(() => {
 // TypeWatchArm starts counting the key presses (keydown) that reach the
 // element with the keyboard focus (through open shadow roots), for Type to
 // tell whether its keys went where they were meant to. It returns
-// {state, secret}: state "ok", "none" when nothing has the focus (the
-// page's body), or "frame" when an iframe has it (whose document may be
-// another site's: not watched); secret is SecretFocus's answer, read in
-// the same call.
+// {state, secret, type}: state "ok", "none" when nothing has the focus
+// (the page's body), "frame" when an iframe has it (whose document may be
+// another site's: not watched), or "value" when an input that takes no
+// typed text has it (a date or time field, which takes keys part by part,
+// a slider or a colour well; type is its input type; not watched);
+// secret is SecretFocus's answer, read in the same call.
 const TypeWatchArm = `(() => {
 	const k = Symbol.for('browserpool.type'), secret = ` + SecretFocus + `;
 	if (window[k]) window[k].stop();
@@ -362,6 +366,8 @@ const TypeWatchArm = `(() => {
 	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
 	if (!a || a === document.body || a === document.documentElement) return {state: 'none', secret};
 	if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return {state: 'frame', secret};
+	const type = a.tagName === 'INPUT' ? (a.type || '').toLowerCase() : '';
+	if (['date', 'time', 'datetime-local', 'month', 'week', 'range', 'color'].includes(type)) return {state: 'value', secret, type};
 	const w = {keys: 0};
 	const on = e => { if (e.composedPath().includes(a)) w.keys++; };
 	window.addEventListener('keydown', on, true);
