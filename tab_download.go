@@ -310,12 +310,15 @@ func announced(total int64) string {
 // downloadURLLimit bounds the URL a Download reports.
 const downloadURLLimit = 2048
 
+// dataURLLimit is the longest data: URL a Download reports whole.
+const dataURLLimit = 256
+
 // downloadURL is the URL a Download reports for raw: redacted, a data: URL
-// by its media type and length instead of its content (a page's data: link
-// can carry megabytes, and a Download is read by people and models), any
-// other cut to downloadURLLimit characters.
+// longer than dataURLLimit by its media type and length instead of its
+// content (a page's data: link can carry megabytes, and a Download is read
+// by people and models), any other cut to downloadURLLimit characters.
 func downloadURL(raw string) string {
-	if rest, ok := strings.CutPrefix(raw, "data:"); ok {
+	if rest, ok := strings.CutPrefix(raw, "data:"); ok && len(raw) > dataURLLimit {
 		meta, data, _ := strings.Cut(rest, ",")
 		return fmt.Sprintf("data:%s,… (%d characters)", axtext.Cut(meta, 100), len(data))
 	}
