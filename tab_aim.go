@@ -42,15 +42,15 @@ func nodeArgs(id dom.BackendNodeID) any {
 func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q quads, offsets [][2]float64, ox, oy float64, err error) {
 	for _, h := range tg.chain {
 		if err := h.parent.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(h.owner), nil); err != nil {
-			return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(h.parent, err))
+			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 	}
 	if err := tg.f.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil); err != nil {
-		return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(tg.f, err))
+		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
 	x.framesDrawn(ctx, op, tg)
 	if err := tg.f.d.Invoke(ctx, "DOM.getContentQuads", nodeArgs(tg.node), &q); err != nil {
-		return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(tg.f, err))
+		return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
 	offsets = make([][2]float64, len(tg.chain))
 	for i, h := range tg.chain {
@@ -60,7 +60,7 @@ func (x *tabExt) inView(ctx context.Context, op, ref string, tg refTarget) (q qu
 			} `json:"model"`
 		}
 		if err := h.parent.d.Invoke(ctx, "DOM.getBoxModel", nodeArgs(h.owner), &box); err != nil {
-			return q, nil, 0, 0, x.failRef(op, ctx, ref, frameErr(h.parent, err))
+			return q, nil, 0, 0, x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 		if len(box.Model.Content) < 2 {
 			return q, nil, 0, 0, x.notVisible(op, ref, "its frame has no box")
@@ -102,7 +102,7 @@ func (x *tabExt) aim(ctx context.Context, op, ref string, tg refTarget, hit bool
 	}
 	lm, err := layoutMetrics(ctx, x.t.direct)
 	if err != nil {
-		return 0, 0, x.failRef(op, ctx, ref, err)
+		return 0, 0, x.fail(op, ctx, ref, err)
 	}
 	// The largest part of any of the element's boxes inside the viewport.
 	var best, bx0, by0, bx1, by1 float64
@@ -158,7 +158,7 @@ func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, 
 	for i, h := range tg.chain {
 		got, err := nodeAt(ctx, h.parent, lx+scroll.PageX, ly+scroll.PageY)
 		if err != nil {
-			return x.failRef(op, ctx, ref, frameErr(h.parent, err))
+			return x.fail(op, ctx, ref, frameErr(h.parent, err))
 		}
 		if got != h.owner {
 			return x.covered(ctx, op, ref, tg, where{f: h.parent, frame: h.frame}, h.owner, got, px, py)
@@ -170,13 +170,13 @@ func (x *tabExt) hitTest(ctx context.Context, op, ref string, tg refTarget, px, 
 		}
 		m, err := layoutMetrics(ctx, f.d)
 		if err != nil {
-			return x.failRef(op, ctx, ref, frameErr(f, err))
+			return x.fail(op, ctx, ref, frameErr(f, err))
 		}
 		scroll = m.VP
 	}
 	got, err := nodeAt(ctx, tg.f, lx+scroll.PageX, ly+scroll.PageY)
 	if err != nil {
-		return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
 	if got == tg.node {
 		return nil
@@ -225,7 +225,7 @@ func (x *tabExt) covered(ctx context.Context, op, ref string, tg refTarget, w wh
 		Cover   string `json:"cover"`
 	}
 	if err := x.callOn(ctx, op, w, want, pagejs.Cover, []any{nodeArg(got)}, &res); err != nil {
-		return x.failRef(op, ctx, ref, frameErr(f, err))
+		return x.fail(op, ctx, ref, frameErr(f, err))
 	}
 	if res.OK {
 		return nil
@@ -319,12 +319,6 @@ func (x *tabExt) framesDrawn(ctx context.Context, op string, tg refTarget) {
 	for _, h := range tg.chain {
 		x.callOn(ctx, op, where{f: h.parent, frame: h.frame}, h.owner, pagejs.NextFrames, nil, nil)
 	}
-}
-
-// failRef is tabExt.fail for a call on ref's element, with a stale ref's
-// error told in words (plainStale).
-func (x *tabExt) failRef(op string, ctx context.Context, ref string, err error) error {
-	return plainStale(ref, x.fail(op, ctx, ref, err))
 }
 
 // goneErr is the ErrStaleRef error of an action on ref whose element is

@@ -55,7 +55,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 	const op = "Tab.Fill"
 	return t.inputOnRef(ctx, op, "fill", ref, "(value withheld)", func(ctx context.Context, x *tabExt, tg refTarget, args *string) error {
 		if err := tg.f.d.Invoke(ctx, "DOM.scrollIntoViewIfNeeded", nodeArgs(tg.node), nil); err != nil {
-			return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		var info struct {
 			Kind   string `json:"kind"`
@@ -65,7 +65,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Max    *int   `json:"maxLength"`
 		}
 		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Fill, nil, &info); err != nil {
-			return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		if info.Secret {
 			*args = ref + " " + tg.role + " " + axtext.Quote(tg.name) + " ***"
@@ -124,12 +124,12 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			events, _ := kb.Events("Delete")
 			for _, ev := range events {
 				if err := x.key(ctx, ev, new(bool)); err != nil {
-					return x.failRef(op, ctx, ref, err)
+					return x.fail(op, ctx, ref, err)
 				}
 			}
 		default:
 			if err := x.insertText(ctx, tg.f, value); err != nil {
-				return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
 			}
 		}
 		var done struct {
@@ -138,7 +138,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 			Value string `json:"value"`
 		}
 		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.FillDone, []any{value}, &done); err != nil {
-			ferr := x.failRef(op, ctx, ref, frameErr(tg.f, err))
+			ferr := x.fail(op, ctx, ref, frameErr(tg.f, err))
 			if info.Kind != "value" && (errors.Is(ferr, ErrStaleRef) || strings.Contains(err.Error(), "Execution context was destroyed") || strings.Contains(err.Error(), "Inspected target navigated or closed")) {
 				// The value was typed, and the page left the field's
 				// document in answer (a search box that navigates on
@@ -185,7 +185,7 @@ func (t *Tab) Fill(ctx context.Context, ref, value string) error {
 func (x *tabExt) numberFits(ctx context.Context, op, ref string, tg refTarget, value string) error {
 	var fit struct{ Why, Min, Max, Step string }
 	if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.NumberFits, []any{value}, &fit); err != nil {
-		return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+		return x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
 	if fit.Why == "" {
 		return nil
@@ -268,7 +268,7 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 			Selected []string `json:"selected"`
 		}
 		if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Select, []any{values}, &res); err != nil {
-			return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		switch res.Err {
 		case "":
@@ -365,7 +365,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			} `json:"node"`
 		}
 		if err := tg.f.d.Invoke(ctx, "DOM.describeNode", nodeArgs(tg.node), &desc); err != nil {
-			return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		attrs := map[string]string{}
 		for i := 0; i+1 < len(desc.Node.Attributes); i += 2 {
@@ -377,7 +377,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			// snapshot, and the page never sees them: refuse.
 			var shown bool
 			if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Shown, nil, &shown); err != nil {
-				return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
 			}
 			if !shown {
 				return x.goneErr(op, ref, "it was removed from its document, or its frame navigated")
@@ -386,7 +386,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 			// Click refuses a disabled control.
 			var disabled bool
 			if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.Disabled, nil, &disabled); err != nil {
-				return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
 			}
 			if disabled {
 				return x.badTarget(op, ref, tg, "a disabled file input", "it takes no files now: do what the page asks first (a checkbox, another field), then take a new snapshot")
@@ -415,12 +415,12 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 		}
 		if t.s.remote() {
 			if err := x.uploadRemote(ctx, op, tg, paths); err != nil {
-				return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+				return x.fail(op, ctx, ref, frameErr(tg.f, err))
 			}
 			return nil
 		}
 		if err := tg.f.d.Invoke(ctx, "DOM.setFileInputFiles", dom.NewSetFileInputFilesArgs(paths).SetBackendNodeID(tg.node), nil); err != nil {
-			return x.failRef(op, ctx, ref, frameErr(tg.f, err))
+			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
 		return nil
 	})
@@ -504,7 +504,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	// button would send the form, a link would leave the page.
 	var does string
 	if err := x.callOn(ctx, op, tg.in(), tg.node, pagejs.ClickDefault, nil, &does); err != nil {
-		return refTarget{}, x.failRef(op, ctx, ref, frameErr(tg.f, err))
+		return refTarget{}, x.fail(op, ctx, ref, frameErr(tg.f, err))
 	}
 	if does != "" {
 		return refTarget{}, none("a click " + echo(does) + " rather than open a file chooser")
@@ -515,7 +515,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	}
 	d := x.t.direct
 	if err := x.t.pageEvents(ctx); err != nil { // the chooser comes as a Page event
-		return refTarget{}, x.failRef(op, ctx, ref, err)
+		return refTarget{}, x.fail(op, ctx, ref, err)
 	}
 	for len(x.choosers) > 0 {
 		<-x.choosers // a chooser an earlier click opened
@@ -524,7 +524,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	// the browser refused then; in a browser the user runs, only for this
 	// click: the user's own choosers must open.
 	if err := d.Invoke(ctx, "Page.setInterceptFileChooserDialog", page.NewSetInterceptFileChooserDialogArgs(true), nil); err != nil {
-		return refTarget{}, x.failRef(op, ctx, ref, err)
+		return refTarget{}, x.fail(op, ctx, ref, err)
 	}
 	if !x.t.s.ours {
 		defer func() {
@@ -540,7 +540,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	px, py, err := x.point(ctx, op, ref, tg, true)
 	if err == nil {
 		if err = x.click(ctx, px, py); err != nil {
-			err = x.failRef(op, ctx, ref, err)
+			err = x.fail(op, ctx, ref, err)
 		}
 	}
 	done()
@@ -561,7 +561,7 @@ func (x *tabExt) chooser(ctx context.Context, op, ref string, tg refTarget, file
 	case <-timer.C:
 		return refTarget{}, none(fmt.Sprintf("clicking it opened no file chooser within %v", wait))
 	case <-ctx.Done():
-		return refTarget{}, x.failRef(op, ctx, ref, ctx.Err())
+		return refTarget{}, x.fail(op, ctx, ref, ctx.Err())
 	}
 }
 

@@ -66,7 +66,12 @@ type SnapshotOptions struct {
 //
 // A line is: role, quoted name, ref (interactive elements only), value,
 // and states in brackets (checked, selected, expanded/collapsed, pressed,
-// disabled, focused, required, readonly, invalid, level=N, modal). Names
+// disabled, focused, required, readonly, invalid, level=N, modal, and
+// editable on a contenteditable element). Roles are ARIA's, Chromium's
+// own names mapped (a date field is a textbox, a <summary> a button); a
+// field whose value has a form of its own says its type (type=date, time,
+// datetime-local, month, week, color), and a file input, a button, says
+// type=file and the files it holds (Tab.Upload takes its ref). Names
 // and values are cut to 100 characters; a link shows its URL (path only
 // when on the page's origin) with token-like query values redacted.
 //
@@ -446,10 +451,10 @@ func (r *refTable) print(loader string, inits []string, lines []axtext.Line[refT
 // same-process frames through the parent's session, out-of-process ones
 // through their own.
 type snapWalker struct {
-	x      *tabExt
-	ctx    context.Context
-	docs   int                                                   // documents fetched
-	clicks map[*frameSess]map[dom.BackendNodeID]axtext.Clickable // clickables by session, read once
+	x    *tabExt
+	ctx  context.Context
+	docs int                     // documents fetched
+	dom  map[*frameSess]domFacts // what each session's DOM says, read once
 }
 
 // fetch reads the accessibility tree of a document: frameID "" is the
@@ -469,7 +474,7 @@ func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axt
 	}
 	w.docs++
 	doc := axtext.NewDoc[refTarget](f.targetID, nodes)
-	doc.Clickable = w.clickables(f)
+	doc.Clickable, doc.Inputs = w.domFacts(f)
 	doc.Ref = func(n *axtext.Node, role, name string) refTarget {
 		return refTarget{f: f, frame: frameID, node: n.Backend, chain: chain, role: role, name: name}
 	}
@@ -539,7 +544,7 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 			if strings.Contains(msg, s) && ref != "" {
 				e := newError(op, ErrStaleRef, ref+" is gone from the page (removed, or its frame navigated)")
 				e.Session, e.Tab, e.Err = t.s.id, t.id, err
-				return e
+				return plainStale(ref, e) // why in words, not the browser's raw answer
 			}
 		}
 		for _, s := range []string{"Could not compute content quads", "does not have a layout object", "not visible", "Could not compute box model"} {
@@ -547,7 +552,7 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 				if x.discarded(ctx, ref) {
 					e := newError(op, ErrStaleRef, ref+" is in a document its frame has left (the frame navigated)")
 					e.Session, e.Tab, e.Err = t.s.id, t.id, err
-					return e
+					return plainStale(ref, e)
 				}
 				e := newError(op, ErrNotVisible, ref+" has no layout box (hidden with display:none, collapsed, or not rendered)")
 				e.Session, e.Tab, e.Err = t.s.id, t.id, err

@@ -1,8 +1,9 @@
 // Room: the elements a page makes clickable without a role that says so,
 // read for a snapshot from DOMSnapshot.captureSnapshot: those with a click
 // listener (isClickable), the outermost of those drawn with a pointer
-// cursor, and those it made draggable. No locks: a snapshot's walker is
-// used by one goroutine.
+// cursor, and those it made draggable; and, from the same reply, the
+// types of its inputs (a file input, a month field). No locks: a
+// snapshot's walker is used by one goroutine.
 
 package browserpool
 
@@ -41,30 +42,74 @@ type domSnapshot struct {
 	Strings []string `json:"strings"`
 }
 
-// clickables returns the DOM nodes of session f's documents (its page and
-// its same-process iframes) that the page makes clickable without a role
-// (axtext.Doc.Clickable), read once per session and snapshot. A browser
-// that cannot say (an older Chromium, a fake without the call) gives none:
-// the snapshot goes on without them.
-func (w *snapWalker) clickables(f *frameSess) map[dom.BackendNodeID]axtext.Clickable {
-	if set, ok := w.clicks[f]; ok {
-		return set
+// domFacts is what a snapshot reads of a session's documents (its page
+// and its same-process iframes) from DOMSnapshot.captureSnapshot.
+type domFacts struct {
+	clickable map[dom.BackendNodeID]axtext.Clickable // axtext.Doc.Clickable
+	inputs    map[dom.BackendNodeID]string           // axtext.Doc.Inputs
+}
+
+// domFacts returns the DOM nodes of session f's documents that the page
+// makes clickable without a role (axtext.Doc.Clickable) and the types of
+// its inputs a snapshot prints (axtext.Doc.Inputs), read once per session
+// and snapshot. A browser that cannot say (an older Chromium, a fake
+// without the call) gives none: the snapshot goes on without them.
+func (w *snapWalker) domFacts(f *frameSess) (map[dom.BackendNodeID]axtext.Clickable, map[dom.BackendNodeID]string) {
+	if facts, ok := w.dom[f]; ok {
+		return facts.clickable, facts.inputs
 	}
-	if w.clicks == nil {
-		w.clicks = make(map[*frameSess]map[dom.BackendNodeID]axtext.Clickable)
+	if w.dom == nil {
+		w.dom = make(map[*frameSess]domFacts)
 	}
 	args := struct {
 		Styles []string `json:"computedStyles"`
 	}{[]string{"cursor"}}
-	var set map[dom.BackendNodeID]axtext.Clickable
+	var facts domFacts
 	if raw, err := f.d.InvokeRaw(w.ctx, "DOMSnapshot.captureSnapshot", &args); err == nil {
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
-			set = snap.clickables()
+			facts = domFacts{clickable: snap.clickables(), inputs: snap.inputs()}
 		}
 	}
-	w.clicks[f] = set
-	return set
+	w.dom[f] = facts
+	return facts.clickable, facts.inputs
+}
+
+// inputs reads the reply: the type of each <input> whose type a snapshot
+// prints (axtext.InputTypes), lowercase, by its backend node id.
+func (s *domSnapshot) inputs() map[dom.BackendNodeID]string {
+	input, typeKey := -1, -1
+	for i, v := range s.Strings {
+		switch {
+		case v == "INPUT" && input < 0:
+			input = i
+		case v == "type" && typeKey < 0:
+			typeKey = i
+		}
+	}
+	if input < 0 || typeKey < 0 {
+		return nil
+	}
+	var out map[dom.BackendNodeID]string
+	for _, d := range s.Documents {
+		n := d.Nodes
+		if len(n.Name) != len(n.Backend) || n.Attrs == nil || len(n.Attrs) != len(n.Backend) {
+			continue // not the reply's documented shape
+		}
+		for i, name := range n.Name {
+			if name != input {
+				continue
+			}
+			t, _ := s.attr(n.Attrs, i, typeKey)
+			if t = strings.ToLower(strings.TrimSpace(t)); axtext.InputTypes[t] {
+				if out == nil {
+					out = make(map[dom.BackendNodeID]string)
+				}
+				out[n.Backend[i]] = t
+			}
+		}
+	}
+	return out
 }
 
 // clickables reads the reply: in each document, the elements with a click

@@ -250,7 +250,7 @@ func TestClickableRefsOnRowsTabsBackdropsAndPanes(t *testing.T) {
 		}
 	}
 	want := []string{
-		"LayoutTableRow Invoice 42 2024-01-02 $40", "clickable Blue mug 300 ml $12", "clickable -45.00 Coffee shop",
+		"clickable Invoice 42 2024-01-02 $40", "clickable Blue mug 300 ml $12", "clickable -45.00 Coffee shop",
 		"tab main.go ×", "clickable ×", "button Cancel", "button Delete", "textbox Email", "button Sign in",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

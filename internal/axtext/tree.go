@@ -75,8 +75,8 @@ type Doc[T any] struct {
 	Nodes  map[string]*Node // by NodeID
 	Root   *Node            // the first node without a parent; nil for an empty tree
 
-	// Ref returns what a ref to the interactive node n (with this role and
-	// cut name) points at. Nil gives the zero T.
+	// Ref returns what a ref to the interactive node n (with the role its
+	// line prints and its cut name) points at. Nil gives the zero T.
 	Ref func(n *Node, role, name string) T
 	// Frame returns the document of the iframe node n, frameDepth iframes
 	// deep, or instead a note for its line ("(not loaded)"). Nil leaves
@@ -87,6 +87,13 @@ type Doc[T any] struct {
 	// hidden checkbox), with what else is known of each: such a node gets
 	// a ref (see clickable for which). Nil: none.
 	Clickable map[dom.BackendNodeID]Clickable
+	// Inputs holds the type of the DOM's <input> elements whose type a
+	// snapshot prints (one of InputTypes, lowercase): a file input, which
+	// Chromium calls a button, prints type=file; a DateTime field its
+	// type (datetime-local, month or week). Nil: a field's type is what
+	// its role says (a DateTime is a datetime-local), and a file input
+	// is a button.
+	Inputs map[dom.BackendNodeID]string
 
 	holds map[*Node]int // memo of controls
 }
@@ -109,7 +116,7 @@ type Line[T any] struct {
 	Role        string
 	Name        string
 	Value       string
-	Extra       string // url=…, options=…, or a note on an iframe
+	Extra       string // url=…, options=…, type=…, or a note on an iframe or a clickable
 	States      []string
 	Interactive bool    // gets a ref
 	Key         NodeKey // the node, for stable numbering; set when Interactive
@@ -208,8 +215,9 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	if clickable {
 		click = doc.Clickable[n.Backend]
 	}
-	if clickable && (n.Ignored || role == "" || plainRoles[role]) {
-		role = ClickableRole
+	printed := printedRole(role)
+	if clickable && (n.Ignored || role == "" || plainRoles[role] || printed == "generic") {
+		role, printed = ClickableRole, ClickableRole
 	}
 	interactive := clickable || interactive(n)
 	derived := false
@@ -221,7 +229,7 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 			name = doc.Clickable[n.Backend].Fallback
 		}
 	}
-	l := Line[T]{Depth: depth, Role: role, Name: Cut(name, NameLimit)}
+	l := Line[T]{Depth: depth, Role: printed, Name: Cut(name, NameLimit)}
 	if derived {
 		name = strings.TrimSuffix(l.Name, "…") // texts past the cut are printed under it
 	}
@@ -230,17 +238,26 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		w.walkChildren(doc, n, depth, ctxName, frameDepth)
 		return
 	}
-	if valueRoles[role] {
+	kind := doc.fieldType(n, role)
+	if valueRoles[role] || kind == "file" {
+		// A file input's value says which files it holds ("No file
+		// chosen", "photo.png", "2 files").
 		l.Value = Cut(Squash(String(n.Value)), NameLimit)
 	}
+	if kind != "" {
+		l.Extra = "type=" + kind
+	}
 	l.States = States(role, n.Props)
+	if doc.editableRoot(n, role) {
+		l.States = append(l.States, "editable") // contenteditable: Tab.Fill and Tab.Type take text
+	}
 	if clickable && role != ClickableRole && !click.DragOnly {
 		l.States = append(l.States, "clickable")
 	}
 	if click.Draggable {
 		l.States = append(l.States, "draggable") // Chromium's role for it is group, or its own
 	}
-	if clickable {
+	if clickable && click.Note != "" {
 		l.Extra = click.Note
 	}
 	if role == "link" {
@@ -253,7 +270,7 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	if l.Interactive && n.Backend != 0 {
 		l.Key = NodeKey{doc.Target, n.Backend}
 		if doc.Ref != nil {
-			l.Target = doc.Ref(n, role, l.Name)
+			l.Target = doc.Ref(n, printed, l.Name)
 		}
 	} else {
 		l.Interactive = false
