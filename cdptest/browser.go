@@ -89,7 +89,7 @@ type target struct {
 	page      *Page
 	vw, vh    float64            // Emulation.setDeviceMetricsOverride; every page loaded here gets it
 	dsf       float64            // its deviceScaleFactor: screenshots have dsf device pixels per CSS pixel (0: 1)
-	nodeIDs   int                // last backend node id given
+	nodeIDs   int                // last backend node id given (the first ones are the document's: reservedNodeIDs)
 	objects   map[string]*object // JavaScript objects held by the client, by id
 	pressed   *Element           // where the mouse button went down
 	spaceDown *Element           // the button, checkbox or radio Space went down on: its keyUp clicks it
@@ -432,7 +432,7 @@ func (b *Browser) newTargetLocked(url string) *target {
 	}
 	url = normURL(url)
 	t := &target{id: b.nextIDLocked("TARGET"), history: []historyEntry{{id: b.nextLocked("entry"), url: url}},
-		objects: make(map[string]*object)}
+		objects: make(map[string]*object), nodeIDs: reservedNodeIDs}
 	b.adoptLocked(t, b.pageForLocked(url))
 	t.loaderID = b.nextIDLocked("LOADER")
 	t.context = b.nextLocked("context")

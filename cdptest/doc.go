@@ -98,7 +98,10 @@
 // The actions of browserpool's Tab and Session then work on a fake page
 // as a caller sees them on Chromium, except those listed under "Not
 // faked" below: the same snapshot text and refs (the fake answers
-// Accessibility.getFullAXTree from the page and the library formats it),
+// Accessibility.getFullAXTree from the page, a file input's value
+// Chromium's "No file chosen", the chosen file's name or "2 files", and
+// DOMSnapshot.captureSnapshot with its elements' tags and attributes,
+// without layout; the library formats them),
 // clicks confirmed by the library's click watch, fills, selects, uploads,
 // the keys of the list below, scrolls, navigations (Navigate, Back,
 // Forward, Reload) and their waits, form submits, PageInfo, Evaluate and
@@ -236,10 +239,11 @@
 //     Page.navigateToHistoryEntry, Runtime.evaluate
 //   - Tab.Reload: Page.getFrameTree, Page.reload, Runtime.evaluate
 //   - Tab.Snapshot: Page.getFrameTree, Accessibility.getFullAXTree,
-//     DOMSnapshot.captureSnapshot; the fake does not implement the last,
-//     so on a fake page only elements with roles get refs (and
-//     Runtime.evaluate of document.readyState on a page whose
-//     DOMContentLoaded did not come: the fake's always comes)
+//     DOMSnapshot.captureSnapshot; the fake answers the last with the
+//     page's elements as HTML tags and attributes but no layout, so a
+//     file input reads as on Chromium (type=file) and only elements with
+//     roles get refs (and Runtime.evaluate of document.readyState on a
+//     page whose DOMContentLoaded did not come: the fake's always comes)
 //   - Tab.Click: DOM.scrollIntoViewIfNeeded, DOM.getContentQuads,
 //     Page.getLayoutMetrics, DOM.getNodeForLocation,
 //     Page.createIsolatedWorld, DOM.resolveNode, Runtime.callFunctionOn,

@@ -48,6 +48,7 @@ type clickWatch struct {
 // pageBuiltins are the page methods, merged into builtins.
 var pageBuiltins = map[string]func(*Browser, *session, json.RawMessage) outcome{
 	"Accessibility.getFullAXTree":     (*Browser).getFullAXTree,
+	"DOMSnapshot.captureSnapshot":     (*Browser).captureSnapshot,
 	"DOM.scrollIntoViewIfNeeded":      (*Browser).scrollIntoView,
 	"DOM.getContentQuads":             (*Browser).getContentQuads,
 	"DOM.getBoxModel":                 (*Browser).getBoxModel,

@@ -154,7 +154,7 @@ func (p *Page) axTree(frameID string) []*axNode {
 	}
 	str := func(s string) *axValue { return &axValue{Type: "computedString", Value: s} }
 	prop := func(name, typ string, v any) axProp { return axProp{Name: name, Value: axValue{Type: typ, Value: v}} }
-	root := add(&axNode{Role: axValue{Type: "internalRole", Value: "RootWebArea"}, Name: str(p.docTitle()), Backend: 1, FrameID: frameID,
+	root := add(&axNode{Role: axValue{Type: "internalRole", Value: "RootWebArea"}, Name: str(p.docTitle()), Backend: docNodeID, FrameID: frameID,
 		Props: []axProp{prop("focusable", "booleanOrUndefined", true), prop("focused", "booleanOrUndefined", p.focus == nil), prop("url", "string", p.URL)}}, nil)
 	text := func(s string, parent *axNode) {
 		if s != "" {
@@ -186,6 +186,9 @@ func (p *Page) axTree(frameID string) []*axNode {
 					v = strings.Repeat("•", len([]rune(v)))
 				}
 				n.Value = &axValue{Type: "string", Value: v}
+			case e.kind() == "file":
+				// Chromium's text beside the button: the chosen file.
+				n.Value = &axValue{Type: "string", Value: fileStatus(e.Files)}
 			}
 			if e.kind() == "select" && !e.Multiple {
 				props = append(props, prop("expanded", "booleanOrUndefined", false))
