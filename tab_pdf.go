@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"slices"
 	"strconv"
@@ -45,8 +44,10 @@ var paperInches = map[Paper][2]float64{
 // Letter paper, portrait, without background graphics, with a generated
 // file name.
 type PDFOptions struct {
-	// Name is the file name inside the session's output dir. Zero means a
-	// generated, collision-free name ending in .pdf.
+	// Name is the file name inside the session's output dir, named as
+	// ScreenshotOptions.Name is but ending in .pdf (another extension, or
+	// none, is an error). Zero means a generated, collision-free name
+	// ending in .pdf. An existing file of that name is an error.
 	Name string
 	// Paper is the paper size. Zero means PaperLetter.
 	Paper Paper
@@ -71,9 +72,13 @@ type PDF struct {
 }
 
 // PDF prints the tab's page to a PDF file in the session's output dir,
-// with the same naming and confinement as Tab.Screenshot: a name leaving
-// the dir is an ErrPathEscapes error, an existing name ErrInvalidArgument,
-// and so are an unknown paper size or a scale outside 0.1 to 2. Chromium
+// with the same naming and confinement as Tab.Screenshot, checked before
+// the browser does any work: a name leaving the dir is an ErrPathEscapes
+// error; a name too long, with a control character, not ending in .pdf,
+// taking or inside one of the session's own dirs (its downloads dir, its
+// recording's dir), under a file or already taken is ErrInvalidArgument,
+// and so are an unknown paper size, a scale outside 0.1 to 2 and page
+// ranges Chromium would refuse. Chromium
 // prints PDFs only when headless: a headed browser (an attached one)
 // answers with an ErrProtocol error.
 func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
@@ -108,11 +113,8 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 			return bad(fmt.Sprintf("page ranges %q: %s", echo(opts.PageRanges), why), `give pages and ranges separated by commas, e.g. "1-3, 5" (pages count from 1, a range's start at most its end)`)
 		}
 		if opts.Name != "" {
-			if _, err := confine(t.s.output, opts.Name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", opts.Name, err))
-				e.Session, e.Tab = t.s.id, t.id
-				return e
-			}
+			_, err := t.s.checkName(op, t.id, opts.Name, pdfKind, false)
+			return err
 		}
 		return nil
 	}
@@ -138,7 +140,7 @@ func (t *Tab) PDF(ctx context.Context, opts PDFOptions) (res PDF, err error) {
 		if err != nil {
 			return x.fail(op, ctx, "", err)
 		}
-		path, err := t.s.writeArtifact(op, t.id, opts.Name, "page", ".pdf", false, reply.Data)
+		path, err := t.s.writeArtifact(op, t.id, opts.Name, pdfKind, ".pdf", false, reply.Data)
 		if err != nil {
 			return err
 		}

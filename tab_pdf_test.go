@@ -47,6 +47,11 @@ func TestPDFSavesThePageInTheOutputDirOnRealChromium(t *testing.T) {
 			{"existing name", browserpool.PDFOptions{Name: "sub/page.pdf"}, browserpool.ErrInvalidArgument},
 			{"unknown paper", browserpool.PDFOptions{Paper: "B7"}, browserpool.ErrInvalidArgument},
 			{"scale too large", browserpool.PDFOptions{Scale: 3}, browserpool.ErrInvalidArgument},
+			{"a name too long", browserpool.PDFOptions{Name: strings.Repeat("n", 300) + ".pdf"}, browserpool.ErrInvalidArgument},
+			{"a PNG's name", browserpool.PDFOptions{Name: "report.png"}, browserpool.ErrInvalidArgument},
+			{"a name without an extension", browserpool.PDFOptions{Name: "report"}, browserpool.ErrInvalidArgument},
+			{"the session's downloads dir", browserpool.PDFOptions{Name: "downloads"}, browserpool.ErrInvalidArgument},
+			{"a name under a file", browserpool.PDFOptions{Name: "sub/page.pdf/x.pdf"}, browserpool.ErrInvalidArgument},
 			{"a page past the last", browserpool.PDFOptions{PageRanges: "99"}, browserpool.ErrInvalidArgument},
 		} {
 			_, err := tab.PDF(ctx, c.opts)
@@ -57,9 +62,17 @@ func TestPDFSavesThePageInTheOutputDirOnRealChromium(t *testing.T) {
 			if be != nil && strings.Contains(be.Hint, "Overwrite") {
 				t.Errorf("%s: the hint %q names Overwrite, which PDFOptions has not", c.name, be.Hint)
 			}
+			if be != nil && strings.Contains(be.Hint, ".png") {
+				t.Errorf("%s: the hint %q suggests a PNG's name for a PDF", c.name, be.Hint)
+			}
 		}
 		if _, err := os.Stat(filepath.Join(out, "..", "escape.pdf")); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a refused name left a file outside the output dir: %v", err)
+		}
+		for _, name := range []string{"report.png", "report", "downloads"} {
+			if fi, err := os.Stat(filepath.Join(out, name)); err == nil && !fi.IsDir() {
+				t.Errorf("a refused name left a file %s in the output dir", name)
+			}
 		}
 	})
 }

@@ -15,7 +15,6 @@ import (
 	_ "image/jpeg" // DecodeConfig of JPEG screenshots
 	_ "image/png"  // DecodeConfig of PNG screenshots
 	"math"
-	"os"
 	"path"
 	"strings"
 
@@ -45,10 +44,14 @@ type Rect struct {
 // Width and Height are read from the image itself.
 type ScreenshotOptions struct {
 	// Name is the file name inside the session's output dir: a relative
-	// path of at most 255 bytes per element. Zero means a generated,
+	// path of at most 255 bytes per element, ending in .png, .jpg or
+	// .jpeg (another extension, or none, is an error). A name ending in
+	// .jpg or .jpeg writes a JPEG, as JPEG does. Zero means a generated,
 	// collision-free name. An existing file of that name is an error
-	// unless Overwrite is set. A name ending in .jpg or .jpeg writes a
-	// JPEG, as JPEG does.
+	// unless Overwrite is set. The session's own dirs are not names for a
+	// screenshot, nor is anything inside them: its downloads dir
+	// (Session.DownloadDir) and its recording's dir (Recording.Dir, and
+	// the one Config.Recording names).
 	Name string
 	// FullPage captures the whole page (at least the viewport's size), not
 	// just the viewport, without resizing the viewport.
@@ -91,9 +94,14 @@ type Screenshot struct {
 
 // Screenshot captures the tab (see ScreenshotOptions) and writes it into a
 // file of the session's output dir, or only returns it with NoFile. Invalid
-// options and a name that cannot be used (escaping the output dir, too
-// long, already taken without Overwrite) are reported before the browser
-// does any work, with nothing changed.
+// options and a name that cannot be used are reported before the browser
+// does any work, with nothing changed: a name escaping the output dir is
+// an ErrPathEscapes error; one too long, with a control character, with
+// an extension other than .png, .jpg or .jpeg (or none), taking or inside
+// one of the session's own dirs (see ScreenshotOptions.Name), under a
+// file, or already taken without Overwrite is ErrInvalidArgument, and so
+// are conflicting options and a Clip that is not a rectangle of finite
+// numbers inside the page.
 func (t *Tab) Screenshot(ctx context.Context, opts ScreenshotOptions) (Screenshot, error) {
 	if ext := strings.ToLower(path.Ext(opts.Name)); ext == ".jpg" || ext == ".jpeg" {
 		opts.JPEG = true // the name says JPEG: bytes to match it
@@ -132,6 +140,9 @@ func (t *Tab) checkScreenshot(op string, opts ScreenshotOptions) error {
 	switch {
 	case n > 1:
 		return bad("FullPage, Clip and Ref each choose what to capture; more than one is set", "set at most one of them")
+	case opts.Clip != nil && !finite(opts.Clip.X, opts.Clip.Y, opts.Clip.Width, opts.Clip.Height):
+		return bad(fmt.Sprintf("Clip %gx%g at (%g, %g) is not a rectangle of finite numbers", opts.Clip.Width, opts.Clip.Height, opts.Clip.X, opts.Clip.Y),
+			"give a Clip of finite CSS pixels (no infinity, no NaN): X, Y of 0 or more and a positive Width and Height")
 	case opts.Clip != nil && !(opts.Clip.Width > 0 && opts.Clip.Height > 0 && opts.Clip.X >= 0 && opts.Clip.Y >= 0):
 		return bad(fmt.Sprintf("Clip %gx%g at (%g, %g) is empty or starts before the page", opts.Clip.Width, opts.Clip.Height, opts.Clip.X, opts.Clip.Y),
 			"give a Clip with a positive Width and Height and X, Y of 0 or more (CSS pixels from the document's top-left corner)")
@@ -141,8 +152,6 @@ func (t *Tab) checkScreenshot(op string, opts ScreenshotOptions) error {
 		return bad("Quality is set for a PNG", "set JPEG for a quality to apply, or leave Quality zero")
 	case opts.JPEG && strings.EqualFold(path.Ext(opts.Name), ".png"):
 		return bad(fmt.Sprintf("the name %q says PNG, and JPEG is set", opts.Name), "name the file .jpg for a JPEG, or leave JPEG unset for a PNG")
-	case otherImageExt[strings.ToLower(path.Ext(opts.Name))]:
-		return bad(fmt.Sprintf("the name %q says %s, and a screenshot is a PNG or a JPEG", truncName(opts.Name), strings.ToUpper(strings.TrimPrefix(path.Ext(opts.Name), "."))), "name the file .png (or .jpg with JPEG set)")
 	case opts.MaxDimension < 0:
 		return bad(fmt.Sprintf("MaxDimension %d is negative", opts.MaxDimension), "use zero for no limit, or the longest side in pixels")
 	case opts.NoFile && opts.Name != "":
@@ -150,26 +159,19 @@ func (t *Tab) checkScreenshot(op string, opts ScreenshotOptions) error {
 	case opts.NoFile || opts.Name == "":
 		return nil
 	}
-	if why, hint := checkArtifactName(opts.Name); why != "" {
-		return bad(fmt.Sprintf("%q: %s", truncName(opts.Name), why), hint)
-	}
-	path, err := confine(t.s.output, opts.Name)
-	if err != nil && !os.IsNotExist(err) {
-		e := newError(op, ErrPathEscapes, fmt.Sprintf("%q: %v", truncName(opts.Name), err))
-		e.Session, e.Tab = t.s.id, t.id
-		return e
-	}
-	if err == nil && !opts.Overwrite {
-		if _, serr := os.Lstat(path); serr == nil {
-			return t.s.existsErr(op, t.id, opts.Name)
-		}
-	}
-	return nil
+	_, err := t.s.checkName(op, t.id, opts.Name, shotKind, opts.Overwrite)
+	return err
 }
 
-// otherImageExt are the image formats a screenshot is not: a file so named
-// would hold PNG or JPEG bytes under the wrong name.
-var otherImageExt = map[string]bool{".webp": true, ".gif": true, ".bmp": true, ".avif": true, ".tif": true, ".tiff": true, ".svg": true, ".heic": true}
+// finite reports whether every v is a number, neither infinite nor NaN.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // screenshot takes the picture for Tab.Screenshot, inside its traced
 // action.
@@ -255,7 +257,7 @@ func (t *Tab) screenshot(ctx context.Context, op string, x *tabExt, opts Screens
 	if opts.JPEG {
 		ext = ".jpg"
 	}
-	path, err := t.s.writeArtifact(op, t.id, opts.Name, "screenshot", ext, opts.Overwrite, img.Data)
+	path, err := t.s.writeArtifact(op, t.id, opts.Name, shotKind, ext, opts.Overwrite, img.Data)
 	if err != nil {
 		return Screenshot{}, err
 	}

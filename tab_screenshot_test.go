@@ -10,6 +10,7 @@ import (
 	"image/color"
 	_ "image/jpeg"
 	_ "image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,6 +231,11 @@ func TestScreenshotNamesAndOptionsAreCheckedBeforeTheBrowserWorks(t *testing.T) 
 		{"a WebP name", browserpool.ScreenshotOptions{Name: "shot.webp"}, "says WEBP"},
 		{"a newline in the name", browserpool.ScreenshotOptions{Name: "a\nb.png"}, "control character"},
 		{"a clip past the page", browserpool.ScreenshotOptions{NoFile: true, Clip: &browserpool.Rect{X: 0, Y: 50000, Width: 100, Height: 100}}, "starts past the page"},
+		{"an infinite clip", browserpool.ScreenshotOptions{NoFile: true, Clip: &browserpool.Rect{Width: math.Inf(1), Height: 10}}, "finite"},
+		{"the session's downloads dir", browserpool.ScreenshotOptions{Name: "downloads"}, "downloads dir"},
+		{"a name inside the downloads dir", browserpool.ScreenshotOptions{Name: "downloads/x.png"}, "inside the session's downloads dir"},
+		{"a name under a file", browserpool.ScreenshotOptions{Name: "same.png/x.png"}, "same.png in the output dir is a file"},
+		{"a PDF's name", browserpool.ScreenshotOptions{Name: "shot.pdf"}, "says PDF"},
 		{"a clip too large to capture", browserpool.ScreenshotOptions{NoFile: true, Clip: &browserpool.Rect{Width: 1e6, Height: 1e6}}, "could not capture"},
 	} {
 		_, err := tab.Screenshot(ctx, tc.opts)

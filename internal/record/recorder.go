@@ -116,6 +116,7 @@ type Recorder struct {
 	entries []Entry  // guarded by mu; every line written, in order
 	stats   Stats    // guarded by mu
 	noted   bool     // guarded by mu; the "budget reached" note was written
+	frameNo int      // guarded by mu; the number of the last frame file name tried
 
 	// inflight counts WriteIndex and ExportVideo calls using root; Close
 	// waits for them before closing it. Add is called under mu while root
@@ -250,7 +251,9 @@ func frameExt(frame []byte) string {
 // entry says frame_dropped, and the first drop adds a note; Close adds one
 // with the final count. An invalid frame is dropped with ErrInvalidFrame,
 // after the event is written. A failing write returns ErrWrite; the
-// recorder stays usable.
+// recorder stays usable. A frame never overwrites a file the recorder did
+// not write: it takes the next free number instead (see
+// writeFrameLocked), and the entry names the file it went to.
 func (r *Recorder) Add(ev Event, frame []byte) error {
 	const op = "Add"
 	e := Entry{
@@ -280,9 +283,8 @@ func (r *Recorder) Add(ev Event, frame []byte) error {
 			e.FrameDropped = true
 			r.stats.Dropped++
 		} else {
-			name := fmt.Sprintf("%04d%s", r.stats.Frames+1, ext)
-			if err := r.root.WriteFile(name, frame, 0o600); err != nil {
-				frameErr = newError(op, ErrWrite, "cannot write frame "+name, err)
+			if name, err := r.writeFrameLocked(ext, frame); err != nil {
+				frameErr = err
 			} else {
 				e.Frame = name
 				r.stats.Frames++
@@ -303,6 +305,43 @@ func (r *Recorder) Add(ev Event, frame []byte) error {
 	}
 	return frameErr
 }
+
+// writeFrameLocked writes frame as the next frame file, 0001.jpg and on,
+// and returns its name. It creates the file (O_EXCL) and never writes one
+// it did not create: a name taken by a file someone else put in the
+// recording dir is passed over for the next free number, up to
+// maxFrameSkips of them. r.mu must be held.
+func (r *Recorder) writeFrameLocked(ext string, frame []byte) (string, error) {
+	const op = "Add"
+	for range maxFrameSkips + 1 {
+		r.frameNo++
+		name := fmt.Sprintf("%04d%s", r.frameNo, ext)
+		f, err := r.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", newError(op, ErrWrite, "cannot write frame "+name, err)
+		}
+		_, err = f.Write(frame)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			r.root.Remove(name)
+			r.frameNo-- // the number is free again for the next frame
+			return "", newError(op, ErrWrite, "cannot write frame "+name, err)
+		}
+		return name, nil
+	}
+	e := newError(op, ErrWrite, fmt.Sprintf("the next %d frame names up to %04d%s are taken by files the recorder did not write", maxFrameSkips+1, r.frameNo, ext), nil)
+	e.Hint = "keep other files out of the recording dir: frames are never written over them"
+	return "", e
+}
+
+// maxFrameSkips bounds how many frame names taken by others one frame
+// passes over.
+const maxFrameSkips = 100
 
 // appendLocked numbers e, writes it as one line of events.jsonl and keeps
 // it. r.mu must be held.
