@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,6 +79,9 @@ func TestFlowNavigateSnapshotClickFillScreenshotOverInMemoryTransport(t *testing
 		{map[string]any{"maxDimension": 200, "type": "jpeg", "filename": "small.jpg"}, "jpeg", 200, vh * 200 / vw},
 		// The name alone makes a JPEG: the image says so, not png.
 		{map[string]any{"maxDimension": 200, "filename": "named.jpeg"}, "jpeg", 200, vh * 200 / vw},
+		// A name without an extension gets the tool's: the library
+		// refuses it as it is.
+		{map[string]any{"maxDimension": 200, "filename": "bare"}, "png", 200, vh * 200 / vw},
 	} {
 		res := call(t, cs, "browser_take_screenshot", tc.args)
 		if res.IsError {
@@ -96,6 +100,9 @@ func TestFlowNavigateSnapshotClickFillScreenshotOverInMemoryTransport(t *testing
 			t.Errorf("screenshot %v is %dx%d, want %dx%d", tc.args, cfg.Width, cfg.Height, tc.wantW, tc.wantH)
 		}
 		path := find(t, `saved to (\S+)`, textOf(res))
+		if tc.args["filename"] == "bare" && filepath.Base(path) != "bare.png" {
+			t.Errorf("a screenshot named bare was saved as %s, want bare.png", filepath.Base(path))
+		}
 		if saved, err := os.ReadFile(path); err != nil || !bytes.Equal(saved, img.Data) {
 			t.Errorf("the saved file %s is not the image returned (err %v)", path, err)
 		}

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/browserpool/browserpool"
@@ -175,7 +176,7 @@ func (s *Server) addExtraTools() {
 	}, nil, func(ctx context.Context, c *toolCall, in PDFArgs) (*mcp.CallToolResult, error) {
 		var pdf browserpool.PDF
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
-			pdf, err = t.PDF(ctx, browserpool.PDFOptions{Name: in.Filename})
+			pdf, err = t.PDF(ctx, browserpool.PDFOptions{Name: withExt(in.Filename, ".pdf")})
 			return err
 		})
 		if err != nil {
@@ -202,4 +203,15 @@ func listing(what string, lines []string) string {
 		b.WriteString(l + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// withExt is a file name a model gave, with ext added when it has no
+// extension ("homepage" becomes "homepage.png"): the library refuses a
+// name that does not say what the file holds, and a model means the
+// tool's kind of file.
+func withExt(name, ext string) string {
+	if name == "" || strings.HasSuffix(name, "/") || filepath.Ext(name) != "" {
+		return name
+	}
+	return name + ext
 }

@@ -92,7 +92,11 @@ func (s *Server) screenshot(ctx context.Context, c *toolCall, in ScreenshotArgs)
 		return nil, toolErrorf("browser_take_screenshot got both fullPage and a ref: each chooses what to capture (the whole page, or one element)",
 			"pass fullPage true for the whole page, or ref for one element, not both")
 	}
-	opts := browserpool.ScreenshotOptions{Name: in.Filename, FullPage: in.FullPage, JPEG: in.Type == "jpeg", MaxDimension: in.MaxDimension}
+	ext := ".png"
+	if in.Type == "jpeg" {
+		ext = ".jpeg"
+	}
+	opts := browserpool.ScreenshotOptions{Name: withExt(in.Filename, ext), FullPage: in.FullPage, JPEG: in.Type == "jpeg", MaxDimension: in.MaxDimension}
 	if in.Ref != "" {
 		opts.Ref = ref(in.Ref)
 	}
