@@ -199,13 +199,12 @@ func TestBackAndReloadOfAPageBusyInAScriptTimeOutSayingToCloseTheTab(t *testing.
 	ctx := ctxT(t)
 	s := mustOpen(t, ctx, p)
 	for _, move := range []string{"back", "reload"} {
-		tab, err := s.OpenTab(ctx, base+"/a")
+		tab, err := s.OpenTab(ctx, "about:blank")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tab.Navigate(ctx, base+"/b"); err != nil {
-			t.Fatal(err)
-		}
+		navigateUnderLoad(t, ctx, tab, base+"/a")
+		navigateUnderLoad(t, ctx, tab, base+"/b")
 		if err := tab.Evaluate(ctx, "setTimeout(() => { for (;;) {} }, 50), 1", nil); err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package browserpool_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -64,10 +65,11 @@ func TestASnapshotPrintsNoInternalRoleOfChromium(t *testing.T) {
 		}
 	}
 	// A video without a source is named by its error ("Unable to play
-	// media.").
-	for _, line := range []string{`- video "`, `- canvas "Map" @e7 [clickable]`, `- clickable "Pay later" @e8`, `- caption "A caption" @e9`} {
-		if !strings.Contains(s.Text, line) {
-			t.Errorf("no line %q in the snapshot:\n%s", line, s.Text)
+	// media."). The refs' numbers depend on how many of the video's own
+	// controls Chromium has built by then: not compared.
+	for _, line := range []string{`- video "`, `- canvas "Map" @e\d+ \[clickable\]`, `- clickable "Pay later" @e\d+`, `- caption "A caption" @e\d+`} {
+		if !regexp.MustCompile(line).MatchString(s.Text) {
+			t.Errorf("no line matching %q in the snapshot:\n%s", line, s.Text)
 		}
 	}
 }
