@@ -10,11 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/cdpmux"
@@ -322,55 +320,30 @@ func (x *tabExt) framesDrawn(ctx context.Context, op string, tg refTarget) {
 }
 
 // goneErr is the ErrStaleRef error of an action on ref whose element is
-// gone from the page, for why (as plainStale words it).
-func (x *tabExt) goneErr(op, ref, why string) error {
+// gone from the page: why, in words, and answer, the browser's answer
+// that showed it (nil when the page said so), kept behind the cause for
+// programs (errors.As finds its *rpcc.ResponseError). The browser's raw
+// answer ("Could not find node with given id (-32000)") read verbatim
+// says nothing a person or an LLM can act on.
+func (x *tabExt) goneErr(op, ref, why string, answer error) error {
 	e := newError(op, ErrStaleRef, ref+" is gone from the page")
 	e.Session, e.Tab = x.t.s.id, x.t.id
-	e.Err = &goneCause{why: why}
+	e.Err = &goneCause{why: why, answer: answer}
 	return e
 }
 
-// goneWhy are the browser's answers that show an element gone, and what
-// each means in words. The first match wins.
-var goneWhy = []struct{ answer, why string }{
+// goneAnswers are the browser's answers that show an element gone (as
+// tabExt.fail reads them), and what each means in words. The first match
+// wins.
+var goneAnswers = []struct{ answer, why string }{
 	{"Node is detached", "it was removed from its document"},
 	{"does not belong to the document", "it was removed from its document"},
+	{"Cannot find context with specified id", "its frame navigated to another document"},
 	{"No target with given id", "its frame closed or navigated"},
 	{"Session with given id not found", "its frame closed or navigated"},
-	{"Cannot find context with specified id", "its frame navigated to another document"},
-	// fail calls an element without a box stale when its frame has left
-	// its document (tabExt.discarded).
-	{"Could not compute", "it is in a document its frame has left (the frame navigated)"},
-	{"does not have a layout object", "it is in a document its frame has left (the frame navigated)"},
-	{"not visible", "it is in a document its frame has left (the frame navigated)"},
-}
-
-// plainStale rewrites an ErrStaleRef error whose cause is the browser's
-// raw answer ("Could not find node with given id (-32000)"), which read
-// verbatim says nothing a person or an LLM can act on: the error says in
-// words that ref is gone from the page and why, and keeps the answer
-// behind its cause for programs (errors.As finds the
-// *rpcc.ResponseError). Any other error is returned as it is.
-func plainStale(ref string, err error) error {
-	var e *Error
-	var re *rpcc.ResponseError
-	if !errors.As(err, &e) || e.Class != ErrStaleRef || e.Err == nil || !errors.As(e.Err, &re) {
-		return err
-	}
-	if _, done := e.Err.(*goneCause); done {
-		return err
-	}
-	why := "the browser no longer has it (it was removed, or its frame navigated)"
-	for _, g := range goneWhy {
-		if strings.Contains(re.Message+" "+re.Data, g.answer) {
-			why = g.why
-			break
-		}
-	}
-	c := *e
-	c.Detail = ref + " is gone from the page"
-	c.Err = &goneCause{why: why, answer: e.Err}
-	return &c
+	{"No node with given id", "the browser no longer has it (it was removed, or its frame navigated)"},
+	{"Could not find node", "the browser no longer has it (it was removed, or its frame navigated)"},
+	{"No node found", "the browser no longer has it (it was removed, or its frame navigated)"},
 }
 
 // goneCause is the cause of a stale ref's error: why the element is

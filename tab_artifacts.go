@@ -7,6 +7,7 @@
 package browserpool
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -170,7 +171,6 @@ func (s *Session) existsErr(op, tab, name string) error {
 // artifactKind is what a tab writes under a caller's name: the names its
 // files may take and the words its errors use.
 type artifactKind struct {
-	op      string   // the operation writing it: "Tab.Screenshot"
 	what    string   // "a screenshot"
 	prefix  string   // of a generated name: "screenshot"
 	exts    []string // the extensions a name may end in, lower case
@@ -181,9 +181,9 @@ type artifactKind struct {
 
 // The kinds of artifacts with a caller's name.
 var (
-	shotKind = artifactKind{op: "Tab.Screenshot", what: "a screenshot", prefix: "screenshot", exts: []string{".png", ".jpg", ".jpeg"},
+	shotKind = artifactKind{what: "a screenshot", prefix: "screenshot", exts: []string{".png", ".jpg", ".jpeg"},
 		formats: "a PNG or a JPEG", example: "shot.png", extHint: "name the file .png (or .jpg with JPEG set), such as shot.png"}
-	pdfKind = artifactKind{op: "Tab.PDF", what: "a PDF", prefix: "page", exts: []string{".pdf"},
+	pdfKind = artifactKind{what: "a PDF", prefix: "page", exts: []string{".pdf"},
 		formats: "a PDF", example: "page.pdf", extHint: "name the file .pdf, such as page.pdf"}
 )
 
@@ -283,11 +283,7 @@ func (s *Session) reservedDirs() []reservedDir {
 		add(r.Dir(), "the dir of the session's recording (Recording.Dir)", "where the recording writes its frames and replay page")
 	}
 	if s.p != nil && s.p.cfg.Recording != nil {
-		name := s.p.cfg.Recording.DirName
-		if name == "" {
-			name = RecordingDirName
-		}
-		add(filepath.Join(s.output, name), "the dir of the session's recording (Config.Recording)", "where the recording writes its frames and replay page")
+		add(filepath.Join(s.output, cmp.Or(s.p.cfg.Recording.DirName, RecordingDirName)), "the dir of the session's recording (Config.Recording)", "where the recording writes its frames and replay page")
 	}
 	return dirs
 }
@@ -301,6 +297,9 @@ func (s *Session) nameErr(op, tab, name string, k artifactKind, err error) error
 	}
 	e := s.artifactErr(op, name, err).(*Error)
 	e.Tab = tab
+	if e.Class == ErrInvalidArgument { // too long for the file system
+		e.Hint += " such as " + k.example
+	}
 	return e
 }
 
@@ -369,12 +368,7 @@ func (s *Session) artifactErr(op, name string, err error) error {
 	if errors.Is(err, syscall.ENAMETOOLONG) {
 		e := newError(op, ErrInvalidArgument, fmt.Sprintf("%q: the name is too long for the file system (%d bytes per name at most)", truncName(name), maxNameElem))
 		e.Session, e.Err = s.id, err
-		e.Hint = "give a shorter file name"
-		for _, k := range []artifactKind{shotKind, pdfKind} {
-			if op == k.op {
-				e.Hint += " such as " + k.example
-			}
-		}
+		e.Hint = "give a shorter file name" // nameErr names one of the artifact's kind
 		return e
 	}
 	e := newError(op, ErrInvalidConfig, "cannot write "+truncName(name)+" in the output dir")

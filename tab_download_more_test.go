@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/internal/fleettest"
 )
 
 // A download of a data: URL reports the URL by its media type and length:
@@ -110,5 +112,41 @@ func withRoute(page, path string, h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		w.Write([]byte(page))
+	}
+}
+
+// On a remote browser (a Browserless lease) a download the caller's
+// deadline ends while its bytes stream over CDP says the same: how much
+// had reached this machine (the browser hands the stream over in chunks,
+// so the 1000 bytes the site sent, short of one, are not counted), and to
+// retry with a longer deadline.
+func TestARemoteDownloadTheDeadlineEndsSaysHowMuchArrived(t *testing.T) {
+	requireBrowser(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	site := httptest.NewServer(withRoute(`<title>files</title>`, "/slow", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="slow.bin"`)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", "2000")
+		w.Write(make([]byte, 1000))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(site.Close)
+	srv := fleettest.StartBrowserless(t, fleettest.BrowserlessOptions{Concurrent: 1, Token: "s3cret-t0ken"})
+	p := newFleetPool(t, &browserpool.Browserless{URL: srv.URL, Token: srv.Token}, 0)
+	ctx := ctxT(t)
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	if _, err := tab.Navigate(ctx, site.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := tab.WaitDownload(short, func(ctx context.Context) error { _, err := tab.Navigate(ctx, site.URL+"/slow"); return err })
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "of 2000 bytes had reached this machine") || !strings.Contains(err.Error(), "trigger the download again with a longer deadline") {
+		t.Errorf("a remote WaitDownload whose deadline ended part way: %v; want the deadline's error saying how much of the 2000 bytes had reached this machine and to retry with a longer deadline", err)
 	}
 }

@@ -275,7 +275,7 @@ func (t *Tab) Select(ctx context.Context, ref string, values ...string) (selecte
 			selected = res.Selected
 			return nil
 		case "gone":
-			return x.goneErr(op, ref, "it was removed from its document")
+			return x.goneErr(op, ref, "it was removed from its document", nil)
 		case "not-select":
 			return x.badTarget(op, ref, tg, "not a select box", "for a custom dropdown, click it open with Tab.Click, take a snapshot, and click the option")
 		case "disabled":
@@ -380,7 +380,7 @@ func (t *Tab) Upload(ctx context.Context, ref string, paths ...string) error {
 				return x.fail(op, ctx, ref, frameErr(tg.f, err))
 			}
 			if !shown {
-				return x.goneErr(op, ref, "it was removed from its document, or its frame navigated")
+				return x.goneErr(op, ref, "it was removed from its document, or its frame navigated", nil)
 			}
 			// A disabled input takes no files from a user: refuse, as
 			// Click refuses a disabled control.

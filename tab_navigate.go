@@ -249,10 +249,11 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 			}
 			// Chromium aborts the navigation of a URL that answers
 			// with a file to save (Content-Disposition: attachment).
-			e.Hint = "the load was cancelled, most often because the URL answers with a file to download: the browser is then saving it in Session.DownloadDir (Session.Downloads lists it once complete), so do not fetch it again; to wait for it and get its path, make this navigation the trigger of Tab.WaitDownload; else the page went elsewhere meanwhile: retry"
+			file := ": the browser is then saving it in Session.DownloadDir (Session.Downloads lists it once complete), so do not fetch it again; to wait for it and get its path, make this navigation the trigger of Tab.WaitDownload"
 			if t.s.remote() {
-				e.Hint = "the load was cancelled, most often because the URL answers with a file to download, which a remote browser saves nowhere: make this navigation the trigger of Tab.WaitDownload to bring the file here; else the page went elsewhere meanwhile: retry"
+				file = ", which a remote browser saves nowhere: make this navigation the trigger of Tab.WaitDownload to bring the file here"
 			}
+			e.Hint = "the load was cancelled, most often because the URL answers with a file to download" + file + "; else the page went elsewhere meanwhile: retry"
 		}
 		return res, e
 	}

@@ -215,7 +215,10 @@ func (t *Tab) waitRemoteDownload(ctx context.Context, op string, trigger func(ct
 			b, err := t.streamResponse(ctx, op, ev)
 			var stop *streamStopped
 			if errors.As(err, &stop) {
-				return Download{}, timeoutAt(fmt.Sprintf("the download of %s did not complete: cancelled after %s", echo(downloadURL(stop.url)), bytesOf(stop.n, stop.length)), true)
+				// The browser hands the stream over in chunks: bytes it
+				// holds short of one are not counted (measured through
+				// Browserless: 1000 sent, 0 read).
+				return Download{}, timeoutAt(fmt.Sprintf("the download of %s did not complete: cancelled after %s had reached this machine", echo(downloadURL(stop.url)), bytesOf(stop.n, stop.length)), true)
 			}
 			if err != nil {
 				return Download{}, err

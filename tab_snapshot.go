@@ -538,21 +538,15 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 			e.Hint = "take a new snapshot and retry; if the page keeps moving, wait for it to settle"
 			return e
 		}
-		for _, s := range []string{"No node with given id", "Could not find node", "does not belong to the document",
-			"Node is detached", "No node found", "Node with given id does not belong", "Cannot find context with specified id",
-			"No target with given id", "Session with given id not found"} {
-			if strings.Contains(msg, s) && ref != "" {
-				e := newError(op, ErrStaleRef, ref+" is gone from the page (removed, or its frame navigated)")
-				e.Session, e.Tab, e.Err = t.s.id, t.id, err
-				return plainStale(ref, e) // why in words, not the browser's raw answer
+		for _, g := range goneAnswers {
+			if strings.Contains(msg, g.answer) && ref != "" {
+				return x.goneErr(op, ref, g.why, err) // why in words, not the browser's raw answer
 			}
 		}
 		for _, s := range []string{"Could not compute content quads", "does not have a layout object", "not visible", "Could not compute box model"} {
 			if strings.Contains(msg, s) && ref != "" {
 				if x.discarded(ctx, ref) {
-					e := newError(op, ErrStaleRef, ref+" is in a document its frame has left (the frame navigated)")
-					e.Session, e.Tab, e.Err = t.s.id, t.id, err
-					return plainStale(ref, e)
+					return x.goneErr(op, ref, "it is in a document its frame has left (the frame navigated)", err)
 				}
 				e := newError(op, ErrNotVisible, ref+" has no layout box (hidden with display:none, collapsed, or not rendered)")
 				e.Session, e.Tab, e.Err = t.s.id, t.id, err

@@ -68,26 +68,33 @@ func (w *snapWalker) domFacts(f *frameSess) (map[dom.BackendNodeID]axtext.Clicka
 	if raw, err := f.d.InvokeRaw(w.ctx, "DOMSnapshot.captureSnapshot", &args); err == nil {
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
-			facts = domFacts{clickable: snap.clickables(), inputs: snap.inputs()}
+			str := snap.stringIndex()
+			facts = domFacts{clickable: snap.clickables(str), inputs: snap.inputs(str)}
 		}
 	}
 	w.dom[f] = facts
 	return facts.clickable, facts.inputs
 }
 
-// inputs reads the reply: the type of each <input> whose type a snapshot
-// prints (axtext.InputTypes), lowercase, by its backend node id.
-func (s *domSnapshot) inputs() map[dom.BackendNodeID]string {
-	input, typeKey := -1, -1
+// stringIndex maps each string of the reply's table to its (first) index,
+// which the reply's nodes use in its place.
+func (s *domSnapshot) stringIndex() map[string]int {
+	str := make(map[string]int, len(s.Strings))
 	for i, v := range s.Strings {
-		switch {
-		case v == "INPUT" && input < 0:
-			input = i
-		case v == "type" && typeKey < 0:
-			typeKey = i
+		if _, ok := str[v]; !ok {
+			str[v] = i
 		}
 	}
-	if input < 0 || typeKey < 0 {
+	return str
+}
+
+// inputs reads the reply (str: its stringIndex): the type of each <input>
+// whose type a snapshot prints (axtext.InputTypes), lowercase, by its
+// backend node id.
+func (s *domSnapshot) inputs(str map[string]int) map[dom.BackendNodeID]string {
+	input, ok := str["INPUT"]
+	typeKey, ok2 := str["type"]
+	if !ok || !ok2 {
 		return nil
 	}
 	var out map[dom.BackendNodeID]string
@@ -124,14 +131,8 @@ func (s *domSnapshot) inputs() map[dom.BackendNodeID]string {
 // the page hides and draws its label instead), each with a note naming
 // the control, such as "(the label of a hidden checkbox, checked)". And
 // the elements drawn with an area that the page made draggable
-// (draggable="true"), marked Draggable.
-func (s *domSnapshot) clickables() map[dom.BackendNodeID]axtext.Clickable {
-	str := map[string]int{}
-	for i, v := range s.Strings {
-		if _, ok := str[v]; !ok {
-			str[v] = i
-		}
-	}
+// (draggable="true"), marked Draggable. str is the reply's stringIndex.
+func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtext.Clickable {
 	index := func(v string) int {
 		if i, ok := str[v]; ok {
 			return i
