@@ -174,6 +174,9 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			e := newError(op, ErrTimeout, fmt.Sprintf("%s within %v", what, DefaultDownloadTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "check that the action starts a download; pass a context with a longer deadline for big files"
+			if trigger == nil {
+				e.Hint = nilTriggerHint
+			}
 			if started {
 				e.Hint = "the file is big or the site slow: trigger it again with a context whose deadline is longer"
 			}
@@ -184,6 +187,9 @@ func (t *Tab) WaitDownload(ctx context.Context, trigger func(ctx context.Context
 			e := newError(op, caller.Err(), what)
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the caller's context ended first: check that the action starts a download, and pass a longer deadline for a big file"
+			if trigger == nil {
+				e.Hint = "the caller's context ended first; " + nilTriggerHint
+			}
 			if started {
 				e.Hint = "the caller's context ended first: trigger the download again with a longer deadline"
 			}
@@ -540,6 +546,13 @@ func runTrigger(ctx context.Context, trigger func(context.Context) error) error 
 	}
 	return err
 }
+
+// nilTriggerHint is the hint of a WaitDownload without a trigger that saw
+// no download begin: the usual cause is a click made before the call,
+// whose download began before WaitDownload was listening.
+const nilTriggerHint = "WaitDownload(ctx, nil) waits only for a download that begins after the call; " +
+	"if a click started it, pass that click as the trigger instead of clicking first " +
+	"(a local session saves a download nobody waited for: Session.Downloads lists it once complete)"
 
 // triggerErr is WaitDownload's error for its trigger's err: the wait's
 // timeout (what it gives for "no download started") when ctx ended, which

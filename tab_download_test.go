@@ -251,6 +251,12 @@ func TestAWaitDownloadWithoutADownloadOrWithAFailingTriggerSaysWhichItWas(t *tes
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no download started") || strings.Contains(err.Error(), "before the browser answered") {
 		t.Errorf("WaitDownload that saw no download before the caller's deadline: %v; want the deadline's class saying no download started", err)
 	}
+	// Without a trigger, the likely cause is a click made before the call:
+	// the hint says to pass it as the trigger.
+	var he *browserpool.Error
+	if !errors.As(err, &he) || !strings.Contains(he.Hint, "pass that click as the trigger") {
+		t.Errorf("WaitDownload(ctx, nil) that saw no download: %v; want its hint to say a click made before the call is to be passed as the trigger", err)
+	}
 	short2, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel2()
 	_, err = tab.WaitDownload(short2, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
