@@ -150,7 +150,7 @@ func (s *Session) StartRecording(ctx context.Context, opts RecordingOptions) (*R
 		e.Hint = "use Session.Recording to get the running recording, or Stop it before starting another"
 		return nil, e
 	}
-	rec, err := record.New(s.output, record.Options{DirName: opts.DirName, MaxFrames: opts.MaxFrames, FFmpeg: opts.FFmpeg, Reserved: []string{"downloads"}})
+	rec, err := record.New(s.output, record.Options{DirName: opts.DirName, MaxFrames: opts.MaxFrames, FFmpeg: opts.FFmpeg, Reserved: []string{downloadsDirName}})
 	if err != nil {
 		return nil, s.recordErr(op, err)
 	}

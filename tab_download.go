@@ -52,7 +52,10 @@ type Download struct {
 // session could not move keeps the browser's name for it (a GUID). The
 // directory is made by the first download (the browser creates it, 0700),
 // so a session that downloads nothing leaves no directory behind.
-func (s *Session) DownloadDir() string { return filepath.Join(s.output, "downloads") }
+func (s *Session) DownloadDir() string { return filepath.Join(s.output, downloadsDirName) }
+
+// downloadsDirName is DownloadDir's name inside the session's output dir.
+const downloadsDirName = "downloads"
 
 // sessDownloads records whether a session's downloads are routed, and the
 // downloads themselves (session_downloads.go).

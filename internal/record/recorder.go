@@ -46,7 +46,8 @@ type Options struct {
 	// DefaultDirName.
 	DirName string
 	// Reserved names the dirs of the output dir that hold the caller's
-	// other files (a session's downloads): refused as the recording dir.
+	// other files (a session's downloads): refused as the recording dir,
+	// and so is any dir inside one.
 	Reserved []string
 	// MaxFrames is the frame budget: frames beyond it are dropped (their
 	// events are still written) and a note says how many. Zero means
@@ -92,6 +93,13 @@ type Stats struct {
 	Events  int // action events (not notes)
 	Frames  int // frames written
 	Dropped int // frames dropped over the budget
+}
+
+// within reports whether the clean local path name is dir or lies inside
+// it.
+func within(name, dir string) bool {
+	dir = filepath.Clean(dir)
+	return name == dir || strings.HasPrefix(name, dir+string(filepath.Separator))
 }
 
 // Recorder writes a recording: frames (0001.jpg, ...), events.jsonl and,
@@ -143,8 +151,8 @@ func New(outputDir string, opts Options) (*Recorder, error) {
 	if !filepath.IsLocal(name) {
 		return nil, newError(op, ErrPathEscapes, fmt.Sprintf("%q is not a local path", name), nil)
 	}
-	if clean := filepath.Clean(name); clean == "." || slices.Contains(opts.Reserved, clean) {
-		return nil, newError(op, ErrDirInUse, fmt.Sprintf("%q is the output dir itself or one it keeps for other files: frames and index.html would overwrite them", name), nil)
+	if clean := filepath.Clean(name); clean == "." || slices.ContainsFunc(opts.Reserved, func(r string) bool { return within(clean, r) }) {
+		return nil, newError(op, ErrDirInUse, fmt.Sprintf("%q is the output dir itself or one it keeps for other files, or inside one: frames and index.html would overwrite them", name), nil)
 	}
 	if err := os.MkdirAll(outputDir, 0o700); err != nil {
 		return nil, newError(op, ErrWrite, "cannot create the output dir", err)

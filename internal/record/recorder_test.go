@@ -178,8 +178,9 @@ func TestNewRefusesADirWhoseFilesItWouldOverwrite(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ dir, want string }{
-		{".", `browserpool: record.New: the recording dir is in use: "." is the output dir itself or one it keeps for other files: frames and index.html would overwrite them`},
-		{"downloads", `browserpool: record.New: the recording dir is in use: "downloads" is the output dir itself or one it keeps for other files: frames and index.html would overwrite them`},
+		{".", `browserpool: record.New: the recording dir is in use: "." is the output dir itself or one it keeps for other files, or inside one: frames and index.html would overwrite them`},
+		{"downloads", `browserpool: record.New: the recording dir is in use: "downloads" is the output dir itself or one it keeps for other files, or inside one: frames and index.html would overwrite them`},
+		{"downloads/rec", `browserpool: record.New: the recording dir is in use: "downloads/rec" is the output dir itself or one it keeps for other files, or inside one: frames and index.html would overwrite them`},
 		{"shots", `browserpool: record.New: the recording dir is in use: shots already holds files (0002.jpg): frames and index.html would overwrite them`},
 	} {
 		_, err := New(out, Options{DirName: tc.dir, Reserved: []string{"downloads"}})
