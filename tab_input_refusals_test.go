@@ -108,6 +108,11 @@ func TestFillWithALineBreakIntoASingleLineFieldIsRefusedAndATextareaKeepsIt(t *t
 	if diff := cmp.Diff([]string{"dogs", "old", "one\ntwo\n", "one\ntwo", "lines"}, got); diff != "" {
 		t.Errorf("fields and title after the fills (-want +got):\n%s", diff)
 	}
+	// The trace says each fill on one line, its line breaks escaped.
+	fills := traced(tab, "fill")
+	if len(fills) < 2 || !strings.HasSuffix(fills[len(fills)-2], `"one\ntwo\n"`) || !strings.HasSuffix(fills[len(fills)-1], `"one\ntwo"`) {
+		t.Errorf("the fills' trace args %q; want the last two to end in the values with \\n for each line break", fills)
+	}
 }
 
 func TestFillWithALineBreakIntoAFakeTextBoxIsRefusedAsInChromium(t *testing.T) {

@@ -79,11 +79,16 @@ func Squash(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Quote quotes s for a snapshot line: double quotes and backslashes
-// escaped, nothing else.
+// Quote quotes s for a snapshot line, a trace's args or an error: double
+// quotes and backslashes escaped, and line breaks and tabs written as \n,
+// \r and \t (a typed or filled value may hold them; a snapshot's names
+// and values are squashed first), so the quoted text stays on one line.
+// Nothing else is escaped.
 func Quote(s string) string {
-	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+	return `"` + quoteReplacer.Replace(s) + `"`
 }
+
+var quoteReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
 
 // DedupeText drops a text line that only repeats the name of the line
 // before or after it (a label next to its field), in place, and returns
