@@ -15,20 +15,35 @@ import (
 // starts an unstick check, and then says so in err's hint.
 // A tab whose page is navigating is not checked: the browser holds calls
 // into the page until the new document commits, and a stop sent meanwhile
-// would reach the new page. The hint is changed only for a call the page
-// did not answer (a wait that ran out keeps its own).
+// would reach the new page; the error says instead which page the tab is
+// waiting for (a server that never answers holds every read of the tab
+// until the navigation times out). The error is changed only for a call
+// the page did not answer (a wait that ran out keeps its own).
 func (t *Tab) givenUp(x *tabExt, err error) {
-	if t.direct.Err() != nil || t.lifecycle.navigating() {
+	if t.direct.Err() != nil {
+		return
+	}
+	var e *Error
+	unanswered := errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) && e.noAnswer
+	if pending, u := t.lifecycle.pendingRequest(); pending {
+		if unanswered && u != "" {
+			e.Detail += ": the tab is waiting for " + redactURL(u) + " to answer (a navigation its page started), and the browser holds calls into the page until that navigation commits or fails"
+			e.Hint = heldHint
+		}
 		return
 	}
 	if _, open := x.dialog.current(); open || !t.unstick() {
 		return
 	}
-	var e *Error
-	if errors.As(err, &e) && (e.Class == context.DeadlineExceeded || e.Class == context.Canceled) && e.noAnswer {
+	if unanswered {
 		e.Hint = "retry, with a longer deadline if the page is only slow; " + busyPageHint
 	}
 }
+
+// heldHint is givenUp's hint for a call the browser held while the tab's
+// page waited for a server.
+const heldHint = "to go on without that page, call Tab.Navigate to another URL (it is not held); " +
+	"to wait for it, call Tab.WaitLoad with a longer deadline: a read of the tab (a snapshot, an evaluate) waits for the same server"
 
 // busyPageHint ends givenUp's hint: what becomes of a page a script keeps
 // busy (partlyTyped keeps it).
