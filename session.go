@@ -120,7 +120,20 @@ type Session struct {
 	// leave when CloseTab closes them or the browser stops listing them
 	// (pageTargets).
 	crashed map[string]bool
+	// gone holds the latest goneMemory tabs the session forgot (closed by
+	// CloseTab, by their page or on the raw client), oldest first, so a
+	// later call naming one can say it was closed; guarded by mu.
+	gone []goneTab
 }
+
+// goneTab is a tab the session forgot (Session.gone).
+type goneTab struct {
+	id     string
+	byCall bool // Session.CloseTab closed it
+}
+
+// goneMemory is how many closed tabs a session remembers (Session.gone).
+const goneMemory = 64
 
 func newSession(p *Pool, id string, b LaunchedBrowser, mux *cdpmux.Mux, info SpawnInfo) *Session {
 	s := &Session{

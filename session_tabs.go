@@ -340,7 +340,14 @@ func (s *Session) resolveTab(ctx context.Context, op, id string) (*Tab, error) {
 			return nil, s.wrap(op, known.id, ctx.Err())
 		}
 		if known.readyErr == nil {
-			return known, nil
+			select {
+			case <-known.direct.Done():
+				// Closed (by its page, say) since: answered below as
+				// the browser now lists the tabs.
+				s.forget(known)
+			default:
+				return known, nil
+			}
 		}
 	}
 
@@ -432,12 +439,36 @@ func (p *Pool) notInSession(op string, s *Session, id string, infos []target.Inf
 	if owner != "" {
 		e = newError(op, ErrTabNotInSession, fmt.Sprintf("tab %s belongs to session %s, not to this one", echo(id), owner))
 		e.Hint = fmt.Sprintf("act on it through session %s, or use one of this session's tabs: %s", owner, fmtIDs(ids))
+	} else if how := s.goneHow(id); how != "" {
+		e = newError(op, ErrTabNotFound, fmt.Sprintf("tab %s was closed (%s) and is no longer in this session; its tabs: %s", echo(id), how, fmtIDs(ids)))
+		e.Hint = "use one of the session's open tabs (Session.Tabs lists them), or open a new one with Session.OpenTab"
 	} else {
 		e = newError(op, ErrTabNotFound, fmt.Sprintf("no tab %s in this session; its tabs: %s", echo(id), fmtIDs(ids)))
 		e.Hint = "tab ids never carry over between sessions; list this session's tabs and use one of their ids"
 	}
 	e.Session, e.Tab = s.id, id
 	return e
+}
+
+// goneHow says how the session's tab id, no longer listed by the browser,
+// was closed: "by Session.CloseTab", or "by its page, or outside the
+// session" for one the session forgot otherwise or still holds; "" for an
+// id the session never had (or too long ago to remember).
+func (s *Session) goneHow(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.gone) - 1; i >= 0; i-- {
+		if g := s.gone[i]; g.id == id {
+			if g.byCall {
+				return "by Session.CloseTab"
+			}
+			return "by its page, or outside the session"
+		}
+	}
+	if s.tabs[id] != nil {
+		return "by its page, or outside the session"
+	}
+	return ""
 }
 
 // attach returns the Tab for target id, attaching a flattened session
@@ -505,6 +536,10 @@ func (s *Session) forget(t *Tab) {
 	s.mu.Lock()
 	if s.tabs[t.id] == t {
 		delete(s.tabs, t.id)
+		s.gone = append(s.gone, goneTab{id: t.id, byCall: t.closedByCall.Load() > 0})
+		if len(s.gone) > goneMemory {
+			s.gone = slices.Delete(s.gone, 0, len(s.gone)-goneMemory)
+		}
 	}
 	s.order = dropID(s.order, t.id)
 	if s.active == t.id {
