@@ -72,7 +72,8 @@ type SnapshotOptions struct {
 // field whose value has a form of its own says its type (type=date, time,
 // datetime-local, month, week, color), and a file input, a button, says
 // type=file and the files it holds (Tab.Upload takes its ref). Names
-// and values are cut to 100 characters; a link shows its URL (path only
+// and values are cut to 100 characters, a text line to 500 (a paragraph
+// reads whole, a page-long text is cut); a link shows its URL (path only
 // when on the page's origin) with token-like query values redacted.
 //
 // Interactive elements are those whose role says so (buttons, links,

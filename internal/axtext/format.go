@@ -92,12 +92,14 @@ var quoteReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", 
 
 // DedupeText drops a text line that only repeats the name of the line
 // before or after it (a label next to its field), in place, and returns
-// the shortened slice.
+// the shortened slice. The name is cut at NameLimit and the text at
+// TextLimit, so they are compared as cut at NameLimit.
 func DedupeText[T any](ls []Line[T]) []Line[T] {
 	out := ls[:0]
 	for i, l := range ls {
-		if l.Role == "text" && (i > 0 && ls[i-1].Role != "text" && ls[i-1].Name == l.Name ||
-			i+1 < len(ls) && ls[i+1].Role != "text" && ls[i+1].Name == l.Name) {
+		name := Cut(l.Name, NameLimit)
+		if l.Role == "text" && (i > 0 && ls[i-1].Role != "text" && ls[i-1].Name == name ||
+			i+1 < len(ls) && ls[i+1].Role != "text" && ls[i+1].Name == name) {
 			continue
 		}
 		out = append(out, l)

@@ -22,6 +22,10 @@ import (
 // NameLimit is how many characters of a name or value a line keeps.
 const NameLimit = 100
 
+// TextLimit is how many characters a text line keeps: a paragraph is
+// read whole in most pages, a page-long one is cut.
+const TextLimit = 500
+
 // Node is one node of an accessibility tree, decoded leanly (the
 // protocol's types carry name sources never read here).
 type Node struct {
@@ -203,7 +207,7 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	name := Squash(String(n.Name))
 	if role == "StaticText" {
 		if name != "" && !strings.Contains(ctxName, name) && !listBullets[name] {
-			w.Lines = append(w.Lines, Line[T]{Depth: depth, Role: "text", Name: Cut(name, NameLimit)})
+			w.Lines = append(w.Lines, Line[T]{Depth: depth, Role: "text", Name: Cut(name, TextLimit)})
 		}
 		return
 	}
