@@ -43,7 +43,9 @@ var (
 	ErrTabNotInSession = errors.New("tab does not belong to this session")
 	// ErrTabClosed: the tab was closed or its target crashed or detached.
 	ErrTabClosed = errors.New("tab is closed")
-	// ErrInvalidURL: the URL is malformed or its scheme is not allowed.
+	// ErrInvalidURL: the URL is malformed, its scheme is not allowed, its
+	// port is outside 1 to 65535, or the browser calls it invalid (a host
+	// such as 300.1.1.1).
 	ErrInvalidURL = errors.New("URL not allowed")
 	// ErrInvalidID: an id that would become part of a path or a key is not
 	// of the form [A-Za-z0-9_-]{1,64}.

@@ -170,3 +170,45 @@ func (s *Session) placeOnce(op, guid, suggested string) (Download, error) {
 	defer d.mu.Unlock()
 	return r.dl, r.err
 }
+
+// downloadMark is where a session's record of downloads stood: the guid
+// of the newest download begun then ("" if none).
+type downloadMark struct{ last string }
+
+// mark returns where the record of downloads stands now.
+func (d *sessDownloads) mark() downloadMark {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n := len(d.order); n > 0 {
+		return downloadMark{d.order[n-1]}
+	}
+	return downloadMark{}
+}
+
+// downloadSeen says whether a download began (beganSince).
+type downloadSeen int
+
+const (
+	downloadUnknown downloadSeen = iota // the session does not see its browser's downloads
+	downloadNone
+	downloadBegan
+)
+
+// beganSince reports whether the browser began a download in tab's main
+// frame after m (Browser.downloadWillBegin, which the session records
+// when it routes downloads: see session_downloads.go). A remote session's
+// browser records none here.
+func (d *sessDownloads) beganSince(m downloadMark, tab string, remote bool) downloadSeen {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.set || remote {
+		return downloadUnknown
+	}
+	// m.last not found (none then, or forgotten since): all are newer.
+	for _, guid := range d.order[slices.Index(d.order, m.last)+1:] {
+		if r := d.recs[guid]; r != nil && r.dl.TabID == tab {
+			return downloadBegan
+		}
+	}
+	return downloadNone
+}

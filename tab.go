@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,7 +60,7 @@ type Tab struct {
 	navMu   sync.Mutex
 	lastNav NavigateResult // guarded by navMu; the last navigation's result (LastNavigation)
 
-	docs            docWatch      // the main frame's latest documents (tab_navigate.go); locks itself
+	docs            docWatch      // the main frame's latest documents (tab_docs.go); locks itself
 	statusFallbacks atomic.Int64  // navigations whose status was read after their load event (tests)
 	unsticking      atomic.Bool   // an unstick check of the page runs (see unstick)
 	navigates       atomic.Uint64 // Navigate calls begun: one that begins during another's replaces it
@@ -248,7 +249,7 @@ func (t *Tab) onEvent(method string, params json.RawMessage) {
 	case "Page.frameRequestedNavigation", "Page.frameStoppedLoading", "Page.javascriptDialogClosed":
 		t.lifecycle.noteNavigation(method, params)
 	case "Performance.metrics":
-		t.noteDoc(method, params) // the status script's report (tab_navigate.go)
+		t.noteDoc(method, params) // the status script's report (tab_docs.go)
 	case "Network.responseReceived", "Page.navigatedWithinDocument":
 		t.noteDoc(method, params)
 		t.x.onToolEvent(method, params) // the network log reads it too
@@ -323,7 +324,8 @@ type tabExt struct {
 	parseWaited atomic.Pointer[string]
 
 	// openedWaited: a wait for the first page of a tab a page opened was
-	// done (awaitOpenedPage); later waits and snapshots do not wait again.
+	// done (openedPage); later snapshots do not wait again (awaitOpenedPage),
+	// while WaitLoad always checks.
 	openedWaited atomic.Bool
 
 	// actDocs is the main frame's count of new documents
@@ -504,7 +506,8 @@ func checkOpenURL(op, raw string) *Error {
 	return checkNavigateURL(op, raw)
 }
 
-// checkNavigateURL allows absolute http and https URLs with a host.
+// checkNavigateURL allows absolute http and https URLs with a host and, if
+// they name a port, one from 1 to 65535.
 func checkNavigateURL(op, raw string) *Error {
 	u, err := url.Parse(raw)
 	var detail string
@@ -519,10 +522,27 @@ func checkNavigateURL(op, raw string) *Error {
 		detail = "the URL has no host"
 	case u.User != nil:
 		detail = "credentials in the URL are not allowed"
+	case !validPort(u.Port()):
+		e := newError(op, ErrInvalidURL, fmt.Sprintf("port %s is out of range: a port is a number from 1 to 65535", echo(u.Port())))
+		e.Hint = portHint
+		return e
 	default:
 		return nil
 	}
 	return newError(op, ErrInvalidURL, detail)
+}
+
+// portHint is the hint of a URL whose port is out of range.
+const portHint = "fix the URL's port (a number from 1 to 65535), or leave it out for the scheme's own (80 for http, 443 for https)"
+
+// validPort reports whether port, a URL's (digits or "", as url.Parse
+// leaves it), is none or one from 1 to 65535.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // shownURL is a URL as the package's results show it (a navigation's, a

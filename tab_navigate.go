@@ -1,24 +1,20 @@
-// Room: navigation (Tab.Navigate, LastNavigation) and what the tab
-// learns of its main frame's documents from its events (docWatch, which
-// docWatch.mu guards). Tab.navMu guards the last result. Events arrive on
-// the mux's reader through the tab's tap (Tab.onEvent): nothing here blocks
-// it.
+// Room: navigation (Tab.Navigate, LastNavigation): Tab.navMu guards the
+// last result. What the tab learns of its main frame's documents from its
+// events is tab_docs.go's.
 
 package browserpool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/pagejs"
 	"github.com/browserpool/browserpool/internal/redact"
@@ -38,16 +34,28 @@ type NavigateResult struct {
 	// browser reports no status for.
 	Status int
 	// FinalURL is the URL the tab shows once the page loaded, after
-	// redirects, redacted like URL.
+	// redirects (for a same-document navigation, with its new fragment),
+	// redacted like URL.
 	FinalURL string
 }
 
 // Navigate loads an http or https URL and waits for its load event (bounded
-// by ctx and Config.NavigationTimeout). A page the browser cannot load is an
+// by ctx and Config.NavigationTimeout). A URL that is not an absolute http
+// or https URL with a host, that names a port outside 1 to 65535, or that
+// the browser calls invalid (a host such as 300.1.1.1) is an ErrInvalidURL
+// error, and nothing is loaded. A page the browser cannot load is an
 // ErrNavigation error carrying the browser's error text, e.g.
 // net::ERR_NAME_NOT_RESOLVED. A page the server answers with an HTTP error
 // status (404, 500, ...) loads: Navigate returns nil and the result's
 // Status says what the server answered; FinalURL is where redirects led.
+// That holds when the server sends the status with an empty body too: the
+// tab then shows the browser's own error page for it ("HTTP ERROR 404").
+// A URL the browser shows no page for, net::ERR_ABORTED, is an
+// ErrNavigation error whose hint says why when the session knows: the URL
+// answered with a file, which the browser is saving (Session.Downloads
+// lists it once complete; Tab.WaitDownload gets it), or with no page (HTTP
+// 204 No Content) and the tab stays on its page.
+//
 // A page that sends the tab on by itself before its load event (a script's
 // location change as it loads: a login gateway, a short link) is followed
 // to where it leads, and the result is that page's; a refresh or a timer
@@ -55,6 +63,11 @@ type NavigateResult struct {
 // waits for it). A navigation that is not the page's (another call's
 // Navigate) replacing the page before it loads ends Navigate at once with
 // an ErrNavigation error saying so.
+//
+// A ctx that has already ended sends nothing: Navigate returns its error
+// at once, and the tab stays on its page. One that ends while the server
+// has not answered has the navigation stopped before Navigate returns, so
+// that the stop cannot cut the next Navigate short.
 //
 // A dialog the tab's handler deferred does not stop Navigate: the
 // navigation closes it (Tab.Dialogs reports it closed by the page). If
@@ -130,15 +143,20 @@ func (t *Tab) stayedFor(start time.Time) (Dialog, bool) {
 	return Dialog{}, false
 }
 
+// stopWait bounds stopLoading's wait for the browser's answer.
+const stopWait = time.Second
+
 // stopLoading stops the tab's pending navigation (Page.stopLoading, not
-// counted as use) in the background, bounded by two seconds: its caller,
-// whose context has ended, does not wait for it.
-func (t *Tab) stopLoading() {
-	t.s.background(func(base context.Context) {
-		ctx, cancel := context.WithTimeout(base, 2*time.Second)
-		defer cancel()
-		_ = t.direct.Quiet().Invoke(ctx, "Page.stopLoading", nil, nil)
-	})
+// counted as use) before its caller, whose context has ended, returns:
+// on a context detached from the caller's, bounded by stopWait. Sent in
+// the background, the stop could reach the browser after the caller's
+// next Page.navigate and abort that one instead (net::ERR_ABORTED). Sent
+// here it goes out first, and the tab's commands run in order: a stop
+// whose answer is late is still ahead of any later navigation.
+func (t *Tab) stopLoading(caller context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(caller), stopWait)
+	defer cancel()
+	_ = t.direct.Quiet().Invoke(ctx, "Page.stopLoading", nil, nil)
 }
 
 // LastNavigation returns the result of the tab's last navigation that
@@ -171,6 +189,13 @@ func (t *Tab) awaitErrorPage(ctx context.Context, loader string) {
 func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, error) {
 	res := NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP, URL: shownURL(rawURL)}
 	errURL := echo(redactURL(rawURL)) // errors never carry a query string
+	if err := ctx.Err(); err != nil {
+		// Nothing to stop: the browser was never asked.
+		e := newError(op, err, errURL+" was not loaded: the caller's context had ended before the navigation began, so nothing was sent to the browser")
+		e.Session, e.Tab = t.s.id, t.id
+		e.Hint = "the tab stays on its page; navigate again with a context that has not ended"
+		return res, e
+	}
 	caller := ctx
 	// A dialog deferred meanwhile ends the wait for the load event.
 	x := t.ext()
@@ -198,22 +223,27 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	}
 	start := time.Now()
 	gen := t.navigates.Add(1)
+	dls := t.s.downloads.mark() // the downloads so far: did this navigation start one?
 	asked := t.lifecycle.mark() // the page's own navigation requests so far
 	var reply page.NavigateReply
 	if err := t.direct.Invoke(ctx, "Page.navigate", page.NewNavigateArgs(rawURL), &reply); err != nil {
+		if e := invalidURLErr(op, errURL, err); e != nil {
+			e.Session, e.Tab = t.s.id, t.id
+			return res, e
+		}
 		if ctx.Err() == nil || t.direct.Err() != nil {
 			return res, fail(err)
 		}
 		// The server never answered: Chromium holds every later command
 		// of the tab while the navigation waits, so stop it.
 		if caller.Err() != nil {
-			t.stopLoading()
+			t.stopLoading(caller)
 			e := t.callerEnded(op, caller, errURL+" did not answer").(*Error)
 			e.Hint = "the navigation was stopped and the tab stays on its page; retry with a longer deadline if the site is slow, or check that it is up"
 			return res, e
 		}
 		if context.Cause(ctx) == context.DeadlineExceeded {
-			t.stopLoading()
+			t.stopLoading(caller)
 			e := newError(op, ErrTimeout, fmt.Sprintf("%s did not answer within %v", errURL, t.deps.navigationTimeout))
 			e.Session, e.Tab = t.s.id, t.id
 			e.Hint = "the navigation was stopped and the tab stays on its page; check that the site is up, or raise Config.NavigationTimeout"
@@ -227,6 +257,25 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	if reply.ErrorText != nil && *reply.ErrorText != "" {
 		if *reply.ErrorText != "net::ERR_ABORTED" && reply.LoaderID != nil && *reply.LoaderID != "" {
 			t.awaitErrorPage(ctx, string(*reply.LoaderID))
+		}
+		if *reply.ErrorText == "net::ERR_HTTP_RESPONSE_CODE_FAILURE" && reply.LoaderID != nil && *reply.LoaderID != "" {
+			// An HTTP error status with an empty body (a bare 404, 500
+			// or 503): the server answered, and Chromium shows its own
+			// error page for the answer ("HTTP ERROR 404"). It loaded
+			// as a page with a body does, so it is no error either.
+			res.LoaderID = string(*reply.LoaderID)
+			if res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID); res.Status >= 400 {
+				x.docsSeen()
+				t.recordNav(res)
+				return res, nil
+			}
+			// The error page did not say the status (it did not load
+			// in time): still say what the browser's error means.
+			res.LoaderID, res.Status, res.FinalURL = "", 0, ""
+			e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s: the server answered with an HTTP error status and an empty body, and the tab shows the browser's error page for it", errURL, *reply.ErrorText))
+			e.Session, e.Tab = t.s.id, t.id
+			e.Hint = "the server has no page at this URL, or failed to make one: check the URL, or retry later if the server is down"
+			return res, e
 		}
 		e := newError(op, ErrNavigation, fmt.Sprintf("%s: %s", errURL, *reply.ErrorText))
 		e.Session, e.Tab = t.s.id, t.id
@@ -247,23 +296,25 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 				detail := errURL + " did not load: the page's own navigation (a script, a form or a link of the page) replaced it before it committed"
 				return res, t.replacedErr(op, detail+t.pageWentTo(ctx))
 			}
-			// Chromium aborts the navigation of a URL that answers
-			// with a file to save (Content-Disposition: attachment).
-			file := ": the browser is then saving it in Session.DownloadDir (Session.Downloads lists it once complete), so do not fetch it again; to wait for it and get its path, make this navigation the trigger of Tab.WaitDownload"
-			if t.s.remote() {
-				file = ", which a remote browser saves nowhere: make this navigation the trigger of Tab.WaitDownload to bring the file here"
-			}
-			e.Hint = "the load was cancelled, most often because the URL answers with a file to download" + file + "; else the page went elsewhere meanwhile: retry"
+			e.Hint = t.abortHint(dls)
 		}
 		return res, e
 	}
 	if reply.LoaderID == nil || *reply.LoaderID == "" {
 		// A same-document navigation: nothing to load. It is the page's
 		// now and in the browser's history a little later; a Back before
-		// then would skip it, so wait for the history (best effort).
+		// then would skip it, so wait for the history (best effort), whose
+		// entry is then the URL the tab shows.
 		if h, err := invoke[page.GetNavigationHistoryReply](ctx, t.direct, "Page.getNavigationHistory", nil); err == nil {
-			t.settledHistory(ctx, h)
+			h = t.settledHistory(ctx, h)
+			if h.CurrentIndex >= 0 && h.CurrentIndex < len(h.Entries) {
+				res.FinalURL = shownURL(h.Entries[h.CurrentIndex].URL)
+			}
 		}
+		if res.FinalURL == "" {
+			_, res.FinalURL = t.loadedStatus(ctx)
+		}
+		t.recordNav(res)
 		return res, nil
 	}
 	res.LoaderID = string(*reply.LoaderID)
@@ -297,11 +348,22 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 				e.Hint = "its document never replaced the previous page, which most often means a script busy in that page holds the tab, and every later call of the tab waits: close the tab (Session.CloseTab) and open a new one; if the site is only slow, retry, or " + more
 				return res, e
 			}
-			// Its document came but did not load: a script of the page's
-			// may hold it (a loop that never returns), and every later
-			// call of the tab with it.
-			if t.direct.Err() == nil && !t.lifecycle.navigating() && t.unstick() {
-				e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again: take a snapshot; else retry, or " + more
+			// Its document came but did not load. Once parsed
+			// (DOMContentLoaded), what holds its load event is most often
+			// what it still loads (an image, a frame, a script that never
+			// comes): the page is there. Before that, a script of the
+			// page's may hold it (a loop that never returns), and every
+			// later call of the tab with it. Either way, a page that does
+			// not answer has its script stopped (unstick).
+			if t.direct.Err() == nil && !t.lifecycle.navigating() {
+				parsed, _ := t.lifecycle.has(res.LoaderID + "/DOMContentLoaded")
+				checked := t.unstick()
+				switch {
+				case parsed:
+					e.Hint = "its document is in the tab and was parsed, but its load event is held by resources still loading (an image, a frame or a script that never finishes): the page is usually usable now, take a snapshot to see it; to wait for the rest, call Tab.WaitLoad, or " + more
+				case checked:
+					e.Hint = "if a script of the page's keeps it busy (a loop that never returns), it is stopped in a moment and the tab takes commands again: take a snapshot; else retry, or " + more
+				}
 			}
 			return res, e
 		}
@@ -309,10 +371,55 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 	}
 	x.docsSeen()
 	res.Status, res.FinalURL = t.loaded(ctx, res.LoaderID)
+	t.recordNav(res)
+	return res, nil
+}
+
+// invalidURLErr returns the ErrInvalidURL error of a Page.navigate the
+// browser refused as an invalid URL (one Go's parser takes and Chromium's
+// does not: a host such as 300.1.1.1, not an IPv4 address), else nil.
+func invalidURLErr(op, errURL string, err error) *Error {
+	var re *rpcc.ResponseError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "invalid URL") {
+		return nil
+	}
+	e := newError(op, ErrInvalidURL, "the browser refused "+errURL+" as an invalid URL")
+	e.Err = err
+	e.Hint = "fix the URL: check its host (an IP address is four numbers from 0 to 255) and its port (1 to 65535); Navigate loads http:// and https:// URLs"
+	return e
+}
+
+// recordNav makes res the tab's last navigation (LastNavigation).
+func (t *Tab) recordNav(res NavigateResult) {
 	t.navMu.Lock()
 	t.lastNav = res
 	t.navMu.Unlock()
-	return res, nil
+}
+
+// abortHint is the hint of a navigation the browser aborted
+// (net::ERR_ABORTED) that no other navigation replaced and no ended tab
+// or beforeunload dialog explains. Chromium aborts the navigation of a URL
+// that answers with a file to save (Content-Disposition: attachment), and
+// of one that answers with no page (204 No Content, 205 Reset Content),
+// leaving the tab on its page; the session's record of the downloads the
+// browser began (Browser.downloadWillBegin) since dls tells them apart.
+// It is called after endedDuring's wait (250 ms): the browser reports a
+// download 10-30 ms after it aborts the navigation (Chromium 14x).
+func (t *Tab) abortHint(dls downloadMark) string {
+	switch t.s.downloads.beganSince(dls, t.id, t.s.remote()) {
+	case downloadBegan:
+		return "the URL answers with a file to download, and the browser is saving it in Session.DownloadDir (Session.Downloads lists it once complete), so do not fetch it again; to wait for it and get its path, make this navigation the trigger of Tab.WaitDownload"
+	case downloadNone:
+		return "the server sent no page to show (an answer such as HTTP 204 No Content or 205 Reset Content does this) and began no download, so the tab stays on its page: take a snapshot to see it; if you expected a page, check the URL"
+	}
+	// The session does not see its browser's downloads (a remote one's,
+	// or one it attached to before any Tab.WaitDownload): either may be
+	// the cause.
+	file := "(make this navigation the trigger of Tab.WaitDownload to get it)"
+	if t.s.remote() {
+		file = "(a remote browser saves it nowhere: make this navigation the trigger of Tab.WaitDownload to bring it here)"
+	}
+	return "the load was cancelled: the URL may answer with a file to download " + file + ", or with no page to show (HTTP 204 No Content or 205 Reset Content), and the tab then stays on its page: take a snapshot to see it"
 }
 
 // loaded returns the HTTP status and the redacted URL of the document
@@ -408,143 +515,4 @@ func (t *Tab) replacedErr(op, detail string) *Error {
 	e.Session, e.Tab = t.s.id, t.id
 	e.Hint = "take a snapshot to see the page the tab is on; navigate again if you still need this one (one Navigate at a time per tab)"
 	return e
-}
-
-// loadedDoc is what the tab learned of one main-frame document.
-type loadedDoc struct {
-	loaderID string
-	url      string // redacted, from Page.frameNavigated
-	status   int    // from the status script or Network.responseReceived of its document request; 0 if neither came
-	reported bool   // the status script reported (its first report counts)
-}
-
-// docWatchLimit bounds the documents a docWatch remembers (the newest
-// ones; a navigation reads its own right after its load event).
-const docWatchLimit = 8
-
-// docWatch remembers the tab's latest main-frame documents.
-type docWatch struct {
-	mu   sync.Mutex
-	docs [docWatchLimit]loadedDoc // guarded by mu; a ring
-	next int                      // guarded by mu; the ring's next slot
-	cur  string                   // guarded by mu; the loader of the last committed document
-}
-
-// get returns what is known of loaderID's document (zero if nothing).
-func (w *docWatch) get(loaderID string) loadedDoc {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, d := range w.docs {
-		if d.loaderID == loaderID {
-			return d
-		}
-	}
-	return loadedDoc{}
-}
-
-// updateLocked applies f to loaderID's document, adding it if new.
-func (w *docWatch) updateLocked(loaderID string, f func(*loadedDoc)) {
-	for i := range w.docs {
-		if w.docs[i].loaderID == loaderID {
-			f(&w.docs[i])
-			return
-		}
-	}
-	w.docs[w.next] = loadedDoc{loaderID: loaderID}
-	f(&w.docs[w.next])
-	w.next = (w.next + 1) % docWatchLimit
-}
-
-// noteDoc reads the main frame's Page.frameNavigated (a document
-// committed, at this URL), Page.navigatedWithinDocument (the current
-// document shows another URL) and its document requests'
-// Network.responseReceived (the status of the final response, after
-// redirects) and the status script's Performance.metrics. On the mux's
-// reader.
-func (t *Tab) noteDoc(method string, params json.RawMessage) {
-	switch method {
-	case "Page.frameNavigated":
-		var ev struct {
-			Frame struct {
-				ID       string `json:"id"`
-				ParentID string `json:"parentId"`
-				LoaderID string `json:"loaderId"`
-				URL      string `json:"url"`
-				Fragment string `json:"urlFragment"` // "#frag": the URL goes without it
-			} `json:"frame"`
-		}
-		if json.Unmarshal(params, &ev) != nil || ev.Frame.ParentID != "" || ev.Frame.LoaderID == "" {
-			return
-		}
-		url := shownURL(ev.Frame.URL + ev.Frame.Fragment)
-		t.docs.mu.Lock()
-		t.docs.updateLocked(ev.Frame.LoaderID, func(d *loadedDoc) { d.url = url })
-		t.docs.cur = ev.Frame.LoaderID
-		t.docs.mu.Unlock()
-	case "Page.navigatedWithinDocument":
-		// history.pushState/replaceState or a fragment: the current
-		// document now shows another URL.
-		var ev struct {
-			FrameID string `json:"frameId"`
-			URL     string `json:"url"`
-		}
-		if json.Unmarshal(params, &ev) != nil || ev.FrameID != t.id {
-			return
-		}
-		url := shownURL(ev.URL)
-		t.docs.mu.Lock()
-		if t.docs.cur != "" {
-			t.docs.updateLocked(t.docs.cur, func(d *loadedDoc) { d.url = url })
-		}
-		t.docs.mu.Unlock()
-	case "Performance.metrics":
-		// The status script's report of the document that committed
-		// last (see statusScript). Only the first report after a commit
-		// counts: a page calling console.timeStamp with our title later
-		// cannot change it.
-		if !bytes.Contains(params, []byte(pagejs.StatusTitle)) {
-			return // another timestamp, or none: skip the decode
-		}
-		var ev struct {
-			Title string `json:"title"`
-		}
-		if json.Unmarshal(params, &ev) != nil {
-			return
-		}
-		digits, ok := strings.CutPrefix(ev.Title, pagejs.StatusTitle)
-		status, err := strconv.Atoi(digits)
-		if !ok || err != nil {
-			return
-		}
-		t.docs.mu.Lock()
-		if t.docs.cur != "" {
-			t.docs.updateLocked(t.docs.cur, func(d *loadedDoc) {
-				if !d.reported {
-					d.reported = true
-					if status > 0 && d.status == 0 {
-						d.status = status
-					}
-				}
-			})
-		}
-		t.docs.mu.Unlock()
-	case "Network.responseReceived":
-		if !bytes.Contains(params, []byte(`"Document"`)) {
-			return // not a document's response: skip the decode
-		}
-		var ev struct {
-			LoaderID string `json:"loaderId"`
-			FrameID  string `json:"frameId"`
-			Type     string `json:"type"`
-			Response struct {
-				Status int `json:"status"`
-			} `json:"response"`
-		}
-		if json.Unmarshal(params, &ev) != nil || ev.Type != "Document" || ev.FrameID != t.id || ev.LoaderID == "" {
-			return
-		}
-		t.docs.mu.Lock()
-		t.docs.updateLocked(ev.LoaderID, func(d *loadedDoc) { d.status = ev.Response.Status })
-		t.docs.mu.Unlock()
-	}
 }

@@ -70,7 +70,7 @@ func TestNavigateTakesTheStatusOfTheFinalResponseWithoutAReadAfterTheLoad(t *tes
 		want got
 	}{
 		{"/ok", got{200, srv.URL + "/ok", false}},
-		{"/ok#part", got{0, "", true}},
+		{"/ok#part", got{0, srv.URL + "/ok#part", true}}, // the URL the tab shows, its fragment new
 		{"/missing", got{404, srv.URL + "/missing", false}},
 		{"/r1", got{200, srv.URL + "/ok", false}},
 		{"/broken", got{500, srv.URL + "/broken", false}},
