@@ -35,9 +35,13 @@ const historyPoll = 50 * time.Millisecond
 // button, and waits until that page has loaded (document.readyState is
 // "complete"), bounded by ctx and Config.NavigationTimeout like Navigate.
 // At the first entry it is an ErrNoHistory error and nothing changes; the
-// blank page a tab opened with a URL starts on is not an entry. The
-// result's URL is the entry's, redacted; LoaderID is empty when the entry
-// was in the same document (a #fragment or history.pushState).
+// blank page a tab opened with a URL starts on is not an entry. An entry
+// whose page the browser now fails to load (the site down, a redirect
+// loop) is an ErrNavigation error carrying the browser's error text, e.g.
+// net::ERR_TOO_MANY_REDIRECTS, as soon as the tab shows the browser's
+// error page in its place. The result's URL is the entry's, redacted;
+// LoaderID is empty when the entry was in the same document (a #fragment
+// or history.pushState).
 func (t *Tab) Back(ctx context.Context) (NavigateResult, error) {
 	return t.goHistory(ctx, "Tab.Back", "back", -1)
 }
@@ -50,8 +54,11 @@ func (t *Tab) Forward(ctx context.Context) (NavigateResult, error) {
 
 // Reload reloads the tab's page and waits for its load event, like
 // Navigate (bounded by ctx and Config.NavigationTimeout); a load that does
-// not finish in time is an ErrTimeout error. The result's URL is the
-// page's, redacted.
+// not finish in time is an ErrTimeout error. A load the browser fails (the
+// site down, a redirect loop) is an ErrNavigation error carrying the
+// browser's error text, e.g. net::ERR_CONNECTION_REFUSED: the tab then
+// shows the browser's error page. The result's URL is the page's,
+// redacted.
 func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 	const op = "Tab.Reload"
 	res = NavigateResult{SessionID: t.s.id, TabID: t.id, Channel: ChannelCDP}
@@ -79,6 +86,12 @@ func (t *Tab) Reload(ctx context.Context) (res NavigateResult, err error) {
 			if err := t.lifecycle.next(ctx, changed); err != nil {
 				return t.historyErr(op, caller, ctx, x, "the reload did not start", err)
 			}
+		}
+		if e := t.failedLoad(ctx, op, ""); e != nil {
+			res.URL = shownURL(e.failed)
+			*args = res.URL
+			e.Hint = "the tab now shows the browser's error page: check that the site is up and reachable from this machine, then Reload again, or Navigate elsewhere"
+			return e.Error
 		}
 		res.URL = t.currentURL(ctx)
 		*args = res.URL
@@ -130,6 +143,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		entry := h.Entries[to]
 		res.URL = shownURL(entry.URL)
 		*args = res.URL
+		errURL := echo(redactURL(entry.URL)) // errors never carry a query string
 		before := x.currentLoader(ctx)
 		start := time.Now()
 		if err := t.direct.Invoke(ctx, "Page.navigateToHistoryEntry", page.NewNavigateToHistoryEntryArgs(entry.ID), nil); err != nil && !notAttached(err) {
@@ -141,12 +155,21 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 		defer tick.Stop()
 		for {
 			_, changed := t.lifecycle.has("")
+			if before != "" {
+				// Chromium shows its error page for an entry whose load
+				// fails as an entry of its own: the one asked for never
+				// becomes current.
+				if e := t.failedLoad(ctx, op, before); e != nil {
+					e.Hint = "the tab now shows the browser's error page in place of that entry: check that the site is up and reachable from this machine, then Tab.Reload; or Navigate to a page that loads"
+					return e.Error
+				}
+			}
 			done, err := t.historyArrived(ctx, entry.ID)
-			if e := t.stayedErr(op, start, redactURL(res.URL)); e != nil {
+			if e := t.stayedErr(op, start, errURL); e != nil {
 				return e // Chromium reports the entry it was asked for meanwhile
 			}
 			if err != nil {
-				return t.historyErr(op, caller, ctx, x, "", err)
+				return t.historyErr(op, caller, ctx, x, errURL+" did not finish loading", err)
 			} else if done {
 				// Chromium reports the entry it was asked for as current
 				// before a page's beforeunload dialog has even opened: the
@@ -167,7 +190,7 @@ func (t *Tab) goHistory(ctx context.Context, op, action string, delta int) (res 
 			case <-changed:
 			case <-tick.C:
 			case <-ctx.Done():
-				return t.historyErr(op, caller, ctx, x, res.URL+" did not finish loading", ctx.Err())
+				return t.historyErr(op, caller, ctx, x, errURL+" did not finish loading", ctx.Err())
 			}
 		}
 	})
@@ -194,6 +217,82 @@ func (t *Tab) stayedErr(op string, start time.Time, what string) error {
 	e.Session, e.Tab = t.s.id, t.id
 	e.Hint = "set a dialog handler that accepts beforeunload dialogs (Tab.SetDialogHandler returning Accept: true for Type \"beforeunload\"), then try again"
 	return e
+}
+
+// failedPage is the ErrNavigation error of a load the browser failed, and
+// the URL (as it is: not for errors or the trace) it failed to load.
+type failedPage struct {
+	*Error
+	failed string
+}
+
+// failedLoad returns the error of a load the browser failed: the tab's
+// main frame shows the browser's error page (its frame names the URL that
+// could not be loaded), in a document other than before's ("" for any).
+// Nil if it does not, or if the frame does not answer. The error carries
+// the browser's error text (net::ERR_...) when its page says it; its hint
+// is the caller's to set.
+func (t *Tab) failedLoad(ctx context.Context, op, before string) *failedPage {
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				LoaderID       string `json:"loaderId"`
+				UnreachableURL string `json:"unreachableUrl"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
+		return nil
+	}
+	f := tree.FrameTree.Frame
+	if f.UnreachableURL == "" || f.LoaderID == "" || f.LoaderID == before {
+		return nil
+	}
+	// Its text is on the page once it has loaded (best effort, bounded).
+	t.awaitErrorPage(ctx, f.LoaderID)
+	u := echo(redactURL(f.UnreachableURL))
+	detail := fmt.Sprintf("the load of %s failed, and the tab shows the browser's error page", u)
+	if code := t.errorPageCode(ctx); code != "" {
+		detail = fmt.Sprintf("%s: %s (the tab shows the browser's error page)", u, code)
+	}
+	e := newError(op, ErrNavigation, detail)
+	e.Session, e.Tab = t.s.id, t.id
+	return &failedPage{Error: e, failed: f.UnreachableURL}
+}
+
+// errorPageCode returns the browser's error text (net::ERR_...) its error
+// page shows, or "" if the page does not say (within a second).
+func (t *Tab) errorPageCode(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(`(document.querySelector('.error-code') || {}).textContent || ''`).SetReturnByValue(true))
+	if err != nil || reply.ExceptionDetails != nil {
+		return ""
+	}
+	var code string
+	if json.Unmarshal(reply.Result.Value, &code) != nil {
+		return ""
+	}
+	code = strings.TrimSpace(code)
+	if !netErrorCode(code) {
+		return ""
+	}
+	return "net::" + code
+}
+
+// netErrorCode reports whether s reads as one of Chromium's net error
+// names (ERR_NAME_NOT_RESOLVED): the error page's text is echoed only then.
+func netErrorCode(s string) bool {
+	rest, ok := strings.CutPrefix(s, "ERR_")
+	if !ok || rest == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range rest {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // historyArrived reports whether the tab is at history entry id and its

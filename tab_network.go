@@ -2,7 +2,7 @@
 // the log and whether it records. Events arrive on the mux's reader
 // goroutine through the tab's tap (Tab.onEvent -> tabExt.onToolEvent): no
 // goroutine of ours reads them, and nothing under the lock blocks. The
-// Network domain is turned on by netState (tab_wait.go), shared with
+// Network domain is turned on by netState (tab_netidle.go), shared with
 // Tab.WaitNetworkIdle.
 
 package browserpool

@@ -576,7 +576,10 @@ func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) err
 // discarded reports whether ref's element belongs to a document no frame
 // shows any more: a same-site frame that navigated keeps its old nodes
 // resolvable, without a layout box, so an action on one looked like one on
-// a hidden element. It is asked only when an action found no box.
+// a hidden element. It is asked only when an action found no box. A frame
+// of its own session (out of process, or nested in a frame that is) whose
+// session ended, or whose document's context is gone, went with the
+// navigation of a frame around it: its element is discarded too.
 func (x *tabExt) discarded(ctx context.Context, ref string) bool {
 	tg, err := x.resolve(ctx, "", ref)
 	if err != nil {
@@ -584,12 +587,18 @@ func (x *tabExt) discarded(ctx context.Context, ref string) bool {
 	}
 	var shown bool
 	if err := x.callOn(ctx, "", tg.in(), tg.node, pagejs.Shown, nil, &shown); err != nil {
+		if ctx.Err() != nil {
+			return false // the caller's end, not the element's
+		}
+		if errors.Is(frameErr(tg.f, err), errFrameGone) {
+			return true
+		}
 		var re *rpcc.ResponseError
 		if !errors.As(err, &re) {
 			return false
 		}
 		msg := re.Message + " " + re.Data
-		return strings.Contains(msg, "No node with given id") || strings.Contains(msg, "does not belong to the document")
+		return strings.Contains(msg, "No node with given id") || strings.Contains(msg, "does not belong to the document") || contextGone(msg)
 	}
 	return !shown
 }

@@ -1,6 +1,7 @@
-// Room: waits (PageInfo is in tab_pageinfo.go). netState.mu guards whether the tab's Network
-// domain is on. A wait reads event streams it opens itself and closes
-// before it returns; no lock is held while waiting or calling the browser.
+// Room: waits (PageInfo is in tab_pageinfo.go, WaitNetworkIdle in
+// tab_netidle.go). No lock of its own. A wait reads event streams it opens
+// itself and closes before it returns; no lock is held while waiting or
+// calling the browser.
 
 package browserpool
 
@@ -10,9 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/runtime"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/pagejs"
-	"github.com/browserpool/browserpool/internal/redact"
 )
 
 // Defaults of the waits.
@@ -69,8 +67,9 @@ func (x *tabExt) waitErr(op string, caller, ctx context.Context, what string, er
 // satisfies it, and if a new navigation starts meanwhile it waits for that
 // one's load. A tab a page just opened (window.open, a link with a
 // target) that is still on its initial empty document waits for its first
-// page to commit (up to two seconds), then for that page's load. It is
-// bounded by ctx and DefaultWaitTimeout.
+// page to commit, however slow its server, then for that page's load; if
+// the bound runs out first it is an error saying the tab's first page has
+// not arrived. It is bounded by ctx and DefaultWaitTimeout.
 func (t *Tab) WaitLoad(ctx context.Context) error {
 	const op = "Tab.WaitLoad"
 	return t.waiting(ctx, op, "wait-load", "", func(ctx, caller context.Context, x *tabExt) error {
@@ -85,7 +84,11 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 		if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
 			return x.waitErr(op, caller, ctx, "", err)
 		}
-		if x.awaitOpenedPage(ctx, tree.FrameTree.Frame.URL) {
+		committed, err := x.openedPage(ctx, tree.FrameTree.Frame.URL)
+		if err != nil {
+			return x.waitErr(op, caller, ctx, "the tab's first page has not arrived: the tab was opened by a page (window.open, a link with a target) and still shows its initial empty document while the browser loads the page it opens", err)
+		}
+		if committed {
 			// Its first page committed: wait for that one's load.
 			if err := t.direct.Invoke(ctx, "Page.getFrameTree", nil, &tree); err != nil {
 				return x.waitErr(op, caller, ctx, "", err)
@@ -170,7 +173,11 @@ func (x *tabExt) takeLifecycle() string {
 // document has fired its load event. With nil, a navigation of the latest
 // action that has committed already counts.
 // A same-document navigation (history.pushState, a #fragment) is not one:
-// the wait runs out. Bounded by ctx and DefaultWaitTimeout.
+// the wait runs out. An action that opens a new tab (a target=_blank link,
+// window.open) while this tab does not navigate is an ErrNavigation error
+// shortly after the window opened, naming its URL: drive the new tab
+// (Session.Tabs lists it, Session.Tab returns it). Bounded by ctx and
+// DefaultWaitTimeout.
 func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Context) error) (err error) {
 	const op = "Tab.WaitNavigation"
 	end, err := t.begin(op)
@@ -188,6 +195,7 @@ func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Contex
 	defer cancel()
 	x.lifecycleInits()             // note what happened before
 	before := x.currentLoader(ctx) // a round trip: the events before it are in
+	opens := x.opens.Load()        // windows the tab opened before the action
 	if action != nil {
 		if err := action(ctx); err != nil {
 			return err
@@ -205,6 +213,15 @@ func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Contex
 			return nil
 		}
 	}
+	// A window the action opened (Page.windowOpen may come just after
+	// it) is looked for between the tab's lifecycle events.
+	var tick <-chan time.Time
+	if action != nil {
+		tk := time.NewTicker(historyPoll)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	var openedAt time.Time
 	for {
 		if cur := x.currentLoader(ctx); cur != "" && cur != before {
 			if err := x.waitLoad(ctx, cur); err != nil {
@@ -212,10 +229,37 @@ func (t *Tab) WaitNavigation(ctx context.Context, action func(ctx context.Contex
 			}
 			return nil
 		}
-		if err := x.nextLifecycle(ctx); err != nil {
+		if tick != nil && x.opens.Load() != opens {
+			if openedAt.IsZero() {
+				openedAt = time.Now()
+			}
+			// A navigation of this tab's own may follow the window (a
+			// script that opens one and then sets location): it is
+			// waited for while the tab asks for one.
+			if pending, _ := t.lifecycle.pendingRequest(); !pending && time.Since(openedAt) >= openedGrace {
+				return x.openedTabErr(op)
+			}
+		}
+		if err := x.nextLifecycleOr(ctx, tick); err != nil {
 			return x.waitErr(op, caller, ctx, "no navigation committed", err)
 		}
 	}
+}
+
+// nextLifecycleOr is nextLifecycle that also returns, with nil, when tick
+// fires first (a nil tick never does).
+func (x *tabExt) nextLifecycleOr(ctx context.Context, tick <-chan time.Time) error {
+	w := x.t.lifecycle
+	_, changed := w.has("")
+	if len(w.peek()) > 0 {
+		x.takeLifecycle()
+		return nil
+	}
+	if err := w.nextOr(ctx, changed, tick); err != nil && err != errPendingPassed {
+		return err
+	}
+	x.takeLifecycle()
+	return nil
 }
 
 // nextLifecycle waits for the tab's next lifecycle event (or returns at
@@ -231,180 +275,6 @@ func (x *tabExt) nextLifecycle(ctx context.Context) error {
 		return err
 	}
 	x.takeLifecycle()
-	return nil
-}
-
-// NetworkIdleOptions configures Tab.WaitNetworkIdle. The zero value waits
-// for DefaultNetworkQuiet without any request in flight.
-type NetworkIdleOptions struct {
-	// Quiet is how long no counted request may be in flight. Zero means
-	// DefaultNetworkQuiet.
-	Quiet time.Duration
-	// MaxInflight is how many counted requests may stay in flight (for
-	// pages that poll). Zero means none.
-	MaxInflight int
-	// Action, if set, runs once tracking has started, so the requests it
-	// causes are counted (for example a click that submits a form). Its
-	// error ends the wait.
-	Action func(ctx context.Context) error
-}
-
-// ignoredTypes are requests that may stay open for the page's whole life
-// and never count against idleness.
-var ignoredTypes = map[string]bool{"WebSocket": true, "EventSource": true, "Media": true}
-
-// WaitNetworkIdle waits until the page's network has been idle for
-// opts.Quiet: no request in flight, counting each request from
-// Network.requestWillBeSent to loadingFinished or loadingFailed by its id,
-// or until its document goes away (the page or its frame navigates to
-// another document; a cross-site iframe's document, whose load
-// moves to the iframe's own process, until that move). WebSockets,
-// EventSource streams and media (which stream for as long as they play)
-// are ignored, and so is a worker's script, which the worker loads in a
-// target of its own (so are the worker's own requests). Requests already
-// in flight when the call starts are not seen: pass the action that
-// starts them as opts.Action. Bounded by ctx and DefaultWaitTimeout;
-// running out names the requests still in flight.
-func (t *Tab) WaitNetworkIdle(ctx context.Context, opts NetworkIdleOptions) error {
-	const op = "Tab.WaitNetworkIdle"
-	args := fmt.Sprintf("quiet=%v max=%d action=%v", opts.Quiet, opts.MaxInflight, opts.Action != nil)
-	return t.waiting(ctx, op, "wait-network-idle", args, func(ctx, caller context.Context, x *tabExt) error {
-		quiet := opts.Quiet
-		if quiet <= 0 {
-			quiet = DefaultNetworkQuiet
-		}
-
-		// A cross-site iframe's document request starts here and ends in
-		// the iframe's own process (an out-of-process iframe): this session
-		// sees its frame detached with reason "swap", never its end.
-		// A request whose document goes away (the page or its frame
-		// navigates) ends with it, with no event of its own.
-		var streams [5]rpcc.Stream
-		for i, m := range []string{"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed", "Page.frameDetached", "Page.frameNavigated"} {
-			s, err := rpcc.NewStream(ctx, m, t.rpc())
-			if err != nil {
-				return x.waitErr(op, caller, ctx, "", err)
-			}
-			defer s.Close()
-			streams[i] = s
-		}
-		if err := rpcc.Sync(streams[:]...); err != nil {
-			return x.waitErr(op, caller, ctx, "", err)
-		}
-		stop := t.direct.Listen() // the network's events
-		defer stop()
-		if err := x.net.enable(ctx, x); err != nil {
-			return x.waitErr(op, caller, ctx, "", err)
-		}
-		if opts.Action != nil {
-			if err := opts.Action(ctx); err != nil {
-				return err
-			}
-		}
-
-		type request struct{ url, typ, frame, loader string }
-		inflight := map[string]request{}
-		timer := time.NewTimer(quiet)
-		defer timer.Stop()
-		timerOn := true
-		changed := func() {
-			if len(inflight) <= opts.MaxInflight {
-				timer.Reset(quiet)
-				timerOn = true
-			} else if timerOn {
-				timer.Stop()
-				timerOn = false
-			}
-		}
-		for {
-			var ev netEvent // the union the network log reads (tab_network.go)
-			select {
-			case <-streams[0].Ready():
-				if err := streams[0].RecvMsg(&ev); err != nil {
-					return x.waitErr(op, caller, ctx, "", err)
-				}
-				if ignoredTypes[ev.Type] || workerScript(ev.Type, ev.Request.URL, ev.Document, ev.LoaderID) {
-					continue
-				}
-				inflight[ev.RequestID] = request{url: ev.Request.URL, typ: ev.Type, frame: ev.FrameID, loader: ev.LoaderID}
-				changed()
-			case <-streams[1].Ready():
-				if err := streams[1].RecvMsg(&ev); err != nil {
-					return x.waitErr(op, caller, ctx, "", err)
-				}
-				delete(inflight, ev.RequestID)
-				changed()
-			case <-streams[2].Ready():
-				if err := streams[2].RecvMsg(&ev); err != nil {
-					return x.waitErr(op, caller, ctx, "", err)
-				}
-				delete(inflight, ev.RequestID)
-				changed()
-			case <-streams[3].Ready():
-				if err := streams[3].RecvMsg(&ev); err != nil {
-					return x.waitErr(op, caller, ctx, "", err)
-				}
-				if ev.Reason != "swap" {
-					continue
-				}
-				for id, r := range inflight {
-					if r.frame == ev.FrameID && r.typ == "Document" {
-						delete(inflight, id) // it goes on in the iframe's process
-					}
-				}
-				changed()
-			case <-streams[4].Ready():
-				if err := streams[4].RecvMsg(&ev); err != nil {
-					return x.waitErr(op, caller, ctx, "", err)
-				}
-				for id, r := range inflight {
-					if cutByNavigation(r.frame, r.loader, r.typ, ev.Frame.ID, ev.Frame.ParentID, ev.Frame.LoaderID) {
-						delete(inflight, id)
-					}
-				}
-				changed()
-			case <-timer.C:
-				timerOn = false
-				if len(inflight) <= opts.MaxInflight {
-					return nil
-				}
-			case <-ctx.Done():
-				pending := make([]string, 0, len(inflight))
-				for _, r := range inflight {
-					pending = append(pending, fmt.Sprintf("%s %s", r.typ, axtext.Cut(redact.Scrub(r.url), 120)))
-				}
-				slices.Sort(pending)
-				if len(pending) > 10 {
-					pending = append(pending[:10], fmt.Sprintf("+%d more", len(pending)-10))
-				}
-				what := fmt.Sprintf("the network did not stay idle for %v; %d requests in flight: [%s]", quiet, len(inflight), strings.Join(pending, "; "))
-				return x.waitErr(op, caller, ctx, what, ctx.Err())
-			}
-		}
-	})
-}
-
-// netState records whether the tab's Network domain is on. It is turned
-// on by the first network wait and left on, so that later waits need no
-// round trip and no enable/disable race between concurrent waits.
-type netState struct {
-	mu sync.Mutex
-	on bool // guarded by mu
-}
-
-func (n *netState) enable(ctx context.Context, x *tabExt) error {
-	n.mu.Lock()
-	on := n.on
-	n.mu.Unlock()
-	if on {
-		return nil
-	}
-	if err := x.t.direct.Invoke(ctx, "Network.enable", struct{}{}, nil); err != nil {
-		return err
-	}
-	n.mu.Lock()
-	n.on = true
-	n.mu.Unlock()
 	return nil
 }
 
