@@ -50,6 +50,14 @@ func describe(err error) string { return describeFor("", err) }
 // tab fails in browser_click, not in browser_tabs).
 var resolving = map[string]bool{"Session.Tab": true, "Pool.ResolveTab": true, "AttachedView.Do": true}
 
+// actions are the tools that act on the page: one that ran out of time
+// may have started what doing it again would start again.
+var actions = map[string]bool{
+	"browser_click": true, "browser_type": true, "browser_press_key": true, "browser_select_option": true,
+	"browser_hover": true, "browser_drag": true, "browser_fill_form": true, "browser_file_upload": true,
+	"browser_handle_dialog": true, "browser_scroll": true, "browser_download": true, "browser_evaluate": true,
+}
+
 // describeFor is describe for an error of tool ("" when unknown).
 func describeFor(tool string, err error) string {
 	var de *doneThenError
@@ -64,7 +72,10 @@ func describeFor(tool string, err error) string {
 	if errors.As(err, &be) {
 		what := *be
 		what.Hint = ""
-		if tool != "" && resolving[what.Op] {
+		if tool != "" && (resolving[what.Op] || strings.HasPrefix(what.Op, "Tab.")) {
+			// A tab's operation is the calling tool's doing, whichever
+			// tool does it alone (browser_download clicks, and
+			// browser_fill_form types, with Tab.Click and Tab.Fill).
 			what.Op = tool
 		}
 		if errors.Is(be, browserpool.ErrSessionLimit) {
@@ -84,6 +95,9 @@ func describeFor(tool string, err error) string {
 		switch {
 		case errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "replaced it"):
 			next = "another navigation of this tab (another call, or the page itself) replaced this one: call browser_snapshot to see where the tab is, and call browser_navigate again only if it is not where you want it"
+		case errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED") && strings.Contains(be.Hint, "sent no page"):
+			// An answer with no page (204 No Content): the tab stays.
+			next = "the server answered with no page to show (such as HTTP 204 No Content) and no file, so the tab stays on its page: call browser_snapshot to see it; if you expected a page, check the URL"
 		case errors.Is(be, browserpool.ErrNavigation) && strings.Contains(be.Detail, "net::ERR_ABORTED"):
 			// browser_navigate turns the abort of a URL that answers with
 			// a file into the file's path: this one saved none.
@@ -94,6 +108,28 @@ func describeFor(tool string, err error) string {
 			// A script busy in the tab's page holds it: every call of
 			// the tab would wait, a snapshot too.
 			next = fmt.Sprintf("a script busy in the tab's page holds it, and every call of the tab would wait (browser_snapshot too): close it with browser_tabs action close and tab %s, then open the page again with browser_navigate without tab (a new tab)", be.Tab)
+		case errors.Is(be, browserpool.ErrFocusLost) && strings.Contains(be.Detail, "nothing on the page has the keyboard focus"):
+			next = "click the field with browser_click, or pass its ref to browser_type; for a page's shortcut key use browser_press_key"
+		case errors.Is(be, browserpool.ErrInvalidURL) && tool == "browser_tabs":
+			next = "call browser_tabs again with action new and an http:// or https:// URL (or no url, for a blank tab)"
+		case errors.Is(be, browserpool.ErrInvalidURL) && tool != "" && tool != "browser_navigate":
+			next = fmt.Sprintf("call %s again with an http:// or https:// URL", tool)
+		case errors.Is(be, browserpool.ErrNavigation) && (tool == "browser_navigate_back" || tool == "browser_navigate_forward"):
+			// The history entry's page did not load: the tab shows the
+			// browser's error page for it.
+			next = fmt.Sprintf("the tab shows the browser's error page for that entry: call browser_navigate with a URL that works, or %s again to go past it", tool)
+		case errors.Is(be, context.DeadlineExceeded) && actions[tool] && strings.HasPrefix(be.Hint, "retry, with a longer deadline") && strings.Contains(be.Hint, "keeps it busy"):
+			// The action may have started a script that never returns:
+			// doing it again would start it again.
+			next = "the action may have started a script that is still running (if it never returns, it is stopped in a moment): call browser_snapshot in a few seconds to see what the action did, before repeating the action"
+		case (errors.Is(be, context.DeadlineExceeded) || errors.Is(be, context.Canceled)) && strings.Contains(be.Detail, "the tab is waiting for "):
+			// A navigation the page started waits for a server that has
+			// not answered, and the browser holds every read of the tab.
+			next = "the tab waits for that server, and every read of the tab (browser_snapshot too) waits with it: call browser_navigate with another URL to go on (it is not held), or browser_wait_for with state load to wait for the page longer"
+		case errors.Is(be, browserpool.ErrTimeout) && strings.Contains(be.Hint, "held by resources still loading"):
+			// The document is there; what it still loads holds its load
+			// event.
+			next = "the page is there but still loading some of what it shows (an image, a frame): it is usually usable now, call browser_snapshot to see it; to wait for the rest, call browser_wait_for with state load"
 		case errors.Is(be, browserpool.ErrTimeout) && strings.Contains(be.Hint, "stopped in a moment"):
 			// The page came but did not load, and the library checks
 			// whether a script of it keeps it busy.
@@ -286,6 +322,7 @@ var goToTool = []struct{ goName, tool string }{
 	{"Tab.AnswerDialog", "browser_handle_dialog"},
 	{"Tab.EvaluateOn", "browser_evaluate"},
 	{"Tab.Evaluate", "browser_evaluate"},
+	{"Tab.Reload", "browser_navigate with the same URL"},
 	{"Tab.Back", "browser_navigate_back"},
 	{"Tab.Forward", "browser_navigate_forward"},
 	{"Tab.Console", "browser_console_messages"},

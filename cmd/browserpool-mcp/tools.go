@@ -4,15 +4,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/browserpool/browserpool"
 	"github.com/browserpool/browserpool/internal/redact"
@@ -273,6 +277,12 @@ func (s *Server) addPageTools() {
 		Description: "Read the page as an accessibility snapshot: one line per element, with a ref (@e1, @e2, ...) on each element you can act on. Pass refs to browser_click, browser_type, browser_fill_form and the other action tools. Take a new snapshot after the page changes: refs of elements that are gone go stale.",
 		Annotations: annotations("Page snapshot", true, false, true, true),
 	}, nil, func(ctx context.Context, c *toolCall, in SnapshotArgs) (*mcp.CallToolResult, error) {
+		if in.MaxChars < 0 {
+			// The library reads a negative bound as none: a page's
+			// whole snapshot can be hundreds of thousands of characters.
+			return nil, toolErrorf(fmt.Sprintf("browser_snapshot got maxChars %d: it takes 0 (the default, 30000 characters) or a positive number of characters", in.MaxChars),
+				"call browser_snapshot again without maxChars, or with a bound such as 60000; interactive true makes the snapshot shorter")
+		}
 		var snap browserpool.Snapshot
 		err := s.withTab(ctx, c, in.Target, func(ctx context.Context, t *browserpool.Tab) (err error) {
 			snap, err = t.Snapshot(ctx, browserpool.SnapshotOptions{Interactive: in.Interactive, MaxChars: in.MaxChars})
@@ -363,10 +373,16 @@ func (s *Server) addPageTools() {
 		}
 		if len(out) == 0 {
 			out = []byte("undefined")
+		} else if r, err := readableJSON(out); err == nil {
+			out = r
 		}
 		const limit = 20000
 		if len(out) > limit {
-			return text("%s… (cut at %d of %d bytes: return less, e.g. a slice or a count)", out[:limit], limit, len(out)), nil
+			cut := limit
+			for cut > 0 && !utf8.RuneStart(out[cut]) {
+				cut--
+			}
+			return text("%s… (cut at %d of %d bytes: return less, e.g. a slice or a count)", out[:cut], cut, len(out)), nil
 		}
 		return text("%s", out), nil
 	})
@@ -429,6 +445,12 @@ func (s *Server) openTab(ctx context.Context, c *toolCall, session, url string) 
 // loads with as a page does.
 func navigated(r browserpool.NavigateResult) string {
 	var b strings.Builder
+	if strings.HasPrefix(r.FinalURL, "chrome-error://") {
+		// Not a redirect: the page did not load (a history entry whose
+		// load failed is reloaded as it failed).
+		fmt.Fprintf(&b, "Navigated to %s, but its load failed: the tab shows the browser's error page [session %s, tab %s]. Call browser_snapshot to read the error, then browser_navigate with a URL that works.", r.URL, r.SessionID, r.TabID)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Navigated to %s", r.URL)
 	if r.FinalURL != "" && r.FinalURL != r.URL {
 		fmt.Fprintf(&b, ", redirected to %s", r.FinalURL)
@@ -607,6 +629,67 @@ const jsonable = `(v => {
 // jsonableLine is jsonable on one line: its code has no string or regular
 // expression with more than one space in a row.
 var jsonableLine = strings.Join(strings.Fields(jsonable), " ")
+
+// readableJSON returns the JSON value raw as JSON with every character
+// written as itself (the browser writes any non-ASCII character as a
+// \uXXXX escape, six bytes where the character takes two or three) and no
+// HTML escaping: an object's keys stay in their order. An error means raw
+// is no JSON.
+func readableJSON(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// The containers open at this point: whether each is an object, and
+	// how many tokens (keys and values) it has had.
+	type level struct {
+		object bool
+		n      int
+	}
+	var open []level
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			open = open[:len(open)-1]
+			b.WriteByte(byte(d))
+			continue
+		}
+		if n := len(open); n > 0 {
+			l := &open[n-1]
+			switch {
+			case l.object && l.n%2 == 1:
+				b.WriteByte(':')
+			case l.n > 0:
+				b.WriteByte(',')
+			}
+			l.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			b.WriteByte(byte(v))
+			open = append(open, level{object: v == '{'})
+		case string:
+			if err := enc.Encode(v); err != nil {
+				return nil, err
+			}
+			b.Truncate(b.Len() - 1) // Encode's newline
+		case json.Number:
+			b.WriteString(v.String())
+		case bool:
+			b.WriteString(strconv.FormatBool(v))
+		case nil:
+			b.WriteString("null")
+		}
+	}
+	return b.Bytes(), nil
+}
 
 // isFunction matches the start of a function: function f() {}, async () =>,
 // (a, b) =>, x =>.

@@ -9,7 +9,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/browserpool/browserpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,6 +71,15 @@ func (s *Server) addExtraTools() {
 				} else {
 					r, err = t.Forward(ctx)
 				}
+				if err == nil && r.Status == 0 && r.LoaderID != "" && !strings.HasPrefix(r.FinalURL, "chrome-error://") {
+					// An entry whose load failed is loaded as it failed,
+					// without a status, and the result may give the URL
+					// the browser's error page stands for: the page says
+					// which it is.
+					if pi, err := t.PageInfo(ctx); err == nil && strings.HasPrefix(pi.URL, "chrome-error://") {
+						r.FinalURL = pi.URL
+					}
+				}
 				return err
 			})
 			if err != nil {
@@ -123,8 +134,18 @@ func (s *Server) addExtraTools() {
 			return nil, err
 		}
 		var lines []string
+		errorPage, skipped := false, 0
 		for _, r := range reqs {
-			line := fmt.Sprintf("[%s] %s", r.Method, r.URL)
+			if r.Type == "Document" {
+				errorPage = showsErrorPage(r)
+			}
+			if errorPage && strings.HasPrefix(r.URL, "data:") {
+				// The images of the browser's own error page, not the
+				// site's.
+				skipped++
+				continue
+			}
+			line := fmt.Sprintf("[%s] %s", r.Method, shortURL(r.URL))
 			switch {
 			case r.Failure != "" && r.Status != 0:
 				// The server answered, then the load failed (a body cut
@@ -143,6 +164,9 @@ func (s *Server) addExtraTools() {
 			lines = append(lines, line)
 		}
 		out := listing("requests", lines)
+		if skipped > 0 {
+			out += fmt.Sprintf("\n(%d data: URLs the browser's error page loaded after a failed page load are left out)", skipped)
+		}
 		if len(reqs) == 0 {
 			out += " The log starts when a tool first reaches the tab: act on the page (or reload it with browser_navigate), then call browser_network_requests again."
 		}
@@ -184,6 +208,48 @@ func (s *Server) addExtraTools() {
 		}
 		return text("Saved a PDF of %d bytes to %s [session %s, tab %s]", pdf.Bytes, pdf.Path, pdf.SessionID, pdf.TabID), nil
 	})
+}
+
+// showsErrorPage reports whether a document request's failure leaves the
+// browser's error page (chrome-error://chromewebdata/) in its frame: any
+// failure but a cancelled load (a download, an HTTP 204) and a request its
+// page left behind as it navigated away.
+//
+// The log does not say which document made a request, so the requests
+// that follow such a document's, until the next document's, are taken as
+// its error page's: only their data: URLs (the page's images) are left
+// out, as a site's own request is never one.
+func showsErrorPage(r browserpool.NetworkRequest) bool {
+	return r.Failure != "" && !strings.Contains(r.Failure, "net::ERR_ABORTED") && !strings.HasPrefix(r.Failure, "cut off")
+}
+
+// urlShown bounds the length of a URL in the network listing.
+const urlShown = 200
+
+// shortURL is u as the network listing shows it: a data: URL as its MIME
+// type and length (its content is of no use to read, and can run to
+// megabytes), any other URL cut after urlShown characters.
+func shortURL(u string) string {
+	if rest, ok := strings.CutPrefix(u, "data:"); ok {
+		head, _, _ := strings.Cut(rest, ",")
+		if len(head) > 100 {
+			head = head[:100] + "…"
+		}
+		return fmt.Sprintf("data:%s (%s chars)", head, thousands(utf8.RuneCountInString(u)))
+	}
+	if utf8.RuneCountInString(u) <= urlShown {
+		return u
+	}
+	return string([]rune(u)[:urlShown]) + "…"
+}
+
+// thousands writes n with a comma between each group of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // listing is a numbered list of lines under a heading, the newest

@@ -415,6 +415,7 @@ func (s *Server) act(ctx context.Context, c *toolCall, tg Target, done *string, 
 	loading := false
 	var opened []browserpool.TabInfo
 	var dialog *browserpool.Dialog
+	var closed *closedTab
 	err := s.withTab(ctx, c, tg, func(ctx context.Context, t *browserpool.Tab) error {
 		before, _ := t.Session().Tabs(ctx) // to tell the tabs the action opens
 		start := time.Now()
@@ -435,10 +436,24 @@ func (s *Server) act(ctx context.Context, c *toolCall, tg Target, done *string, 
 		pctx, cancel := context.WithTimeout(ctx, pageInfoWait)
 		pi, err := t.PageInfo(pctx)
 		cancel()
-		if err == nil {
+		switch {
+		case err == nil:
 			title, url = pi.Title, pi.URL
-		} else if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 			loading = true
+		case errors.Is(err, browserpool.ErrTabClosed) || errors.Is(err, browserpool.ErrTabNotFound):
+			// The page closed its own tab as it handled the action
+			// (window.close()): a page tool without tab now acts on
+			// another tab, which the agent must be told of.
+			closed = &closedTab{}
+			if tabs, err := t.Session().Tabs(ctx); err == nil {
+				for _, ti := range tabs {
+					if ti.Active {
+						closed.active = &ti
+					}
+				}
+			}
+			return nil
 		}
 		if before != nil {
 			opened = newTabs(ctx, t.Session(), before)
@@ -451,6 +466,12 @@ func (s *Server) act(ctx context.Context, c *toolCall, tg Target, done *string, 
 	msg := *done + " " + at
 	if d := dialog; d != nil {
 		return text("%s. It opened %s %q: the page waits for its answer; call browser_handle_dialog (accept true or false) next.", msg, dialogNamed(d.Type), d.Message), nil
+	}
+	if closed != nil {
+		if a := closed.active; a != nil {
+			return text("%s. Then the page closed this tab (window.close()). The session's active tab is now %s: %q %s; page tools without tab act on it. To work in another tab, call browser_tabs with action list, then action select.", msg, a.TabID, a.Title, a.URL), nil
+		}
+		return text("%s. Then the page closed this tab (window.close()). Call browser_tabs with action list to see the session's tabs and action select to pick one, or browser_navigate to open a page in a new tab.", msg), nil
 	}
 	switch {
 	case url != "" && title != "":
@@ -471,6 +492,12 @@ func (s *Server) act(ctx context.Context, c *toolCall, tg Target, done *string, 
 		msg += fmt.Sprintf(". It opened a new tab %s %s; this tab stays the active one: call browser_tabs with action select and tab %s to work in the new one", o.TabID, at, o.TabID)
 	}
 	return text("%s. Call browser_snapshot to see the result.", msg), nil
+}
+
+// closedTab is what act tells of a tab its page closed as it handled the
+// action: the session's active tab after it, if any.
+type closedTab struct {
+	active *browserpool.TabInfo
 }
 
 // dialogNamed names a dialog of type typ with its article: "an alert", "a
@@ -554,7 +581,7 @@ func fillForm(ctx context.Context, t *browserpool.Tab, fields []FormField) error
 		default:
 			// textbox and slider (the schema allows no other): Fill says
 			// if the element takes no value.
-			err = t.Fill(ctx, r, f.Value)
+			err = fieldKind(t.Fill(ctx, r, f.Value), r)
 		}
 		if err != nil {
 			return err
@@ -563,38 +590,69 @@ func fillForm(ctx context.Context, t *browserpool.Tab, fields []FormField) error
 	return nil
 }
 
-// checked reports whether the element of a ref is checked, as a snapshot of
-// the page shows it.
+// fieldKinds are the kinds of field Tab.Fill refuses, by the end of its
+// refusal's detail, with the type browser_fill_form takes them as.
+var fieldKinds = []struct{ is, kind, value string }{
+	{"is a checkbox", "checkbox", `"true" (checked) or "false"`},
+	{"is a radio", "radio", `"true"`},
+	{"is a select box", "combobox", "the option's value or label"},
+}
+
+// fieldKind turns Tab.Fill's refusal of a field browser_fill_form fills
+// by another type (a checkbox given as a textbox) into what to give
+// instead: the library's hint names a tool for the field, which this tool
+// need not call.
+func fieldKind(err error, r string) error {
+	var be *browserpool.Error
+	if !errors.As(err, &be) || !errors.Is(err, browserpool.ErrInvalidArgument) {
+		return err
+	}
+	for _, k := range fieldKinds {
+		if strings.HasSuffix(be.Detail, k.is) {
+			e := *be
+			e.Hint = fmt.Sprintf("give field %s the type %q and the value %s", r, k.kind, k.value)
+			return &e
+		}
+	}
+	return err
+}
+
 // checkable are the roles browser_fill_form's checkbox and radio fields
 // take: a click toggles them.
 var checkable = map[string]bool{"checkbox": true, "radio": true, "switch": true, "menuitemcheckbox": true, "menuitemradio": true}
 
+// checkedState is page code, a function of an element: its role (its
+// role attribute's, or the one its tag and type give; roughly, for an
+// error's sake, past the checkable ones) and whether it is checked (a
+// checkbox's or radio button's own state, else aria-checked).
+const checkedState = `el => {
+	const tag = el.localName, type = (el.type || "").toLowerCase();
+	let role = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
+	if (!role) {
+		if (tag === "input") {
+			role = type === "checkbox" || type === "radio" ? type : type === "range" ? "slider" : ["button", "submit", "reset", "image"].includes(type) ? "button" : type === "file" ? "file input" : "textbox";
+		} else {
+			role = tag === "select" ? (el.multiple || el.size > 1 ? "listbox" : "combobox") : tag === "textarea" ? "textbox" : tag === "button" ? "button" : tag === "a" && el.hasAttribute("href") ? "link" : tag;
+		}
+	}
+	const native = tag === "input" && (type === "checkbox" || type === "radio");
+	return {role, checked: native ? el.checked : el.getAttribute("aria-checked") === "true"};
+}`
+
+// checked reports whether the element of a ref is checked, read from the
+// element itself: a snapshot per field would read the whole page.
 func checked(ctx context.Context, t *browserpool.Tab, r, kind string) (bool, error) {
-	snap, err := t.Snapshot(ctx, browserpool.SnapshotOptions{Interactive: true, MaxChars: -1})
-	if err != nil {
+	var st struct {
+		Role    string `json:"role"`
+		Checked bool   `json:"checked"`
+	}
+	if err := t.EvaluateOn(ctx, r, checkedState, &st); err != nil {
 		return false, err
 	}
-	for line := range strings.Lines(snap.Text) {
-		line = strings.TrimSpace(line)
-		if !strings.Contains(line+" ", " "+r+" ") {
-			continue
-		}
-		// The line starts with the element's role: "- checkbox ...".
-		if role, _, _ := strings.Cut(strings.TrimPrefix(line, "- "), " "); !checkable[role] {
-			return false, toolErrorf(fmt.Sprintf("field %s is a %s, not a %s", r, role, kind), "give the field the type its snapshot line shows: textbox, checkbox, radio, combobox or slider")
-		}
-		i := strings.LastIndex(line, "[")
-		if i < 0 || !strings.HasSuffix(line, "]") {
-			return false, nil
-		}
-		for st := range strings.SplitSeq(line[i+1:len(line)-1], ", ") {
-			if st == "checked" {
-				return true, nil
-			}
-		}
-		return false, nil
+	if !checkable[st.Role] {
+		return false, toolErrorf(fmt.Sprintf("field %s is a %s, not a %s", r, st.Role, kind), "give the field the type its snapshot line shows: textbox, checkbox, radio, combobox or slider")
 	}
-	return false, &browserpool.Error{Op: "Tab.Snapshot", Class: browserpool.ErrStaleRef, Detail: fmt.Sprintf("no element has ref %s", r)}
+	return st.Checked, nil
 }
 
 func ptr[T any](v T) *T { return &v }
