@@ -10,16 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/cdpmux"
-	"github.com/browserpool/browserpool/internal/pagejs"
 	"github.com/browserpool/browserpool/internal/redact"
 )
 
@@ -512,105 +509,4 @@ func (w *snapWalker) iframe(f *frameSess, frameID string, chain []frameHop, n *a
 		return nil, "(not loaded)"
 	}
 	return child, ""
-}
-
-// fail turns an error of an action's CDP call into the package's error:
-// a deferred dialog that stopped the call, a node or frame that is gone
-// (ErrStaleRef), an element without a box (ErrNotVisible), or whatever
-// Session.wrap says.
-func (x *tabExt) fail(op string, ctx context.Context, ref string, err error) error {
-	t := x.t
-	var dc *dialogCause
-	if errors.As(context.Cause(ctx), &dc) {
-		what := "the action"
-		if ref != "" {
-			what = "acting on " + ref
-		}
-		return x.dialogOpenErr(op, dc.d, what)
-	}
-	var re *rpcc.ResponseError
-	if errors.As(err, &re) {
-		msg := re.Message + " " + re.Data
-		if strings.Contains(msg, "No node found at given location") && ref != "" {
-			// Nothing is at the element's point (the page scrolled or
-			// moved since it was aimed at): not a stale ref.
-			e := newError(op, ErrNotVisible, ref+" is not at the point it was aimed at: the page scrolled or moved it")
-			e.Session, e.Tab, e.Err = t.s.id, t.id, err
-			e.Hint = "take a new snapshot and retry; if the page keeps moving, wait for it to settle"
-			return e
-		}
-		for _, g := range goneAnswers {
-			if strings.Contains(msg, g.answer) && ref != "" {
-				return x.goneErr(op, ref, g.why, err) // why in words, not the browser's raw answer
-			}
-		}
-		for _, s := range []string{"Could not compute content quads", "does not have a layout object", "not visible", "Could not compute box model"} {
-			if strings.Contains(msg, s) && ref != "" {
-				if x.discarded(ctx, ref) {
-					return x.goneErr(op, ref, "it is in a document its frame has left (the frame navigated)", err)
-				}
-				e := newError(op, ErrNotVisible, ref+" has no layout box (hidden with display:none, collapsed, or not rendered)")
-				e.Session, e.Tab, e.Err = t.s.id, t.id, err
-				return e
-			}
-		}
-	}
-	if ref != "" && errors.Is(err, errFrameGone) {
-		e := newError(op, ErrStaleRef, ref+" was in a frame that has navigated or closed")
-		e.Session, e.Tab = t.s.id, t.id
-		return e
-	}
-	if re != nil && ref == "" {
-		msg := re.Message + " " + re.Data
-		if strings.Contains(msg, "Inspected target navigated or closed") || strings.Contains(msg, "Execution context was destroyed") {
-			// Chromium drops a script's evaluation when its page goes.
-			e := newError(op, ErrProtocol, "the page navigated (or its frame went away) while the call ran; its result is lost")
-			e.Session, e.Tab, e.Err = t.s.id, t.id, err
-			e.Hint = "take a snapshot to see the page now, and run the call again if it is still needed"
-			return e
-		}
-	}
-	return t.s.wrap(op, t.id, err)
-}
-
-// discarded reports whether ref's element belongs to a document no frame
-// shows any more: a same-site frame that navigated keeps its old nodes
-// resolvable, without a layout box, so an action on one looked like one on
-// a hidden element. It is asked only when an action found no box. A frame
-// of its own session (out of process, or nested in a frame that is) whose
-// session ended, or whose document's context is gone, went with the
-// navigation of a frame around it: its element is discarded too.
-func (x *tabExt) discarded(ctx context.Context, ref string) bool {
-	tg, err := x.resolve(ctx, "", ref)
-	if err != nil {
-		return false
-	}
-	var shown bool
-	if err := x.callOn(ctx, "", tg.in(), tg.node, pagejs.Shown, nil, &shown); err != nil {
-		if ctx.Err() != nil {
-			return false // the caller's end, not the element's
-		}
-		if errors.Is(frameErr(tg.f, err), errFrameGone) {
-			return true
-		}
-		var re *rpcc.ResponseError
-		if !errors.As(err, &re) {
-			return false
-		}
-		msg := re.Message + " " + re.Data
-		return strings.Contains(msg, "No node with given id") || strings.Contains(msg, "does not belong to the document") || contextGone(msg)
-	}
-	return !shown
-}
-
-// errFrameGone marks a call on an out-of-process frame's session that ended.
-var errFrameGone = errors.New("frame session ended")
-
-// frameErr marks err as errFrameGone when f is an out-of-process frame
-// whose session has ended.
-func frameErr(f *frameSess, err error) error {
-	if err != nil && f.own && !f.live() {
-		return errors.Join(errFrameGone, err)
-	}
-	return err
 }
