@@ -16,6 +16,11 @@ import (
 // explicit). See Session.Close.
 func (p *Pool) CloseSession(ctx context.Context, id string) error {
 	p.mu.Lock()
+	if p.closed {
+		// Its sessions are closed or closing with it: nothing to name.
+		p.mu.Unlock()
+		return newError("Pool.CloseSession", ErrPoolClosed, "")
+	}
 	s, err := p.lookupLocked("Pool.CloseSession", id)
 	p.mu.Unlock()
 	if err != nil {
@@ -36,9 +41,21 @@ func (p *Pool) CloseSession(ctx context.Context, id string) error {
 // counted in Stats.ProfileDirsPendingDelete). Callers that joined a close
 // already under way get that close's error.
 func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
-	if !s.beginClose(reason, cause) {
+	_, err := p.closeSessionUnless(s, reason, cause, nil)
+	return err
+}
+
+// closeSessionUnless is closeSession unless keep (see Session.beginClose)
+// says, as the close begins, that a call keeps the session: then nothing
+// is closed and kept is true.
+func (p *Pool) closeSessionUnless(s *Session, reason CloseReason, cause error, keep func() bool) (kept bool, _ error) {
+	began, kept := s.beginClose(reason, cause, keep)
+	if kept {
+		return true, nil
+	}
+	if !began {
 		<-s.done
-		return s.closeErr
+		return false, s.closeErr
 	}
 	p.mu.Lock()
 	if p.sessions[s.id] == s {
@@ -103,7 +120,7 @@ func (p *Pool) closeSession(s *Session, reason CloseReason, cause error) error {
 	p.mu.Lock()
 	delete(p.closing, s)
 	p.mu.Unlock()
-	return s.closeErr
+	return false, s.closeErr
 }
 
 // Close closes every session and warm browser (reason shutdown), waits for

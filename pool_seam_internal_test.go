@@ -74,7 +74,7 @@ func TestUsageOfABareSessionCountsCallsAndSaysWhyItEnded(t *testing.T) {
 	if u := s.usage(); u.busy() || u.inFlight != 0 {
 		t.Errorf("after the call: %+v", u)
 	}
-	s.beginClose(ReasonIdle, nil)
+	s.beginClose(ReasonIdle, nil, nil)
 	if got := s.usage().ended; got != ReasonIdle {
 		t.Errorf("ended = %q, want idle", got)
 	}

@@ -66,14 +66,16 @@ func (p *Pool) reclaimIdle(now time.Time) {
 		}
 	}
 	for _, s := range idle {
-		// Re-check: a call may have started since.
-		if last, busy := s.idleSince(); busy || now.Sub(last) < p.cfg.IdleTimeout {
-			continue
+		// Checked again as the close begins, under the session's lock: a
+		// call that began since keeps it (Session.beginClose).
+		keep := func() bool {
+			last, busy := s.idleSince()
+			return busy || now.Sub(last) < p.cfg.IdleTimeout
 		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.closeSession(s, ReasonIdle, nil)
+			p.closeSessionUnless(s, ReasonIdle, nil, keep)
 		}()
 	}
 }

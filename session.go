@@ -315,15 +315,23 @@ func (s *Session) closeReason() CloseReason {
 	return s.reason
 }
 
-// beginClose moves the session to closing; false if it already was.
-func (s *Session) beginClose(reason CloseReason, cause error) bool {
+// beginClose moves the session to closing: began is false if it already
+// was, or if keep (nil for none), asked under s.mu, says a call keeps the
+// session live (kept). A call begins (beginAt) by counting itself in
+// flight, then checking the state under s.mu: either keep sees it in
+// flight, or it sees the session closing and is refused unsent, so a
+// conditional close (idle reclaim) never cuts a call that began.
+func (s *Session) beginClose(reason CloseReason, cause error, keep func() bool) (began, kept bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state != StateLive {
-		return false
+		return false, false
+	}
+	if keep != nil && keep() {
+		return false, true
 	}
 	s.state, s.reason, s.cause = StateClosing, reason, cause
-	return true
+	return true, false
 }
 
 func (s *Session) finishClose() {
