@@ -435,8 +435,18 @@ func (p *Pool) liveIDsLocked() []string {
 // (well under a millisecond) and the pool launches its replacement in the
 // background. ctx bounds the wait only: if ctx ends first, the launch still
 // completes on the pool's own context and the browser is closed (reason
-// abandoned), so no half-started browser is left behind.
+// abandoned), so no half-started browser is left behind. A ctx that has
+// already ended opens nothing: no launch starts and no warm browser is
+// taken.
 func (p *Pool) Open(ctx context.Context) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		// It ended before the call: as Tracker.Open and Allocator.Acquire
+		// refuse, nothing is launched (a whole browser for nobody) or
+		// claimed.
+		e := newError("Pool.Open", err, "the context had ended before the call: no browser was launched or taken")
+		e.Hint = "call again with a context that has not ended"
+		return nil, e
+	}
 	op, s, err := p.startLaunch(false)
 	if err != nil || s != nil {
 		return s, err
