@@ -40,6 +40,7 @@ fetch('/api?q=' + 'x'.repeat(500)).then(r => r.text());
 <label><input type="checkbox" id="b" checked> Beta</label>
 <div role="checkbox" aria-checked="false" tabindex="0" id="c" onclick="this.setAttribute('aria-checked', this.getAttribute('aria-checked') === 'true' ? 'false' : 'true')">Gamma</div>
 <label>Name <input id="name"></label>
+<label style="cursor:pointer"><input type="checkbox" id="d" style="display:none"> Delta</label>
 <label>Size <select id="size"><option>S</option><option>L</option></select></label>`)
 	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{}") })
 	srv := httptest.NewServer(mux)
@@ -235,12 +236,14 @@ func TestFillFormReadsCheckboxesWithoutASnapshotOfThePage(t *testing.T) {
 		{"type": "checkbox", "ref": find(t, `checkbox "Alpha" (@e\d+)`, snap), "value": "true"},
 		{"type": "checkbox", "ref": find(t, `checkbox "Beta" (@e\d+)`, snap), "value": "false"},
 		{"type": "checkbox", "ref": find(t, `checkbox "Gamma" (@e\d+)`, snap), "value": "true"},
+		// The label of a hidden checkbox has the ref: it stands for it.
+		{"type": "checkbox", "ref": find(t, `clickable "Delta" (@e\d+) \(the label of a hidden checkbox\)`, snap), "value": "true"},
 	}})
-	got := ok(t, cs, "browser_evaluate", map[string]any{"function": `() => [a.checked, b.checked, c.getAttribute("aria-checked")]`})
-	if diff := cmp.Diff(`[true,false,"true"]`, got); diff != "" {
+	got := ok(t, cs, "browser_evaluate", map[string]any{"function": `() => [a.checked, b.checked, c.getAttribute("aria-checked"), d.checked]`})
+	if diff := cmp.Diff(`[true,false,"true",true]`, got); diff != "" {
 		t.Errorf("the checkboxes after browser_fill_form (-want +got):\n%s", diff)
 	}
-	waitFor(t, "the trace to have the evaluate after the fill", func() bool { return strings.Contains(trace.String(), `aria-checked\")]`) })
+	waitFor(t, "the trace to have the evaluate after the fill", func() bool { return strings.Contains(trace.String(), `d.checked]`) })
 	if n := strings.Count(trace.String(), `"action":"snapshot"`); n != 1 {
 		t.Errorf("the trace has %d snapshots, want only the one asked for: browser_fill_form reads a checkbox without one:\n%s", n, trace.String())
 	}

@@ -624,8 +624,12 @@ var checkable = map[string]bool{"checkbox": true, "radio": true, "switch": true,
 // checkedState is page code, a function of an element: its role (its
 // role attribute's, or the one its tag and type give; roughly, for an
 // error's sake, past the checkable ones) and whether it is checked (a
-// checkbox's or radio button's own state, else aria-checked).
+// checkbox's or radio button's own state, else aria-checked). A label
+// stands for its control: a snapshot gives the label of a hidden checkbox
+// the ref ("the label of a hidden checkbox"), and a click on it toggles
+// the checkbox.
 const checkedState = `el => {
+	if (el.localName === "label" && el.control) el = el.control;
 	const tag = el.localName, type = (el.type || "").toLowerCase();
 	let role = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
 	if (!role) {
