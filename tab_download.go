@@ -10,13 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/page"
@@ -424,91 +421,6 @@ func (x *tabExt) inFrameTree(ctx context.Context, frame page.FrameID) bool {
 		return false
 	}
 	return walk(tree.FrameTree)
-}
-
-// placeDownload moves the finished download guid to a safe, unique name
-// based on suggested, inside DownloadDir, without ever overwriting a file.
-func (s *Session) placeDownload(op, guid, suggested string) (string, int64, error) {
-	dir := s.DownloadDir()
-	src := filepath.Join(dir, guid)
-	if !filepath.IsLocal(guid) || strings.ContainsAny(guid, `/\`) {
-		e := newError(op, ErrPathEscapes, fmt.Sprintf("the browser named the download %q", guid))
-		e.Session = s.id
-		return "", 0, e
-	}
-	fi, err := os.Lstat(src)
-	if err != nil || !fi.Mode().IsRegular() {
-		e := newError(op, ErrDownloadFailed, "the browser reported the download complete but its file is missing")
-		e.Session, e.Err = s.id, err
-		return "", 0, e
-	}
-	return s.placeFile(op, src, fi.Size(), suggested)
-}
-
-// placeFile moves src (a file of n bytes inside DownloadDir) to a safe,
-// unique name based on suggested, inside DownloadDir, without ever
-// overwriting a file.
-func (s *Session) placeFile(op, src string, n int64, suggested string) (string, int64, error) {
-	dir := s.DownloadDir()
-	name := safeFileName(suggested)
-	ext := filepath.Ext(name)
-	base := strings.TrimSuffix(name, ext)
-	for i := 0; i < 1000; i++ {
-		cand := name
-		if i > 0 {
-			cand = fmt.Sprintf("%s (%d)%s", base, i, ext)
-		}
-		dst, err := confine(dir, cand)
-		if err != nil {
-			// Taken by a symlink (or otherwise unusable): try the next name.
-			continue
-		}
-		// A hard link never replaces an existing file: EEXIST means try
-		// the next name.
-		if err := os.Link(src, dst); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				continue
-			}
-			return "", 0, s.artifactErr(op, cand, err)
-		}
-		os.Remove(src)
-		return dst, n, nil
-	}
-	return "", 0, s.artifactErr(op, name, errors.New("no free name"))
-}
-
-// safeFileName turns a suggested download name into one plain file name:
-// the last path element, without control characters, leading dots or
-// characters that are special on common file systems, at most 200 bytes,
-// and "download" if nothing is left.
-func safeFileName(s string) string {
-	s = strings.ReplaceAll(s, `\`, "/")
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == 0 || unicode.IsControl(r) || r == unicode.ReplacementChar:
-			return -1
-		case strings.ContainsRune(`<>:"|?*`, r):
-			return '_'
-		}
-		return r
-	}, s)
-	s = strings.TrimLeft(strings.TrimSpace(s), ".")
-	s = strings.TrimRight(s, ". ")
-	for len(s) > 200 {
-		ext := filepath.Ext(s)
-		if len(ext) > 20 {
-			ext = ""
-		}
-		r := []rune(strings.TrimSuffix(s, ext))
-		s = string(r[:len(r)-1]) + ext
-	}
-	if s == "" {
-		return "download"
-	}
-	return s
 }
 
 // pageDownloadWait bounds WaitDownload's wait for a download after its
