@@ -57,6 +57,12 @@ func (p *Pool) closeSessionUnless(s *Session, reason CloseReason, cause error, k
 		<-s.done
 		return false, s.closeErr
 	}
+	return false, p.closeBegun(s, reason, cause)
+}
+
+// closeBegun is the rest of the close path for a session its caller moved
+// to closing (Session.beginClose returned began): no other close runs it.
+func (p *Pool) closeBegun(s *Session, reason CloseReason, cause error) error {
 	p.mu.Lock()
 	if p.sessions[s.id] == s {
 		delete(p.sessions, s.id)
@@ -120,7 +126,7 @@ func (p *Pool) closeSessionUnless(s *Session, reason CloseReason, cause error, k
 	p.mu.Lock()
 	delete(p.closing, s)
 	p.mu.Unlock()
-	return false, s.closeErr
+	return s.closeErr
 }
 
 // Close closes every session and warm browser (reason shutdown), waits for

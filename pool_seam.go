@@ -34,6 +34,9 @@ import (
 //     the wait only.
 //   - Session.retryCleanup(): tries again what a close left behind (the
 //     Allocator's leak retry).
+//   - Session.claimIdle(reason) and Session.closeClaimed(reason): a close
+//     that happens only if no call is in flight as it begins (the
+//     Tracker's LRU eviction); claimIdle is callable under a layer's lock.
 //   - Session.usage(): the one busy/idle query: calls in flight, idle since,
 //     and why the session ended. Lock-cheap, callable under a layer's lock.
 //   - Session.tabCount(ctx): the number of open tabs, without counting as a
@@ -85,6 +88,27 @@ func (s *Session) closeWith(ctx context.Context, reason CloseReason) error {
 // be removed), bounded by the pool's CloseTimeout. It returns nil once
 // nothing is left. The caller must hold no lock of its own.
 func (s *Session) retryCleanup() error { return s.p.retryClose(s) }
+
+// claimIdle moves s to closing with reason if no call is in flight on it,
+// and reports whether it did; it changes nothing for a busy session or one
+// no longer live. The check and the move are one step under Session.mu (a
+// leaf lock, so a layer may call it under its own): a call that begins
+// after it is refused before anything is sent, so the close that follows
+// (closeClaimed) cuts no call (the Tracker's LRU eviction).
+func (s *Session) claimIdle(reason CloseReason) bool {
+	began, _ := s.beginClose(reason, nil, func() bool {
+		_, n := s.use()
+		return n > 0
+	})
+	return began
+}
+
+// closeClaimed runs the pool's one close path for a session claimIdle
+// claimed, and returns what it left behind. Only the claimer calls it, once,
+// holding no lock of its own; a concurrent closeWith waits for it.
+func (s *Session) closeClaimed(reason CloseReason) error {
+	return s.p.closeBegun(s, reason, nil)
+}
 
 // sessionUse is the answer to the seam's one busy/idle query. It is a plain
 // value.

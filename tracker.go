@@ -123,6 +123,7 @@ type tracked struct {
 	err            error               // open error; set before opened is closed
 	holders        holderSet[struct{}] // guarded by Tracker.mu; identities holding it (OpenFor), by holder key
 	taken          bool                // guarded by Tracker.mu; removed to be closed (CloseSession, EndWorkflow, CloseAll)
+	ev             TrackerEvent        // its eviction: set under Tracker.mu by the open that claims it (claimLRULocked), read by that open alone
 }
 
 // NewTracker returns a tracker over cfg.Pool.
@@ -243,7 +244,7 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		var victim *tracked
 		if len(tr.entries) >= tr.cfg.Global {
 			var protected time.Time // the last use of the oldest idle session the grace keeps
-			victim, protected = tr.lruLocked(workflow)
+			victim, protected = tr.claimLRULocked(workflow, k)
 			if victim == nil {
 				n := len(tr.entries)
 				tr.mu.Unlock()
@@ -260,7 +261,7 @@ func (tr *Tracker) open(ctx context.Context, workflow, name, holder string) (*Se
 		tr.mu.Unlock()
 
 		if victim != nil {
-			tr.evict(victim, ReasonLRU, k)
+			tr.evict(victim, k)
 		}
 		tr.launches.Add(1)
 		go tr.launch(context.WithoutCancel(ctx), e)

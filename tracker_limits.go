@@ -6,8 +6,8 @@
 package browserpool
 
 import (
-	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -46,23 +46,25 @@ func (tr *Tracker) pruneLocked() {
 }
 
 // lruLocked returns the least-recently-used open session with no call in
-// flight that may be closed for workflow: its own, or another workflow's
-// idle for EvictGrace. With none, it returns nil and the last use of the
-// oldest idle session the grace protects (zero when every session is
-// busy). The seam's usage query takes only Session.mu, a leaf lock, so it
-// is safe under Tracker.mu.
-func (tr *Tracker) lruLocked(workflow string) (victim *tracked, protected time.Time) {
+// flight that may be closed for workflow, skipping those in skip: its own,
+// or another workflow's idle for EvictGrace. With none, it returns nil and
+// the last use of the oldest idle session the grace protects (zero when
+// every session is busy). The seam's usage query takes only Session.mu, a
+// leaf lock, so it is safe under Tracker.mu.
+func (tr *Tracker) lruLocked(workflow string, skip []*tracked) (victim *tracked, protected time.Time) {
 	var bestUsed time.Time
 	now := time.Now()
 	for _, e := range tr.entries {
-		if e.s == nil {
-			continue // still opening: busy
+		if e.s == nil || slices.Contains(skip, e) {
+			continue // still opening, or found busy as its close began
 		}
 		u := e.s.usage()
 		if u.busy() {
 			continue
 		}
-		if e.workflow != workflow && now.Sub(u.lastUse) < tr.cfg.EvictGrace {
+		// With no grace, nothing is protected: a last use a call made after
+		// now was read is not one within a grace of zero.
+		if e.workflow != workflow && tr.cfg.EvictGrace > 0 && now.Sub(u.lastUse) < tr.cfg.EvictGrace {
 			if protected.IsZero() || u.lastUse.Before(protected) {
 				protected = u.lastUse
 			}
@@ -76,6 +78,37 @@ func (tr *Tracker) lruLocked(workflow string) (victim *tracked, protected time.T
 		return victim, time.Time{}
 	}
 	return nil, protected
+}
+
+// claimLRULocked chooses the session to close to make room for forK
+// (lruLocked) and begins its close in the same step (Session.claimIdle), so
+// a call that begins on it after the choice is refused before anything is
+// sent, never cut. A session a call began on since lruLocked read it is
+// kept, and the next least-recently-used is tried. It records the eviction
+// for Lookup, so a Lookup while the session closes already says why it is
+// gone; evict finishes the close. With none, it returns what lruLocked
+// returns.
+func (tr *Tracker) claimLRULocked(workflow string, forK trackKey) (victim *tracked, protected time.Time) {
+	var skip []*tracked
+	for {
+		v, protected := tr.lruLocked(workflow, skip)
+		if v == nil {
+			return nil, protected
+		}
+		if !v.s.claimIdle(ReasonLRU) {
+			skip = append(skip, v)
+			continue
+		}
+		if tr.evicted == nil {
+			tr.evicted = make(map[trackKey]TrackerEvent)
+		}
+		if len(tr.evicted) >= evictedMemory {
+			clear(tr.evicted) // rare: a memory of the latest is enough
+		}
+		v.ev = TrackerEvent{Time: time.Now(), Workflow: v.workflow, Name: v.name, SessionID: v.s.ID(), Reason: ReasonLRU, ForWorkflow: forK.workflow, ForName: forK.name}
+		tr.evicted[trackKey{v.workflow, v.name}] = v.ev
+		return v, time.Time{}
+	}
 }
 
 // noRoomErr is Open's error at the global limit when no session may be
@@ -116,27 +149,11 @@ func roundUp(d time.Duration) time.Duration {
 	return max(((d+time.Second-1)/time.Second)*time.Second, time.Second)
 }
 
-// evict closes a victim's session and tells its workflow.
-func (tr *Tracker) evict(v *tracked, reason CloseReason, forK trackKey) {
-	tr.mu.Lock()
-	s := v.s
-	tr.mu.Unlock()
-	if s == nil {
-		return
-	}
-	// Recorded before the close, so a Lookup while it closes already says
-	// why the session is gone.
-	ev := TrackerEvent{Time: time.Now(), Workflow: v.workflow, Name: v.name, SessionID: s.ID(), Reason: reason, ForWorkflow: forK.workflow, ForName: forK.name}
-	tr.mu.Lock()
-	if tr.evicted == nil {
-		tr.evicted = make(map[trackKey]TrackerEvent)
-	}
-	if len(tr.evicted) >= evictedMemory {
-		clear(tr.evicted) // rare: a memory of the latest is enough
-	}
-	tr.evicted[trackKey{v.workflow, v.name}] = ev
-	tr.mu.Unlock()
-	s.closeWith(context.Background(), reason)
+// evict finishes the close claimLRULocked began and tells the victim's
+// workflow. The caller holds no lock.
+func (tr *Tracker) evict(v *tracked, forK trackKey) {
+	s, ev := v.s, v.ev
+	s.closeClaimed(ReasonLRU)
 	if f := tr.cfg.Evicted; f != nil {
 		tr.events.emit(func() { f(ev) })
 	}
