@@ -93,7 +93,8 @@ type Config struct {
 	// DefaultCloseTimeout; negative is invalid.
 	CloseTimeout time.Duration
 	// IdleTimeout closes sessions with no call for this long. Zero means
-	// DefaultIdleTimeout; negative means never. IdleTimeoutEnv overrides it.
+	// DefaultIdleTimeout; negative means never (what a close left behind is
+	// still retried, every 5 s). IdleTimeoutEnv overrides it.
 	// The reaper looks every IdleTimeout/10 (10 ms to 30 s), so a session
 	// closes between IdleTimeout and that much later.
 	IdleTimeout time.Duration
@@ -217,7 +218,7 @@ type Pool struct {
 	attached  map[string]*Session  // guarded by mu; sessions attached to browsers we did not launch, by id
 	closing   map[*Session]bool    // guarded by mu; sessions whose close is under way (closeSession), which Pool.Close waits for
 	attaching map[int]*attachOp    // guarded by mu; attaches under way, by port
-	reaper    *time.Timer          // guarded by mu; the idle reaper's next tick (reaper.go), nil until the first session
+	reaper    *time.Timer          // guarded by mu; the reaper's next tick (reaper.go): nil until the first session goes live or something is left behind to retry
 	warm      warmSet              // guarded by mu; warm browsers (pool_warm.go)
 	net       *netProxy            // the network policy's proxy (netproxy.go); nil when Network.Unrestricted or the launcher is not local; set once by the first launch (netOnce), closed by Close
 	netOnce   sync.Once            // starts net on the first launch, so an idle pool runs no goroutine

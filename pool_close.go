@@ -104,6 +104,9 @@ func (p *Pool) closeBegun(s *Session, reason CloseReason, cause error) error {
 	if stopErr != nil {
 		p.leaked[s] = true
 	}
+	if stopErr != nil || rmErr != nil {
+		p.retryLaterLocked()
+	}
 	p.mu.Unlock()
 	if s.ours && rmErr == nil && stopErr == nil {
 		p.manifest.Remove(s.id)

@@ -330,6 +330,7 @@ func (p *Pool) keepStray(id string, info SpawnInfo, end func(ctx context.Context
 	p.log.Warn("browserpool: a failed launch left its browser or lease behind; it is retried", "session", id, "fleet", info.Fleet, "pid", info.PID, "err", err)
 	p.mu.Lock()
 	p.strays[id] = stray{info: info, end: end, err: err}
+	p.retryLaterLocked()
 	p.mu.Unlock()
 }
 

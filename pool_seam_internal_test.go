@@ -84,7 +84,7 @@ func TestUsageOfABareSessionCountsCallsAndSaysWhyItEnded(t *testing.T) {
 // Allocator and Registry files and fails on any use of a pool or session
 // internal that is not part of the seam (pool_seam.go).
 func TestThePolicyLayersReachThePoolOnlyThroughTheSeam(t *testing.T) {
-	seam := map[string]bool{"closeWith": true, "retryCleanup": true, "usage": true, "tabCount": true, "logger": true, "closeTimeout": true, "shutting": true}
+	seam := map[string]bool{"closeWith": true, "retryCleanup": true, "claimIdle": true, "closeClaimed": true, "usage": true, "tabCount": true, "logger": true, "closeTimeout": true, "shutting": true}
 	// Internals of Pool and Session whose names no policy layer uses for
 	// anything of its own.
 	internals := map[string]bool{

@@ -24,18 +24,44 @@ func reaperPeriod(idle time.Duration) time.Duration {
 	return min(max(idle/10, 10*time.Millisecond), 30*time.Second)
 }
 
+// leftBehindRetry is how often a pool whose idle reclaim is off
+// (IdleTimeout < 0) tries again what a close or a failed launch left
+// behind; with reclaim on, the reaper does it at each look.
+const leftBehindRetry = 5 * time.Second
+
+// reapEvery is the time between two looks of the reaper.
+func (p *Pool) reapEvery() time.Duration {
+	if p.cfg.IdleTimeout < 0 {
+		return leftBehindRetry
+	}
+	return reaperPeriod(p.cfg.IdleTimeout)
+}
+
 // startReaperLocked starts the idle reaper once, when the first session
-// goes live. The reaper is a timer, not a goroutine: each tick runs on the
-// timer's own goroutine and arms the next while the pool is open.
+// goes live, unless idle reclaim is off. The reaper is a timer, not a
+// goroutine: each tick runs on the timer's own goroutine and arms the next
+// while the pool is open.
 func (p *Pool) startReaperLocked() {
-	if p.reaper != nil || p.cfg.IdleTimeout < 0 {
+	if p.cfg.IdleTimeout >= 0 {
+		p.retryLaterLocked()
+	}
+}
+
+// retryLaterLocked makes sure the reaper runs, so that what a close or a
+// failed launch just left behind is tried again: with idle reclaim off,
+// or before any session went live (a failed launch), nothing else starts
+// it.
+func (p *Pool) retryLaterLocked() {
+	if p.reaper != nil || p.closed {
 		return
 	}
-	p.reaper = time.AfterFunc(reaperPeriod(p.cfg.IdleTimeout), p.reapTick)
+	p.reaper = time.AfterFunc(p.reapEvery(), p.reapTick)
 }
 
 // reapTick is one look of the reaper. Once the pool is closed it does
 // nothing and arms no further tick; Pool.Close waits for one under way.
+// With idle reclaim off, it stops once nothing is left to retry (the next
+// thing left behind starts it again).
 func (p *Pool) reapTick() {
 	p.mu.Lock()
 	if p.closed {
@@ -45,11 +71,17 @@ func (p *Pool) reapTick() {
 	p.wg.Add(1)
 	p.mu.Unlock()
 	defer p.wg.Done()
-	p.reclaimIdle(time.Now())
+	if p.cfg.IdleTimeout >= 0 {
+		p.reclaimIdle(time.Now())
+	}
 	p.retryPendingRemovals()
 	p.mu.Lock()
-	if !p.closed {
-		p.reaper.Reset(reaperPeriod(p.cfg.IdleTimeout))
+	switch {
+	case p.closed:
+	case p.cfg.IdleTimeout < 0 && len(p.leaked) == 0 && len(p.pendingRm) == 0 && len(p.strays) == 0:
+		p.reaper = nil
+	default:
+		p.reaper.Reset(p.reapEvery())
 	}
 	p.mu.Unlock()
 }

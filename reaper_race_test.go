@@ -2,7 +2,9 @@ package browserpool_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,5 +84,32 @@ func TestIdleReclaimNeverCutsACallThatBeganAtTheIdleBoundary(t *testing.T) {
 	}
 	if ok.Load() == 0 || sessions.Load() < 2 {
 		t.Errorf("%d calls answered over %d sessions: the race was not run (want calls answered, and sessions reclaimed and opened again)", ok.Load(), sessions.Load())
+	}
+}
+
+// With idle reclaim off (IdleTimeout < 0) the reaper never started, so
+// what a close left behind was never tried again while the pool ran,
+// though the close's error said it would be (found by helper 84's audit).
+func TestAPoolWithIdleReclaimOffStillRetriesWhatACloseLeftBehind(t *testing.T) {
+	t.Parallel()
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{IdleTimeout: -1})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	l.FailStops(errors.New("kill: operation not permitted"))
+	err := s.Close(ctx)
+	if !errors.Is(err, browserpool.ErrCloseFailed) {
+		t.Fatalf("close of a browser that cannot be stopped: %v, want ErrCloseFailed", err)
+	}
+	if !strings.Contains(err.Error(), "the pool retries") {
+		t.Errorf("the close's error does not say it is retried: %v", err)
+	}
+	if got := p.Stats().Leaked; got != 1 {
+		t.Fatalf("Stats().Leaked = %d, want 1", got)
+	}
+	l.FailStops(nil)
+	waitFor(t, "the pool to stop the browser its close left behind", func() bool { return p.Stats().Leaked == 0 })
+	if err := p.Close(); err != nil {
+		t.Errorf("Pool.Close after the retry: %v, want nil (nothing left behind)", err)
 	}
 }
