@@ -7,6 +7,7 @@ package browserpool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -263,8 +264,8 @@ func (a *Allocator) await(ctx context.Context, op string, w *waiter) (*Lease, er
 			shut = nil // once: a slot granted meanwhile launches, and that launch says the pool is closed
 			a.mu.Lock()
 			if !w.done && !w.granted {
-				e := allocError(op, w.t.name, ErrPoolClosed, fmt.Sprintf("the pool of computer %q was closed (Pool.Close) while the task waited in its queue; the task holds no slot", w.c.name))
-				e.Hint = "close the Allocator too: no browser can be launched on that computer any more; give it a new Pool in a new Allocator to go on"
+				e := allocError(op, w.t.name, ErrPoolClosed, poolClosedDetail(w.c.name, "while the task waited in its queue"))
+				e.Hint = poolClosedHint
 				a.kickLocked(w, e)
 			}
 			a.mu.Unlock()
@@ -330,6 +331,15 @@ func (a *Allocator) ctxErr(op, task string, ctx context.Context, waited time.Dur
 	return e
 }
 
+// poolClosedDetail says that the pool of computer was closed, when, and
+// that the task holds no slot.
+func poolClosedDetail(computer, when string) string {
+	return fmt.Sprintf("the pool of computer %q was closed (Pool.Close) %s; the task holds no slot", computer, when)
+}
+
+// poolClosedHint is the hint of an acquire on a computer whose pool closed.
+const poolClosedHint = "close the Allocator too: no browser can be launched on that computer any more; give it a new Pool in a new Allocator to go on"
+
 // runLaunch opens one session on the allocator's own context, so a caller
 // who leaves does not kill a browser the next waiter can use. The session
 // goes to the launch's claimant; if nobody claims it, to the head of the
@@ -363,12 +373,21 @@ func (a *Allocator) deliverLocked(w *waiter, l *launchRun) {
 	c, t := w.c, w.t
 	w.done = true
 	t.w = nil
-	if l.err != nil {
+	switch {
+	case errors.Is(l.err, ErrPoolClosed):
+		// Not a launch failure: the computer's pool was closed before or
+		// as the browser was to start.
+		a.releaseLocked(c)
+		e := allocError("Allocator.Acquire", t.name, ErrPoolClosed, poolClosedDetail(c.name, "before its browser could start"))
+		e.Hint = poolClosedHint
+		a.emitLocked(AuditEvent{Kind: AuditCancelled, Task: t.name, Computer: c.name, Wait: w.waited, Err: e})
+		w.err = e
+	case l.err != nil:
 		c.st.LaunchFailures++
 		a.releaseLocked(c)
 		a.emitLocked(AuditEvent{Kind: AuditLaunchFailed, Task: t.name, Computer: c.name, Wait: w.waited, Err: l.err})
 		w.err = retag(l.err, func(e *Error) { e.Op, e.Task = "Allocator.Acquire", t.name })
-	} else {
+	default:
 		w.lease = newLease(t.name, c.name, t.name, l.s, w.waited)
 		t.lease = w.lease
 		c.leased++

@@ -383,9 +383,24 @@ func (tr *Tracker) forget(e *tracked) {
 }
 
 // Lookup returns the open session name of workflow, touching it, or an
-// ErrSessionNotFound error listing the workflow's sessions.
+// ErrSessionNotFound error listing the workflow's sessions. Once the
+// tracker or its pool is closed, it returns ErrPoolClosed.
 func (tr *Tracker) Lookup(workflow, name string) (*Session, error) {
+	const op = "Tracker.Lookup"
 	tr.mu.Lock()
+	if tr.closed {
+		tr.mu.Unlock()
+		return nil, trackerClosed(op)
+	}
+	select {
+	case <-tr.pool.shutting():
+		tr.mu.Unlock()
+		e := newError(op, ErrPoolClosed, "the tracker's pool was closed (Pool.Close): its sessions were closed with it")
+		e.Name, e.Workflow = name, workflow
+		e.Hint = "close the Tracker too; create a new Pool and a new Tracker over it to go on"
+		return nil, e
+	default:
+	}
 	e := tr.entries[trackKey{workflow, name}]
 	var s *Session
 	if e != nil {
@@ -410,7 +425,7 @@ func (tr *Tracker) Lookup(workflow, name string) (*Session, error) {
 		case wasEvicted:
 			why = fmt.Sprintf(" (closed %s ago as the least recently used, to make room for workflow %s's %q: the global limit is %d)", time.Since(ev.Time).Round(time.Second), ev.ForWorkflow, ev.ForName, tr.cfg.Global)
 		}
-		er := newError("Tracker.Lookup", ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q%s; its open sessions: [%s]", workflow, echo(name), why, strings.Join(names, ", ")))
+		er := newError(op, ErrSessionNotFound, fmt.Sprintf("workflow %s has no open browser session %q%s; its open sessions: [%s]", workflow, echo(name), why, strings.Join(names, ", ")))
 		er.Name, er.Workflow = name, workflow
 		er.Hint = "open it with Tracker.Open (reopening an existing name reuses it)"
 		if wasEvicted {
