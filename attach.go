@@ -285,8 +285,16 @@ type attachedBrowser struct {
 	port    *semaphore.Weighted // the port lock: one page action at a time; not a field guard
 	stopped atomic.Bool         // Stop was called
 
-	mu  sync.Mutex
-	wfs map[string]*workflowTabs // guarded by mu; by workflow
+	mu     sync.Mutex
+	wfs    map[string]*workflowTabs // guarded by mu; by workflow
+	holder portHolder               // guarded by mu; the action holding the port lock, zero when none
+}
+
+// portHolder is the action that holds an attached browser's port lock: a
+// workflow's call (its op) and since when.
+type portHolder struct {
+	workflow, op string
+	since        time.Time
 }
 
 // workflowTabs is one workflow's labels and selected tab.
@@ -335,15 +343,36 @@ func (b *attachedBrowser) workflowLocked(wf string) *workflowTabs {
 }
 
 // lookup returns the target id and label idOrLabel names for wf: a label of
-// wf's first, else a target id (with wf's label for it, if any).
-func (b *attachedBrowser) lookup(wf, idOrLabel string) (id, label string, byLabel bool) {
+// wf's first, else a target id (with wf's label for it, if any). known
+// reports that wf knows the tab: by a label, or as its selected tab.
+func (b *attachedBrowser) lookup(wf, idOrLabel string) (id, label string, byLabel, known bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w := b.workflowLocked(wf)
 	if id := w.labels[idOrLabel]; id != "" {
-		return id, idOrLabel, true
+		return id, idOrLabel, true, true
 	}
-	return idOrLabel, labelOfLocked(w, idOrLabel), false
+	label = labelOfLocked(w, idOrLabel)
+	return idOrLabel, label, false, label != "" || (idOrLabel != "" && idOrLabel == w.selected)
+}
+
+// hold records the action that took the port lock; release forgets it.
+func (b *attachedBrowser) hold(wf, op string) (release func()) {
+	b.mu.Lock()
+	b.holder = portHolder{workflow: wf, op: op, since: time.Now()}
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		b.holder = portHolder{}
+		b.mu.Unlock()
+	}
+}
+
+// heldBy returns the action holding the port lock, if any.
+func (b *attachedBrowser) heldBy() (portHolder, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.holder, b.holder.op != ""
 }
 
 func labelOfLocked(w *workflowTabs, id string) string {

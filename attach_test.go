@@ -87,10 +87,11 @@ func startUserChrome(t *testing.T, startURL string) *userChrome {
 }
 
 type jsonListPage struct {
-	ID    string `json:"id"`
-	Type  string `json:"type"`
-	URL   string `json:"url"`
-	Title string `json:"title"`
+	ID                   string `json:"id"`
+	Type                 string `json:"type"`
+	URL                  string `json:"url"`
+	Title                string `json:"title"`
+	WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
 }
 
 // pages lists the browser's page targets over plain HTTP (/json/list): a

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mafredri/cdp/protocol/target"
@@ -159,19 +160,44 @@ func (v *AttachedView) begin(op string) (func(), error) {
 }
 
 // lockPort takes the port lock, waiting for the action before to finish.
+// Giving up, it names that action: its workflow, its call and how long it
+// has held the browser.
 func (v *AttachedView) lockPort(ctx context.Context, op string) (func(), error) {
 	if err := v.b.port.Acquire(ctx, 1); err != nil {
-		e := v.newError(op, ctx.Err(), fmt.Sprintf("gave up waiting for the action before it on port %d to finish", v.b.ep.Port))
-		e.Hint = "retry; actions on one attached browser run one at a time"
+		detail := fmt.Sprintf("gave up waiting for the action before it on port %d to finish", v.b.ep.Port)
+		hint := "retry; actions on one attached browser run one at a time"
+		if h, ok := v.b.heldBy(); ok {
+			whose := "workflow " + h.workflow + "'s"
+			if h.workflow == v.workflow {
+				whose = "this workflow's own"
+			}
+			detail += fmt.Sprintf(": %s %s has held the browser for %v", whose, h.op, roundHeld(time.Since(h.since)))
+			hint = "retry once that action ends; actions on one attached browser run one at a time, whichever workflow runs them. An action that never ends (a page script that never settles) holds it until its context ends: give its calls a deadline"
+		}
+		e := v.newError(op, ctx.Err(), detail)
+		e.Hint = hint
 		return nil, e
 	}
-	return func() { v.b.port.Release(1) }, nil
+	release := v.b.hold(v.workflow, op)
+	return func() {
+		release()
+		v.b.port.Release(1)
+	}, nil
+}
+
+// roundHeld writes how long an action has held a port: tenths of a second
+// under a minute, whole seconds after.
+func roundHeld(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 // find returns the page target idOrLabel names for this workflow, and its
 // label, checked against the browser's page targets.
 func (v *AttachedView) find(ctx context.Context, op, idOrLabel string) (target.Info, string, error) {
-	id, label, byLabel := v.b.lookup(v.workflow, idOrLabel)
+	id, label, byLabel, known := v.b.lookup(v.workflow, idOrLabel)
 	infos, err := v.s.pageTargets(ctx)
 	if err != nil {
 		return target.Info{}, "", v.tag(v.s.wrap(op, id, err))
@@ -181,8 +207,17 @@ func (v *AttachedView) find(ctx context.Context, op, idOrLabel string) (target.I
 			return t, label, nil
 		}
 	}
-	if byLabel || label != "" {
+	if byLabel || known {
+		// A tab this workflow knew (by a label, or as its selected tab)
+		// was closed in the browser: it is forgotten, so the next hint
+		// does not name it again.
 		v.b.drop(id)
+		if label == "" {
+			e := v.newError(op, ErrTabClosed, fmt.Sprintf("tab %s, this workflow's selected tab, is gone: it was closed in the browser", id))
+			e.Tab = id
+			e.Hint = `create a tab with NewTab(ctx, "<label>", url) and name it in the call, or pick another tab from Tabs`
+			return target.Info{}, "", e
+		}
 		e := v.newError(op, ErrTabClosed, fmt.Sprintf("tab %q (id %s) is gone: it was closed in the browser", label, id))
 		e.Tab = id
 		e.Hint = fmt.Sprintf("create it again with NewTab(ctx, %q, url), or pick another tab from Tabs", label)

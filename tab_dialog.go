@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,7 +41,16 @@ const (
 	DialogTimedOut        DialogBy = "timeout"   // deferred and not answered in time: dismissed
 	DialogClosedByPage    DialogBy = "page"      // closed by a navigation before anyone answered
 	DialogDismissedUnseen DialogBy = "unseen"    // open before the tab was watched: dismissed blindly
+	// DialogByUser: an attached browser's dialog that opened while no
+	// action of the pool ran on its tab and no handler was set was left
+	// to the browser's user, and closed there (by the user, or by its
+	// page) before anyone here answered it.
+	DialogByUser DialogBy = "user"
 )
+
+// userDialogWait is how long an attached browser's own dialog is left open
+// for its user (onDialog): for as long as the user takes.
+const userDialogWait = time.Duration(math.MaxInt64)
 
 // Dialog is a JavaScript dialog a page opened.
 type Dialog struct {
@@ -71,8 +81,11 @@ type DialogReply struct {
 const dialogHistoryLimit = 32
 
 // SetDialogHandler sets the function that answers the tab's JavaScript
-// dialogs; nil (the default) dismisses every dialog at once. Either way the
-// dialog is reported in Tab.Dialogs and the trace. The handler runs on the
+// dialogs; nil (the default) dismisses every dialog at once, but in a
+// browser the pool attached to (the user's own) a dialog that opens while
+// no action runs on the tab is left open for its user (DialogByUser; the
+// tab's actions meanwhile fail with ErrDialogOpen). Either way the dialog
+// is reported in Tab.Dialogs and the trace. The handler runs on the
 // tab's watcher goroutine: it must return promptly and must not call the
 // tab's methods (the page is paused until it returns). A panicking handler
 // dismisses the dialog.
@@ -149,38 +162,6 @@ type dialogState struct {
 	// epoch is what the other actions share (see guard): read without mu
 	// on the actions' path, replaced and ended only under it.
 	epoch atomic.Pointer[dialogEpoch]
-}
-
-// dialogEpoch is the context shared by the actions whose caller's context
-// can never end (context.Background, say): canceled, with a *dialogCause,
-// while a deferred dialog is open, and replaced by a new one once it
-// closes. Such an action then costs no context and no registration of its
-// own, and one that starts while the dialog is open is stopped at once.
-type dialogEpoch struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-}
-
-func newDialogEpoch() *dialogEpoch {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	return &dialogEpoch{ctx, cancel}
-}
-
-// epochCtx is an action's context when the caller's can never end and
-// carries values: those values, and the epoch's end (Done, Err and, through
-// its Value, context.Cause).
-type epochCtx struct {
-	context.Context // the caller's, whose Done is nil
-	epoch           context.Context
-}
-
-func (c *epochCtx) Done() <-chan struct{} { return c.epoch.Done() }
-func (c *epochCtx) Err() error            { return c.epoch.Err() }
-func (c *epochCtx) Value(key any) any {
-	if v := c.Context.Value(key); v != nil {
-		return v
-	}
-	return c.epoch.Value(key)
 }
 
 type openDialog struct {
@@ -324,6 +305,9 @@ func (x *tabExt) dialogOpenErr(op string, d Dialog, during string) error {
 	}
 	e := newError(op, ErrDialogOpen, detail)
 	e.Session, e.Tab = x.t.s.id, x.t.id
+	if !x.t.s.ours && during == "" {
+		e.Hint = "the browser is the user's: the dialog may be theirs, left open for them. Wait for them to answer it, or answer it with Tab.AnswerDialog if the task is yours to decide; Tab.PageInfo shows it"
+	}
 	return e
 }
 
@@ -408,8 +392,12 @@ func (x *tabExt) watch() {
 			}
 			if d, ok := x.dialog.take(seq); ok {
 				d.Closed, d.Accepted, d.By = time.Now(), ev.Result, DialogClosedByPage
+				how := "closed by the page"
+				if !t.s.ours {
+					d.By, how = DialogByUser, "closed in the browser (by its user or its page)"
+				}
 				x.dialog.remember(d)
-				x.record("dialog", fmt.Sprintf("%s %q: closed by the page", d.Type, d.Message), d.Opened, nil)
+				x.record("dialog", fmt.Sprintf("%s %q: %s", d.Type, d.Message, how), d.Opened, nil)
 			}
 			closedC = nil
 		case <-t.direct.Done():
@@ -432,8 +420,16 @@ func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.D
 	}
 	s := &x.dialog
 	s.mu.Lock()
-	h := s.handler
+	h, acting := s.handler, len(s.guards) > 0
 	s.mu.Unlock()
+	if h == nil && !acting && !x.t.s.ours {
+		// The browser is the user's (attached) and nothing of ours runs
+		// on the tab: the dialog is the user's or their page's, not an
+		// agent's doing. It is left open for them (the tab's actions
+		// fail fast with ErrDialogOpen meanwhile), never answered blindly.
+		x.record("dialog", fmt.Sprintf("%s %q: left open for the browser's user (no action was running on the tab)", d.Type, d.Message), d.Opened, nil)
+		return d, userDialogWait
+	}
 	reply, by := DialogReply{}, DialogDismissed
 	if h != nil {
 		reply, by = x.callHandler(h, d), DialogByHandler

@@ -547,6 +547,8 @@ func (s *Server) noDialog(t *browserpool.Tab) error {
 		what += fmt.Sprintf("got no answer within the server's dialog timeout (%v) and was dismissed (as Cancel)", s.cfg.DialogTimeout)
 	case browserpool.DialogClosedByPage:
 		what += "was closed by a navigation"
+	case browserpool.DialogByUser:
+		what += "was closed in the browser by its user (or its page) before anyone here answered it"
 	default:
 		answer := "Cancel"
 		if d.Accepted {

@@ -1,0 +1,212 @@
+package browserpool_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/browserpool/browserpool"
+)
+
+// closeInBrowser closes tab id as its user would, over the browser's own
+// HTTP endpoint (a connection that is none of the pool's), and waits until
+// the browser no longer lists it.
+func closeInBrowser(t *testing.T, c *userChrome, id string) {
+	t.Helper()
+	resp, err := http.Get("http://" + c.endpoint() + "/json/close/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitFor(t, "the browser to close tab "+id, func() bool {
+		return !slices.ContainsFunc(c.pages(t), func(p jsonListPage) bool { return p.ID == id })
+	})
+}
+
+// A workflow's selected tab with no label (Open made it), closed by the
+// user, was "not found" in this workflow, and the hint sent the caller back
+// to that same tab, again and again (found by helper 86's audit). It is
+// now ErrTabClosed, and forgotten.
+func TestAnAttachedWorkflowsUnlabeledSelectedTabTheUserClosedIsErrTabClosedAndForgotten(t *testing.T) {
+	t.Parallel()
+	base := serve(t, attachPages)
+	chrome := startUserChrome(t, base+"/user")
+	p := newAttachPool(t)
+	ctx := ctxT(t)
+	v := attachFor(t, p, chrome.endpoint(), "wf")
+	if _, err := v.Open(ctx, base+"/profile"); err != nil {
+		t.Fatal(err)
+	}
+	sel, ok := v.Selected()
+	if !ok || sel.Label != "" {
+		t.Fatalf("after Open: selected %+v (%v), want an unlabeled selected tab", sel, ok)
+	}
+	closeInBrowser(t, chrome, sel.ID)
+
+	err := v.Do(ctx, sel.ID, func(*browserpool.Tab) error { return nil })
+	if !errors.Is(err, browserpool.ErrTabClosed) || !strings.Contains(err.Error(), "this workflow's selected tab, is gone: it was closed in the browser") {
+		t.Errorf("Do on the selected tab the user closed: %v, want ErrTabClosed saying it was closed in the browser", err)
+	}
+	if s, ok := v.Selected(); ok {
+		t.Errorf("the closed tab is still this workflow's selected tab: %+v", s)
+	}
+	err = v.Do(ctx, "", func(*browserpool.Tab) error { return nil })
+	if !errors.Is(err, browserpool.ErrTabRequired) || strings.Contains(err.Error(), sel.ID) {
+		t.Errorf("Do with no tab after that: %v, want ErrTabRequired whose hint no longer names %s", err, sel.ID)
+	}
+}
+
+// Waiting for the port lock of an attached browser said only that the
+// action before had not finished: retrying failed the same way while
+// another workflow's never-ending action held it, and nothing said whose
+// (found by helper 86's audit). The error names it and how long it held.
+func TestGivingUpOnAnAttachedPortNamesTheActionHoldingIt(t *testing.T) {
+	t.Parallel()
+	base := serve(t, attachPages)
+	chrome := startUserChrome(t, base+"/user")
+	p := newAttachPool(t)
+	ctx := ctxT(t)
+	a := attachFor(t, p, chrome.endpoint(), "wfA")
+	b := attachFor(t, p, chrome.endpoint(), "wfB")
+	if _, err := a.NewTab(ctx, "a", base+"/search"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.NewTab(ctx, "b", base+"/profile"); err != nil {
+		t.Fatal(err)
+	}
+	actx, stop := context.WithCancel(ctx)
+	held := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Do(actx, "a", func(tab *browserpool.Tab) error {
+			close(held)
+			return tab.Evaluate(actx, `new Promise(() => {})`, nil)
+		})
+	}()
+	<-held
+	bctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	err := b.Do(bctx, "b", func(tab *browserpool.Tab) error { return tab.Evaluate(bctx, "document.title", nil) })
+	stop()
+	<-done
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "workflow wfA's AttachedView.Do has held the browser for") || !strings.Contains(err.Error(), "give its calls a deadline") {
+		t.Errorf("workflow B while A's action never ends: %v, want a deadline error naming workflow wfA's AttachedView.Do and how to end it", err)
+	}
+}
+
+// In a browser the pool attached to, a dialog the user's page opened after
+// the workflow's action had returned was dismissed by the pool: the user
+// never saw it and the page got Cancel (found by helper 86's audit). It is
+// left open for the user now; the tab's actions fail fast meanwhile, and
+// the user's answer is reported.
+func TestAnAttachedBrowsersOwnDialogIsLeftToItsUserWhenNoActionRuns(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]string{"/user": `<title>User tab</title><script>
+		window.later = () => setTimeout(() => { window.answer = confirm("Delete your draft?") }, 300)
+	</script>`})
+	chrome := startUserChrome(t, base+"/user")
+	p := newAttachPool(t)
+	ctx := ctxT(t)
+	v := attachFor(t, p, chrome.endpoint(), "wf")
+	var user jsonListPage
+	for _, pg := range chrome.pages(t) {
+		if strings.HasSuffix(pg.URL, "/user") {
+			user = pg
+		}
+	}
+	person := newPageUser(t, ctx, user.WebSocketDebuggerURL)
+	var tab *browserpool.Tab
+	// The browser lists the tab at its URL as its first navigation starts:
+	// the page's script may not have run yet.
+	waitFor(t, "the user's page to run its script", func() bool {
+		var ready bool
+		err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error {
+			tab = t
+			return t.Evaluate(ctx, `typeof later === "function"`, &ready)
+		})
+		return err == nil && ready
+	})
+	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "later()", nil) }); err != nil {
+		t.Fatal(err)
+	}
+	// Once the page's confirm opens, the workflow's next action is told so
+	// at once (the old code dismissed it: the actions kept working).
+	var err error
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
+		err = v.Do(ctx, user.ID, func(t *browserpool.Tab) error {
+			c, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			return t.Evaluate(c, "1", nil)
+		})
+		if err != nil || len(tab.Dialogs()) > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), "the browser is the user's") {
+		t.Fatalf("an action while the user's confirm is open: %v (dialogs answered: %+v), want ErrDialogOpen saying it is left for the user", err, tab.Dialogs())
+	}
+	// The user answers OK in their browser.
+	person.call(2, "Page.handleJavaScriptDialog", map[string]any{"accept": true})
+	waitFor(t, "the user's answer to be reported", func() bool { return len(tab.Dialogs()) == 1 })
+	d := tab.Dialogs()[0]
+	if d.Type != "confirm" || d.Message != "Delete your draft?" || !d.Accepted || d.By != browserpool.DialogByUser {
+		t.Errorf("the dialog reported: %+v, want the confirm, accepted by its user", d)
+	}
+	var answer bool
+	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "window.answer", &answer) }); err != nil || !answer {
+		t.Errorf("the page's confirm() returned %v (%v), want true, the user's answer", answer, err)
+	}
+}
+
+// pageUser is a DevTools connection of its own to a page, standing in for
+// the browser's user: Chromium lets a connection answer only a dialog that
+// opened while its Page domain was on, so it is made before the dialog.
+type pageUser struct {
+	t *testing.T
+	c *websocket.Conn
+}
+
+func newPageUser(t *testing.T, ctx context.Context, wsURL string) *pageUser {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.DialContext(ctx, wsURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	u := &pageUser{t, c}
+	u.call(1, "Page.enable", nil)
+	return u
+}
+
+// call sends method and waits for its reply, failing the test on an error.
+func (u *pageUser) call(id int, method string, params any) {
+	u.t.Helper()
+	if err := u.c.WriteJSON(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+		u.t.Fatal(err)
+	}
+	for {
+		var reply struct {
+			ID    int `json:"id"`
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := u.c.ReadJSON(&reply); err != nil {
+			u.t.Fatal(err)
+		}
+		if reply.ID != id {
+			continue // an event
+		}
+		if reply.Error != nil {
+			u.t.Fatalf("the user's %s: %s", method, reply.Error.Message)
+		}
+		return
+	}
+}
