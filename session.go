@@ -17,6 +17,7 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
 
+	"github.com/browserpool/browserpool/internal/axtext"
 	"github.com/browserpool/browserpool/internal/cdpmux"
 )
 
@@ -96,6 +97,11 @@ type Session struct {
 
 	downloads sessDownloads             // whether downloads are routed into DownloadDir (tab_download.go), and the downloads (session_downloads.go)
 	rec       atomic.Pointer[Recording] // the running recording, nil if none (recording.go)
+
+	// refNums issues the snapshot ref numbers of all the session's tabs,
+	// so a ref shown for one tab never names an element of another. It
+	// has its own lock.
+	refNums axtext.Counter
 
 	lastUsed atomic.Int64 // unix nanos of the last call's start or end
 	inflight atomic.Int32 // calls in flight

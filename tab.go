@@ -370,6 +370,9 @@ func newTabExt(t *Tab) *tabExt {
 	x := &tabExt{t: t, dialogs: make(chan *page.JavascriptDialogOpeningReply, 16)}
 	x.refs.top = &frameSess{targetID: t.id, d: t.direct}
 	x.refs.setup()
+	if t.s != nil {
+		x.refs.nums.Shared = &t.s.refNums // numbers unique across the session's tabs
+	}
 	x.dialog.setup()
 	x.input.turn = make(chan struct{}, 1)
 	x.choosers = make(chan *fileChooser, 1)

@@ -37,6 +37,19 @@ func (x *tabExt) detach(ctx context.Context, f *frameSess) {
 	f.d.Close()
 }
 
+// refKey names f's document nodes in snapshot ref keys
+// (axtext.NodeKey.Target): for an out-of-process frame, its session as
+// well as its target. A frame that moves to another renderer (cross-site,
+// then same-site, then cross-site again) keeps its target id, but the new
+// process numbers its nodes afresh: keyed by target alone, an old ref
+// would name whatever element now has its node id.
+func (f *frameSess) refKey() string {
+	if !f.own {
+		return f.targetID
+	}
+	return f.targetID + "/" + f.d.ID()
+}
+
 // live reports whether the frame's session has not ended.
 func (f *frameSess) live() bool {
 	select {

@@ -413,7 +413,9 @@ func (x *tabExt) resolve(ctx context.Context, op, ref string) (refTarget, error)
 	}
 	detail := fmt.Sprintf("@e%d is not in the latest snapshot: it is from an older one, or the page navigated since", n)
 	if !issued {
-		detail = fmt.Sprintf("no snapshot of this tab has shown @e%d", n)
+		// Ref numbers are unique across a session's tabs: one this tab
+		// never showed may be another tab's.
+		detail = fmt.Sprintf("no snapshot of this tab has shown @e%d (it may be a ref of another tab: refs name elements of the tab whose snapshot showed them)", n)
 	}
 	e := newError(op, ErrStaleRef, detail)
 	e.Session, e.Tab = x.t.s.id, x.t.id
@@ -424,7 +426,7 @@ func (x *tabExt) resolve(ctx context.Context, op, ref string) (refTarget, error)
 func (r *refTable) refName(f *frameSess, node dom.BackendNodeID) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.nums.Name(axtext.NodeKey{Target: f.targetID, Node: node})
+	return r.nums.Name(axtext.NodeKey{Target: f.refKey(), Node: node})
 }
 
 // print numbers and prints a snapshot's lines of document loader
@@ -471,7 +473,7 @@ func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axt
 		return nil, cdpmux.DecodeError(method, err)
 	}
 	w.docs++
-	doc := axtext.NewDoc[refTarget](f.targetID, nodes)
+	doc := axtext.NewDoc[refTarget](f.refKey(), nodes)
 	doc.Clickable, doc.Inputs = w.domFacts(f)
 	doc.Ref = func(n *axtext.Node, role, name string) refTarget {
 		return refTarget{f: f, frame: frameID, node: n.Backend, chain: chain, role: role, name: name}

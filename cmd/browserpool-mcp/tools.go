@@ -298,6 +298,7 @@ func (s *Server) addPageTools() {
 			advice, more = "use a larger maxChars]", "pass a larger maxChars"
 		}
 		body := strings.Replace(snap.Text, "use Interactive or a larger MaxChars]", advice, 1)
+		body = strings.Replace(body, "use a larger MaxChars (negative: no bound)]", advice, 1)
 		fmt.Fprintf(&b, "Page: %s\nURL: %s\n[session %s, tab %s]\n\n%s", snap.Title, snap.URL, snap.SessionID, snap.TabID, body)
 		if snap.Omitted > 0 && !strings.Contains(body, "[truncated: ") {
 			fmt.Fprintf(&b, "\n(%d elements left out: %s)", snap.Omitted, more)

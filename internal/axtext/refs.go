@@ -1,5 +1,6 @@
 // Room: ref numbering. Refs has no lock of its own: its owner guards it
-// (the tab's refTable.mu).
+// (the tab's refTable.mu); Counter.mu guards the numbers several Refs
+// share, taken inside the owner's lock.
 
 package axtext
 
@@ -7,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -20,8 +22,28 @@ type Ref struct {
 // maxStableRefs bounds the stable ref numbers kept for one document.
 const maxStableRefs = 100000
 
-// truncatedLine ends a snapshot cut by its limit.
-const truncatedLine = "[truncated: %d more nodes (%d interactive) left out, without refs; use Interactive or a larger MaxChars]"
+// truncatedLine ends a snapshot cut by its limit; truncatedInteractive
+// ends an interactive-only one, which only a larger limit can grow.
+const (
+	truncatedLine        = "[truncated: %d more nodes (%d interactive) left out, without refs; use Interactive or a larger MaxChars]"
+	truncatedInteractive = "[truncated: %d more nodes (%d interactive) left out, without refs; use a larger MaxChars (negative: no bound)]"
+)
+
+// maxSpans bounds the spans of ref numbers one tab remembers issuing from a
+// shared Counter; the oldest are forgotten first.
+const maxSpans = 1024
+
+// Counter issues ref numbers shared by several Refs (the tabs of one
+// browser session), so that no two of them ever show the same number: a
+// ref taken from one tab's snapshot never names an element of another.
+// The zero value is ready to use; it is safe for concurrent use.
+type Counter struct {
+	mu   sync.Mutex
+	next int // guarded by mu; the last number issued
+}
+
+// span is a run of ref numbers a Refs issued from its Counter, lo to hi.
+type span struct{ lo, hi int }
 
 // Refs numbers the interactive elements of a tab's snapshots: the same
 // element keeps its number across snapshots of one document, and a number
@@ -29,7 +51,12 @@ const truncatedLine = "[truncated: %d more nodes (%d interactive) left out, with
 // are the live ones. The zero value is ready to use; it is not safe for
 // concurrent use.
 type Refs[T any] struct {
+	// Shared, when set before the first Print, issues the numbers (and
+	// next is unused): see Counter.
+	Shared *Counter
+
 	next   int             // the last ref number issued (never reused)
+	spans  []span          // with Shared: the numbers this Refs issued, oldest first
 	doc    string          // the document (main-frame loader id) the numbers belong to
 	byNode map[NodeKey]int // stable numbers of this document's elements
 	live   map[int]T       // refs the latest Print showed
@@ -44,8 +71,19 @@ func (r *Refs[T]) Lookup(n int) (T, bool) {
 	return t, ok
 }
 
-// Issued reports whether ref number n was ever given out.
-func (r *Refs[T]) Issued(n int) bool { return n <= r.next }
+// Issued reports whether ref number n was ever given out by this Refs
+// (with a Shared counter: among its last maxSpans runs of numbers).
+func (r *Refs[T]) Issued(n int) bool {
+	if r.Shared == nil {
+		return n <= r.next
+	}
+	for _, sp := range r.spans {
+		if sp.lo <= n && n <= sp.hi {
+			return true
+		}
+	}
+	return false
+}
 
 // Name returns the live ref of the node key, or "".
 func (r *Refs[T]) Name(key NodeKey) string {
@@ -97,7 +135,17 @@ func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit
 	}
 	entries := make([]entry, 0, len(lines))
 	fresh := map[NodeKey]int{} // numbers given to elements first seen here
-	next, total := r.next, 0
+	last := &r.next            // the last number issued, guarded by the owner's lock or Shared.mu
+	if c := r.Shared; c != nil {
+		// Held for the whole Print: the numbers this Print issues are a
+		// run of their own (recorded in spans), and formatting is all it
+		// does meanwhile.
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		last = &c.next
+	}
+	base := *last
+	next, total := base, 0
 	for i := range lines {
 		l := &lines[i]
 		if interactiveOnly && !l.Interactive {
@@ -120,10 +168,14 @@ func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit
 		total += utf8.RuneCountInString(e.text) + 1
 		entries = append(entries, e)
 	}
+	truncated := truncatedLine
+	if interactiveOnly {
+		truncated = truncatedInteractive
+	}
 	budget := limit
 	if limit > 0 && total > limit {
 		// Room for the truncation line, at its longest.
-		budget = limit - utf8.RuneCountInString(fmt.Sprintf(truncatedLine, len(lines), len(lines))) - 1
+		budget = limit - utf8.RuneCountInString(fmt.Sprintf(truncated, len(lines), len(lines))) - 1
 	}
 	var (
 		b       strings.Builder
@@ -144,7 +196,7 @@ func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit
 		}
 		if e.l.Interactive {
 			if !e.known {
-				r.next = max(r.next, e.n)
+				*last = max(*last, e.n)
 				r.byNode[e.l.Key] = e.n
 			}
 			r.live[e.n] = e.l.Target
@@ -155,8 +207,11 @@ func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit
 		used += size
 		shown++
 	}
+	if r.Shared != nil && *last > base {
+		r.noteSpan(base+1, *last)
+	}
 	if omitted > 0 {
-		line := fmt.Sprintf(truncatedLine, omitted, omitInt)
+		line := fmt.Sprintf(truncated, omitted, omitInt)
 		if n := utf8.RuneCountInString(line); limit > 0 && used+n+1 > limit {
 			line = string([]rune(line)[:max(0, min(n, limit-used-1))])
 		}
@@ -164,6 +219,19 @@ func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit
 		b.WriteByte('\n')
 	}
 	return b.String(), refs, shown, omitted
+}
+
+// noteSpan records that this Refs issued the numbers lo to hi, joined to
+// the run before when they follow it.
+func (r *Refs[T]) noteSpan(lo, hi int) {
+	if k := len(r.spans); k > 0 && r.spans[k-1].hi+1 == lo {
+		r.spans[k-1].hi = hi
+		return
+	}
+	if len(r.spans) >= maxSpans {
+		r.spans = append(r.spans[:0], r.spans[1:]...)
+	}
+	r.spans = append(r.spans, span{lo, hi})
 }
 
 // RefName is the text of ref number n: "@e" and the number.

@@ -104,3 +104,46 @@ func TestATextThatFitsItsLimitIsPrintedWholeCountingCharactersNotBytes(t *testin
 		t.Errorf("limit %d: %d characters, %d omitted; want at most %d characters and a line left out:\n%s", n-1, utf8.RuneCountInString(text), omitted, n-1, text)
 	}
 }
+
+func TestRefsSharingACounterNeverShowTheSameNumberAndEachKnowsItsOwn(t *testing.T) {
+	line := func(node int, name string) Line[int] {
+		return Line[int]{Role: "button", Name: name, Interactive: true, Key: NodeKey{"T", dom.BackendNodeID(node)}}
+	}
+	var c Counter
+	tab1, tab2 := Refs[int]{Shared: &c}, Refs[int]{Shared: &c}
+	_, a, _, _ := tab1.Print("L", []Line[int]{line(1, "a"), line(2, "b")}, false, -1)
+	_, b, _, _ := tab2.Print("L", []Line[int]{line(1, "x"), line(2, "y")}, false, -1)
+	_, a2, _, _ := tab1.Print("L", []Line[int]{line(2, "b"), line(3, "c")}, false, -1)
+	want := [][]Ref{
+		{{"@e1", "button", "a"}, {"@e2", "button", "b"}},
+		{{"@e3", "button", "x"}, {"@e4", "button", "y"}},
+		{{"@e2", "button", "b"}, {"@e5", "button", "c"}},
+	}
+	if diff := cmp.Diff(want, [][]Ref{a, b, a2}); diff != "" {
+		t.Errorf("refs of two tabs sharing a counter (-want +got):\n%s", diff)
+	}
+	var got1, got2 []int
+	for n := 1; n <= 6; n++ {
+		if tab1.Issued(n) {
+			got1 = append(got1, n)
+		}
+		if tab2.Issued(n) {
+			got2 = append(got2, n)
+		}
+	}
+	if diff := cmp.Diff([][]int{{1, 2, 5}, {3, 4}}, [][]int{got1, got2}); diff != "" {
+		t.Errorf("numbers each tab issued (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnInteractiveSnapshotCutByItsLimitSaysOnlyALargerLimitShowsMore(t *testing.T) {
+	var lines []Line[int]
+	for i := range 40 {
+		lines = append(lines, Line[int]{Role: "button", Name: fmt.Sprintf("Button %d", i), Interactive: true, Key: NodeKey{"T", dom.BackendNodeID(i + 1)}})
+	}
+	var r Refs[int]
+	text, _, _, _ := r.Print("L", lines, true, 300)
+	if !strings.Contains(text, "use a larger MaxChars (negative: no bound)]") || strings.Contains(text, "use Interactive") {
+		t.Errorf("the interactive snapshot's truncation line:\n%s", text)
+	}
+}
