@@ -8,9 +8,11 @@
 package browserpool
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -53,9 +55,16 @@ type sharedBrowser struct {
 	s      *Session      // guarded by Registry.mu until opened is closed; fixed after
 	err    error         // guarded by Registry.mu until opened is closed; fixed after
 
-	holders holderSet[*Holder] // guarded by Registry.mu; by holder key
-	pins    int                // guarded by Registry.mu; group publications
-	owners  map[string]string  // guarded by Registry.mu; tab id -> holder key
+	holders holderSet[*Holder]  // guarded by Registry.mu; by holder key
+	pins    int                 // guarded by Registry.mu; group publications
+	owners  map[string]tabOwner // guarded by Registry.mu; tab id -> its holder; a closed tab is dropped when a holder's call finds it gone
+	seq     uint64              // guarded by Registry.mu; the last tabOwner.seq given
+}
+
+// tabOwner is the holder of one tab of a shared browser.
+type tabOwner struct {
+	holder string // holder key; "" for a page kept for the next holder by group (AttachGroup)
+	seq    uint64 // when the holder got it (sharedBrowser.seq): a holder's latest tab has its highest
 }
 
 // NewRegistry returns a registry over cfg.Pool.
@@ -71,12 +80,18 @@ func NewRegistry(cfg RegistryConfig) (*Registry, error) {
 }
 
 // Holder is one identity's hold on a browser: its own tabs in a browser
-// that other holders may share. It is safe for concurrent use.
+// that other holders may share. It is safe for concurrent use. Its hold
+// ends with Detach or Registry.EndToolSession; from then on every method
+// that acts (OpenTab, Tab, Tabs, HandTab, Publish) returns an
+// ErrInvalidIdentity error and does nothing: attach again for a new
+// holder.
 type Holder struct {
-	r    *Registry      // fixed
-	b    *sharedBrowser // fixed
-	id   Identity       // fixed
-	last string         // guarded by Registry.mu; the tab opened or handed to it last
+	r  *Registry      // fixed
+	b  *sharedBrowser // fixed
+	id Identity       // fixed
+
+	detachedBy string // guarded by Registry.mu; "" while it holds the browser, else the call that ended its hold
+	hadTab     bool   // guarded by Registry.mu; it has held a tab (to tell "no tab yet" from "its tabs were closed")
 }
 
 // Identity returns the holder's identity.
@@ -102,7 +117,7 @@ func (r *Registry) Attach(ctx context.Context, id Identity) (*Holder, error) {
 		}
 		b := r.browsers[key]
 		if b == nil {
-			b = &sharedBrowser{key: key, opened: make(chan struct{}), owners: map[string]string{}}
+			b = &sharedBrowser{key: key, opened: make(chan struct{}), owners: map[string]tabOwner{}}
 			h := &Holder{r: r, b: b, id: id}
 			b.holders.add(id.HolderKey(), h)
 			r.browsers[key] = b
@@ -223,105 +238,34 @@ func (r *Registry) Holders(browserKey string) []string {
 	return b.holders.keys()
 }
 
-// OpenTab opens a tab that belongs to this holder.
-func (h *Holder) OpenTab(ctx context.Context, url string) (*Tab, error) {
-	t, err := h.b.s.OpenTab(ctx, url)
-	if t != nil {
-		h.r.mu.Lock()
-		h.b.owners[t.ID()] = h.id.HolderKey()
-		h.last = t.ID()
-		h.r.mu.Unlock()
-	}
-	return t, err
-}
-
-// Tab returns one of this holder's tabs (its own, or one handed to it).
-// A tab of another holder does not resolve (ErrTabNotHeld). An empty id
-// means the holder's most recently opened tab.
-func (h *Holder) Tab(ctx context.Context, id string) (*Tab, error) {
-	const op = "Holder.Tab"
-	mine := h.id.HolderKey()
-	h.r.mu.Lock()
-	owner, known := h.b.owners[id]
-	if id == "" {
-		id = h.last
-		owner, known = h.b.owners[id]
-	}
-	h.r.mu.Unlock()
-	if !known || owner != mine {
-		e := newError(op, ErrTabNotHeld, "")
-		e.Session, e.Tab = h.b.s.ID(), id
-		if !known {
-			e.Class, e.Detail = ErrTabNotFound, fmt.Sprintf("holder %s has no tab %s", mine, id)
-			e.Hint = "open a tab of your own with OpenTab; another holder's tabs are not yours to use"
-		} else {
-			e.Detail = fmt.Sprintf("tab %s belongs to holder %s, not %s", id, owner, mine)
-			e.Hint = "open a tab of your own with OpenTab, or ask its holder to hand it over"
-		}
-		return nil, e
-	}
-	return h.b.s.Tab(ctx, id)
-}
-
-// Tabs lists this holder's tabs only.
-func (h *Holder) Tabs(ctx context.Context) ([]TabInfo, error) {
-	all, err := h.b.s.Tabs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	mine := h.id.HolderKey()
-	h.r.mu.Lock()
-	defer h.r.mu.Unlock()
-	out := all[:0]
-	for _, t := range all {
-		if h.b.owners[t.TabID] == mine {
-			out = append(out, t)
-		}
-	}
-	return out, nil
-}
-
-// HandTab gives one of this holder's tabs to another holder of the same
-// browser.
-func (h *Holder) HandTab(tabID string, to Identity) error {
-	h.r.mu.Lock()
-	defer h.r.mu.Unlock()
-	if h.b.owners[tabID] != h.id.HolderKey() {
-		e := newError("Holder.HandTab", ErrTabNotHeld, fmt.Sprintf("tab %s is not held by %s", tabID, h.id.HolderKey()))
-		e.Session, e.Tab = h.b.s.ID(), tabID
-		return e
-	}
-	recv, _ := h.b.holders.get(to.HolderKey())
-	if recv == nil {
-		e := newError("Holder.HandTab", ErrInvalidIdentity, fmt.Sprintf("%s does not hold this browser", to.HolderKey()))
-		e.Hint = "attach the receiving identity to the same browser first"
-		return e
-	}
-	h.b.owners[tabID] = to.HolderKey()
-	recv.last = tabID
-	return nil
-}
-
 // Detach ends this holder's hold. Its tabs are closed, except in a
 // published browser, where they are kept for the next holder that attaches
 // by group (AttachGroup). The browser is closed (reason unpinned) if no
 // holder is left and no publication pins it. Detaching twice is a no-op.
+// Afterwards the holder's methods that act return an ErrInvalidIdentity
+// error: attach again for a new holder.
 func (h *Holder) Detach(ctx context.Context) error {
+	return h.detach(ctx, "Holder.Detach")
+}
+
+// detach is Detach, by the call named by.
+func (h *Holder) detach(ctx context.Context, by string) error {
 	h.r.mu.Lock()
 	if cur, _ := h.b.holders.get(h.id.HolderKey()); cur != h {
 		h.r.mu.Unlock()
 		return nil
 	}
 	h.b.holders.remove(h.id.HolderKey())
+	h.detachedBy = by
 	var tabs []string
 	for tid, o := range h.b.owners {
-		if o != h.id.HolderKey() {
+		if o.holder != h.id.HolderKey() {
 			continue
 		}
 		if h.b.pins > 0 {
 			// A published browser keeps the run's pages for whoever
 			// attaches by group next (AttachGroup hands them over).
-			h.b.owners[tid] = ""
+			h.b.owners[tid] = tabOwner{seq: o.seq}
 			continue
 		}
 		tabs = append(tabs, tid)
@@ -368,7 +312,7 @@ func (r *Registry) EndToolSession(ctx context.Context, toolSessionID string) err
 	r.mu.Unlock()
 	var errs []error
 	for _, h := range hs {
-		errs = append(errs, h.Detach(ctx))
+		errs = append(errs, h.detach(ctx, "Registry.EndToolSession"))
 	}
 	return errors.Join(errs...)
 }
@@ -377,10 +321,15 @@ func (r *Registry) EndToolSession(ctx context.Context, toolSessionID string) err
 // later caller (a builder inspecting a step) finds it with Lookup and
 // attaches as a new holder. A published browser is pinned: it outlives its
 // holders until it is replaced by another publication, unpublished or
-// reclaimed idle. The group becomes the last active group.
+// reclaimed idle. The group becomes the last active group. On a detached
+// holder it returns an ErrInvalidIdentity error and publishes nothing.
 func (h *Holder) Publish(ctx context.Context, groupKey string) error {
 	r := h.r
 	r.mu.Lock()
+	if by := h.detachedBy; by != "" {
+		r.mu.Unlock()
+		return h.detachedErr("Holder.Publish", by, nothingDone)
+	}
 	var release *sharedBrowser
 	// The pin is the browser's, not its key's: a browser that ended was
 	// replaced under the same key by one this group never pinned.
@@ -459,13 +408,20 @@ func (r *Registry) AttachGroup(ctx context.Context, groupKey string, id Identity
 	if err != nil {
 		return nil, err
 	}
-	// Hand over the pages the publishing holders left behind.
+	// Hand over the pages the publishing holders left behind, in the
+	// order they got them, after the holder's own.
 	r.mu.Lock()
+	var left []string
 	for tid, o := range h.b.owners {
-		if o == "" {
-			h.b.owners[tid] = id.HolderKey()
-			h.last = tid
+		if o.holder == "" {
+			left = append(left, tid)
 		}
+	}
+	slices.SortFunc(left, func(a, b string) int { return cmp.Compare(h.b.owners[a].seq, h.b.owners[b].seq) })
+	for _, tid := range left {
+		h.b.seq++
+		h.b.owners[tid] = tabOwner{holder: id.HolderKey(), seq: h.b.seq}
+		h.hadTab = true
 	}
 	r.mu.Unlock()
 	return h, nil

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // Identity says who is calling and which browser they act on. Tool calls
@@ -23,9 +24,13 @@ type Identity struct {
 	// session's own browser (BrowserKey falls back to ToolSessionID), so
 	// callers that predate the split keep working.
 	BrowserSessionID string
-	// Agent names the agent within the tool session that holds the
-	// browser (a parent is "", a child has its own name). Each agent is a
-	// separate holder with its own tabs.
+	// Agent is the path of the agent within the tool session that holds
+	// the browser: "" for the tool session's own (root) agent, else the
+	// names of the agents from the root's child down, joined by "/"
+	// ("writer/researcher" is the researcher that the writer started).
+	// Each name in it has "%" written as "%25" and "/" as "%2F", as
+	// Identity.Child writes it, so that every path names one agent. Each
+	// agent is a separate holder with its own tabs.
 	Agent string
 }
 
@@ -45,37 +50,76 @@ func (id Identity) BrowserKey() string {
 }
 
 // HolderKey names this identity as a holder of a browser:
-// "<tool session>" or "<tool session>/<agent>".
+// "<tool session>" for a tool session's root agent, else
+// "<tool session>/<agent path>" ("chat-1/writer/researcher"). In the tool
+// session id, "%" is written as "%25" and "/" as "%2F", so the first "/"
+// of a key always ends the tool session id: the tool session "a/b" has the
+// key "a%2Fb", apart from "a/b", the key of agent "b" of tool session "a".
+// An id with neither character is its own key ("chat-1",
+// "chat-1/researcher"). Two identities have the same holder key exactly
+// when they have the same tool session id and agent path.
 func (id Identity) HolderKey() string {
+	tool := escapeKeyPart(id.ToolSessionID)
 	if id.Agent == "" {
-		return id.ToolSessionID
+		return tool
 	}
-	return id.ToolSessionID + "/" + id.Agent
+	return tool + "/" + id.Agent
 }
 
-// Child returns the identity of a child agent that shares this identity's
-// browser (the default for a parent and its sub-agents). Tool routing does
-// not move.
+// Child returns the identity of a child agent named agent that shares this
+// identity's browser (the default for a parent and its sub-agents). Tool
+// routing does not move. The child's agent path nests under its parent's:
+// root.Child("writer").Child("researcher") has the agent path
+// "writer/researcher", a holder apart from root.Child("researcher"). In the
+// name, "%" is written as "%25" and "/" as "%2F", so Child("a/b") is an
+// agent apart from Child("a").Child("b"). An empty name adds nothing: the
+// child is its parent's holder.
 func (id Identity) Child(agent string) Identity {
-	return Identity{ToolSessionID: id.ToolSessionID, BrowserSessionID: id.BrowserKey(), Agent: agent}
+	return Identity{ToolSessionID: id.ToolSessionID, BrowserSessionID: id.BrowserKey(), Agent: childPath(id.Agent, agent)}
 }
 
 // IsolatedChild returns the identity of a child agent with a browser of its
 // own: a new browser id, the same tool session id (tool routing does not
-// move).
+// move). Its agent path nests under its parent's, as with Child.
 func (id Identity) IsolatedChild(agent string) Identity {
 	var b [6]byte
 	rand.Read(b[:])
-	return Identity{ToolSessionID: id.ToolSessionID, BrowserSessionID: "browser-" + hex.EncodeToString(b[:]), Agent: agent}
+	return Identity{ToolSessionID: id.ToolSessionID, BrowserSessionID: "browser-" + hex.EncodeToString(b[:]), Agent: childPath(id.Agent, agent)}
 }
+
+// childPath returns the agent path of the child named name of the agent at
+// parent: parent, "/", and name with "%" and "/" escaped.
+func childPath(parent, name string) string {
+	if name == "" {
+		return parent
+	}
+	name = escapeKeyPart(name)
+	if parent == "" {
+		return name
+	}
+	return parent + "/" + name
+}
+
+// escapeKeyPart writes "%" as "%25" and "/" as "%2F" in s, so that s
+// cannot be read as more than one part of a "/"-separated key. A string
+// with neither is returned as it is.
+func escapeKeyPart(s string) string {
+	if !strings.ContainsAny(s, "%/") {
+		return s
+	}
+	return keyPartEscaper.Replace(s)
+}
+
+var keyPartEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
 
 // String shows the identity's tool session, browser key and holder key.
 func (id Identity) String() string {
 	return fmt.Sprintf("tool=%s browser=%s holder=%s", id.ToolSessionID, id.BrowserKey(), id.HolderKey())
 }
 
-// ErrInvalidIdentity: an Identity or group id is not usable (empty tool
-// session id, a display name where a canonical id is needed).
+// ErrInvalidIdentity: an Identity, group id or Holder is not usable (an
+// empty tool session id, a display name where a canonical id is needed,
+// a holder detached by Holder.Detach or Registry.EndToolSession).
 var ErrInvalidIdentity = errors.New("invalid identity")
 
 // ErrTabNotHeld: the tab belongs to the browser but to another holder.

@@ -195,7 +195,11 @@ func TestAttachDetachAndCloseRaceCleanly(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if _, err := h.OpenTab(ctx, "about:blank"); err != nil && !errors.Is(err, browserpool.ErrSessionClosed) && !errors.Is(err, browserpool.ErrBrowserExited) {
+				_, err = h.OpenTab(ctx, "about:blank")
+				// EndToolSession("tool-1") may detach a tool-1 holder
+				// between its Attach and its OpenTab.
+				endedHold := id.ToolSessionID == "tool-1" && errors.Is(err, browserpool.ErrInvalidIdentity)
+				if err != nil && !errors.Is(err, browserpool.ErrSessionClosed) && !errors.Is(err, browserpool.ErrBrowserExited) && !endedHold {
 					t.Errorf("OpenTab: %v", err)
 				}
 				if err := h.Detach(ctx); err != nil && !errors.Is(err, browserpool.ErrSessionClosed) {
