@@ -23,6 +23,20 @@ type nodeArg dom.BackendNodeID
 // in the package's isolated world of the frame unless w.main is set
 // (resolveIn). The objects it makes are released before it returns.
 func (x *tabExt) callOn(ctx context.Context, op string, w where, node dom.BackendNodeID, fn string, args []any, out any) error {
+	res, err := x.callOnValue(ctx, op, w, node, fn, args)
+	if err != nil {
+		return err
+	}
+	if out != nil && len(res.Value) > 0 {
+		return json.Unmarshal(res.Value, out)
+	}
+	return nil
+}
+
+// callOnValue is callOn returning the value as the browser sent it (by
+// value), with its type and, for NaN, Infinity, -0 or a BigInt, the
+// unserializable form JSON cannot carry.
+func (x *tabExt) callOnValue(ctx context.Context, op string, w where, node dom.BackendNodeID, fn string, args []any) (remoteValue, error) {
 	group := x.newGroup()
 	defer releaseGroup(ctx, w.f, group)
 	nodes := []dom.BackendNodeID{node}
@@ -33,7 +47,7 @@ func (x *tabExt) callOn(ctx context.Context, op string, w where, node dom.Backen
 	}
 	objs, err := x.resolveIn(ctx, w, group, nodes...)
 	if err != nil {
-		return err
+		return remoteValue{}, err
 	}
 	cargs := make([]any, len(args))
 	k := 1
@@ -44,14 +58,7 @@ func (x *tabExt) callOn(ctx context.Context, op string, w where, node dom.Backen
 			k++
 		}
 	}
-	res, err := x.callFn(ctx, op, w.f, objs[0], fn, cargs, true)
-	if err != nil {
-		return err
-	}
-	if out != nil && len(res.Value) > 0 {
-		return json.Unmarshal(res.Value, out)
-	}
-	return nil
+	return x.callFn(ctx, op, w.f, objs[0], fn, cargs, true)
 }
 
 // newGroup names a new object group for the JavaScript objects of one
@@ -75,16 +82,20 @@ type objectArg string
 
 // remoteValue is the part of a Runtime.RemoteObject we read.
 type remoteValue struct {
-	Type     string          `json:"type"`
-	Value    json.RawMessage `json:"value"`
-	ObjectID string          `json:"objectId"`
+	Type                string          `json:"type"`
+	Subtype             string          `json:"subtype"`
+	Value               json.RawMessage `json:"value"`
+	UnserializableValue string          `json:"unserializableValue"` // NaN, Infinity, -Infinity, -0 or a BigInt such as 12n, which have no JSON form
+	ObjectID            string          `json:"objectId"`
 }
 
 // callFn calls the JavaScript function fn with this bound to the object
 // this of frame f, passing args (JSON values, or objectArg for objects of
 // f), and returns its result, awaited if a promise: by value if byValue,
 // else as an object of this's group (a primitive has its value either way).
-// An exception is an ErrJavaScript error.
+// An exception is an ErrJavaScript error whose hint speaks of the
+// package's own script (ownScriptHint): the caller of a function of its
+// own (Tab.EvaluateOn) gives it back its own hint.
 func (x *tabExt) callFn(ctx context.Context, op string, f *frameSess, this, fn string, args []any, byValue bool) (remoteValue, error) {
 	type callArg struct {
 		Value    any    `json:"value,omitempty"`
@@ -113,7 +124,7 @@ func (x *tabExt) callFn(ctx context.Context, op string, f *frameSess, this, fn s
 		return remoteValue{}, err
 	}
 	if reply.Exception != nil {
-		return remoteValue{}, x.t.jsError(op, reply.Exception)
+		return remoteValue{}, x.t.ownJSError(op, reply.Exception)
 	}
 	return reply.Result, nil
 }

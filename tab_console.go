@@ -2,8 +2,9 @@
 // guards the buffer and whether the Runtime domain is on. Messages arrive
 // on the mux's reader through the tab's tap (Tab.onEvent ->
 // tabExt.onToolEvent): no goroutine of ours reads them, and nothing under
-// the lock blocks. Trace entries for them coalesce in the tab's trace ring
-// (traceEvent takes traceRing.mu, never together with consoleState.mu).
+// the lock blocks. Trace entries for them coalesce in the tab's trace ring,
+// of which they take a bounded share (traceEvent takes traceRing.mu, never
+// together with consoleState.mu).
 
 package browserpool
 
@@ -63,15 +64,16 @@ type consoleState struct {
 type consoleEntry struct {
 	msg  ConsoleMessage
 	exc  int         // Runtime.exceptionThrown's id; 0 for a console message
-	args []remoteArg // the arguments while objects among them await their preview (previewReplayed); nil after
+	lead string      // an exception's text before its value ("Uncaught"), to remake its text from args
+	args []remoteArg // the arguments (an exception's value) while objects among them await their preview (previewReplayed); nil after
 }
 
-func (c *consoleState) add(m ConsoleMessage, exception int, args []remoteArg) {
+func (c *consoleState) add(e consoleEntry) {
 	c.mu.Lock()
 	if len(c.entries) >= ConsoleLimit {
 		c.entries = append(c.entries[:0], c.entries[1:]...)
 	}
-	c.entries = append(c.entries, consoleEntry{msg: m, exc: exception, args: args})
+	c.entries = append(c.entries, e)
 	c.mu.Unlock()
 }
 
@@ -220,8 +222,8 @@ func (x *tabExt) consoleCalled(params json.RawMessage) {
 	if slices.ContainsFunc(ev.Args, remoteArg.awaitsPreview) {
 		await = ev.Args
 	}
-	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: level, Method: ev.Type,
-		Text: axtext.Cut(consoleText(ev.Args), ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, 0, await)
+	x.noteConsole(consoleEntry{msg: ConsoleMessage{Time: msTime(ev.Timestamp), Level: level, Method: ev.Type,
+		Text: axtext.Cut(consoleText(ev.Args), ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, args: await})
 }
 
 // exceptionThrown records a Runtime.exceptionThrown event (an uncaught
@@ -244,25 +246,24 @@ func (x *tabExt) exceptionThrown(params json.RawMessage) {
 	}
 	d := ev.Details
 	text := d.Text
+	var await []remoteArg
 	if e := d.Exception; e != nil {
 		// A thrown object that is no Error ({code: 42}, an array) reads
 		// by its preview, as the browser's console prints it, not as
-		// its description "Object".
-		if e.Description != "" && (e.Subtype == "error" || e.Type != "object" || e.Preview == nil) {
-			// "Uncaught Error: boom\n    at ...": the first line, without
-			// the stack the description repeats.
-			text = strings.TrimSpace(d.Text + " " + strings.SplitN(e.Description, "\n", 2)[0])
-			text = strings.Replace(text, "Uncaught Uncaught", "Uncaught", 1)
-		} else {
-			text = strings.TrimSpace(d.Text + " " + e.text())
+		// its description "Object"; one the page threw before the
+		// console was watched comes without its preview, which
+		// previewReplayed asks for.
+		text = pageErrorText(d.Text, *e)
+		if e.awaitsPreview() {
+			await = []remoteArg{*e}
 		}
 	}
 	u, line, col := d.URL, d.Line+1, d.Column+1
 	if su, sl, sc := d.StackTrace.where(); u == "" && su != "" {
 		u, line, col = su, sl, sc
 	}
-	x.noteConsole(ConsoleMessage{Time: msTime(ev.Timestamp), Level: ConsolePageError,
-		Text: axtext.Cut(text, ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, d.ExceptionID, nil)
+	x.noteConsole(consoleEntry{msg: ConsoleMessage{Time: msTime(ev.Timestamp), Level: ConsolePageError,
+		Text: axtext.Cut(text, ConsoleTextLimit), URL: redact.Scrub(u), Line: line, Column: col}, exc: d.ExceptionID, lead: d.Text, args: await})
 }
 
 // exceptionRevoked drops the page error of a promise rejection the page
@@ -276,13 +277,14 @@ func (x *tabExt) exceptionRevoked(params json.RawMessage) {
 	}
 }
 
-func (x *tabExt) noteConsole(m ConsoleMessage, exception int, args []remoteArg) {
-	x.console.add(m, exception, args)
+func (x *tabExt) noteConsole(e consoleEntry) {
+	x.console.add(e)
+	m := e.msg
 	where := redact.URL(m.URL)
 	if where == "" {
 		where = "(page)"
 	}
-	x.traceEvent("console", string(m.Level)+" "+axtext.Cut(where, 200), m.Time)
+	x.traceEvent("console", m.Level, string(m.Level)+" "+axtext.Cut(where, 200), m.Time)
 }
 
 // msTime converts milliseconds since the epoch (zero: now).
@@ -293,17 +295,38 @@ func msTime(ms float64) time.Time {
 	return time.UnixMilli(int64(ms))
 }
 
+// pageRunEntries bounds the trace entries of one run of page events (no
+// action of the agent's between them): the first are kept one by one,
+// and the last counts the rest of the run ("798 more messages: 399 info,
+// 399 warning").
+const pageRunEntries = 4
+
+// pageShare bounds the trace entries of page events in all: a new one
+// beyond it drops the oldest, so that the agent's own actions keep the
+// rest of the trace.
+const pageShare = TraceLimit / 8
+
 // traceEvent records that something happened in the page (a console
-// message, a page error) without its content. Repeats of the newest trace
-// entry are counted in it ("error https://x/app.js (×3)") rather than
-// added, so a noisy page cannot push the agent's own actions out of the
-// trace; a recorder sees the first of a run of repeats.
-func (x *tabExt) traceEvent(action, args string, at time.Time) {
+// message, a page error, at level) without its content, so that a noisy
+// page cannot push the agent's own actions out of the trace: repeats of
+// the newest trace entry are counted in it ("error https://x/app.js
+// (×3)") rather than added; a run of page events takes at most
+// pageRunEntries entries, the last of which counts the rest of the run by
+// level; and page events take at most pageShare entries of the trace. A
+// recorder sees each entry as it is added, not the counts added to it
+// later.
+func (x *tabExt) traceEvent(action string, level ConsoleLevel, args string, at time.Time) {
 	r := &x.trace
 	r.mu.Lock()
 	if r.n > 0 {
 		last := &r.ring[(r.start+r.n-1)%TraceLimit]
 		if last.Action == action {
+			if counts, ok := parseRunCounts(last.Args); ok {
+				counts[levelIndex(level)]++
+				last.Args = runCountsArgs(counts)
+				r.mu.Unlock()
+				return
+			}
 			base, n := last.Args, 1
 			if i := strings.LastIndex(base, " (×"); i >= 0 && strings.HasSuffix(base, ")") {
 				if c, err := strconv.Atoi(base[i+len(" (×") : len(base)-1]); err == nil {
@@ -315,10 +338,119 @@ func (x *tabExt) traceEvent(action, args string, at time.Time) {
 				r.mu.Unlock()
 				return
 			}
+			if r.tailRun(action) >= pageRunEntries-1 {
+				var counts runCounts
+				counts[levelIndex(level)]++
+				args = runCountsArgs(counts)
+			}
 		}
+	}
+	if i := r.oldest(action); i >= 0 && r.count(action) >= pageShare {
+		r.removeAt(i)
 	}
 	r.mu.Unlock()
 	x.record(action, args, at, nil)
+}
+
+// runLevels are the levels a run's counting entry counts, in its order.
+var runLevels = [...]ConsoleLevel{ConsoleDebug, ConsoleInfo, ConsoleWarning, ConsoleError, ConsolePageError}
+
+// runCounts counts the page events of a run by level (runLevels).
+type runCounts [len(runLevels)]int
+
+func levelIndex(l ConsoleLevel) int {
+	if i := slices.Index(runLevels[:], l); i >= 0 {
+		return i
+	}
+	return 1 // info
+}
+
+// runCountsArgs is the arguments of a run's counting entry: "3 more
+// messages: 1 info, 2 warning". They start with a digit, and the other
+// entries of page events with a level.
+func runCountsArgs(c runCounts) string {
+	total := 0
+	var parts []string
+	for i, n := range c {
+		if n > 0 {
+			total += n
+			parts = append(parts, strconv.Itoa(n)+" "+string(runLevels[i]))
+		}
+	}
+	noun := "messages"
+	if total == 1 {
+		noun = "message"
+	}
+	return fmt.Sprintf("%d more %s: %s", total, noun, strings.Join(parts, ", "))
+}
+
+// parseRunCounts reads a run's counting entry's arguments (runCountsArgs);
+// ok is false for any other entry's.
+func parseRunCounts(args string) (c runCounts, ok bool) {
+	if args == "" || args[0] < '0' || args[0] > '9' {
+		return c, false
+	}
+	_, list, found := strings.Cut(args, ": ")
+	if !found {
+		return c, false
+	}
+	for part := range strings.SplitSeq(list, ", ") {
+		num, level, _ := strings.Cut(part, " ")
+		n, err := strconv.Atoi(num)
+		i := slices.Index(runLevels[:], ConsoleLevel(level))
+		if err != nil || i < 0 {
+			return c, false
+		}
+		c[i] = n
+	}
+	return c, true
+}
+
+// tailRun counts the newest entries of action, up to pageRunEntries.
+// r.mu is held.
+func (r *traceRing) tailRun(action string) int {
+	k := 0
+	for k < r.n && k < pageRunEntries && r.ring[(r.start+r.n-1-k)%TraceLimit].Action == action {
+		k++
+	}
+	return k
+}
+
+// count counts the entries of action. r.mu is held.
+func (r *traceRing) count(action string) int {
+	k := 0
+	for i := range r.n {
+		if r.ring[(r.start+i)%TraceLimit].Action == action {
+			k++
+		}
+	}
+	return k
+}
+
+// oldest is the place (0: the oldest entry) of the oldest entry of action,
+// or -1. r.mu is held.
+func (r *traceRing) oldest(action string) int {
+	for i := range r.n {
+		if r.ring[(r.start+i)%TraceLimit].Action == action {
+			return i
+		}
+	}
+	return -1
+}
+
+// removeAt removes the entry at place i (0: the oldest), leaving the ring
+// as record expects one of fewer than TraceLimit entries: start 0 and
+// len(ring) == n (its capacity kept, so record's append does not
+// allocate). r.mu is held.
+func (r *traceRing) removeAt(i int) {
+	if r.start != 0 { // rotate the full ring so that the oldest is first
+		slices.Reverse(r.ring[:r.start])
+		slices.Reverse(r.ring[r.start:])
+		slices.Reverse(r.ring)
+		r.start = 0
+	}
+	r.ring = slices.Delete(r.ring, i, i+1)
+	r.n--
 }
 
 // onToolEvent sees the tab's events that the tools of this file and

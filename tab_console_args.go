@@ -49,8 +49,9 @@ func (a remoteArg) awaitsPreview() bool {
 // description ("Object", "Array(2)").
 const replayPreviews = 50
 
-// previewReplayed gives the objects of the messages the browser handed
-// over at Runtime.enable their previews (Runtime.callFunctionOn with
+// previewReplayed gives the objects of the messages (and the thrown
+// values of the page errors) the browser handed over at Runtime.enable
+// their previews (Runtime.callFunctionOn with
 // generatePreview, on the object itself), and remakes those messages'
 // text. An object the page has dropped since (a navigation) keeps its
 // description. It runs on the caller's goroutine, with no lock held
@@ -58,15 +59,21 @@ const replayPreviews = 50
 func (x *tabExt) previewReplayed(ctx context.Context) {
 	c := &x.console
 	c.mu.Lock()
-	var todo [][]remoteArg
+	type job struct {
+		args      []remoteArg
+		exception bool
+		lead      string
+	}
+	var todo []job
 	for _, e := range c.entries {
 		if e.args != nil {
-			todo = append(todo, e.args)
+			todo = append(todo, job{e.args, e.exc != 0, e.lead})
 		}
 	}
 	c.mu.Unlock()
 	budget := replayPreviews
-	for _, args := range todo {
+	for _, j := range todo {
+		args := j.args
 		fresh := slices.Clone(args)
 		for i, a := range fresh {
 			if !a.awaitsPreview() || budget == 0 {
@@ -86,7 +93,11 @@ func (x *tabExt) previewReplayed(ctx context.Context) {
 				fresh[i].Preview = res.Result.Preview
 			}
 		}
-		text := axtext.Cut(consoleText(fresh), ConsoleTextLimit)
+		text := consoleText(fresh)
+		if j.exception {
+			text = pageErrorText(j.lead, fresh[0]) // an exception's args are its value
+		}
+		text = axtext.Cut(text, ConsoleTextLimit)
 		c.mu.Lock()
 		for i := range c.entries {
 			if e := &c.entries[i]; len(e.args) > 0 && &e.args[0] == &args[0] {
@@ -95,6 +106,22 @@ func (x *tabExt) previewReplayed(ctx context.Context) {
 		}
 		c.mu.Unlock()
 	}
+}
+
+// pageErrorText is an exception as the browser's console prints it: its
+// text ("Uncaught", "Uncaught (in promise)") and the thrown value. An
+// Error, and any value the browser describes but gave no preview of (a
+// function, a node), reads by its description's first line, without the
+// stack it repeats ("Uncaught TypeError: x is not a function"); any other
+// value as a console argument does ("Uncaught {code: 42}", "Uncaught
+// undefined", a string as it is).
+func pageErrorText(text string, e remoteArg) string {
+	v := e.text()
+	if e.Description != "" && (e.Subtype == "error" || e.Type != "object" || e.Preview == nil) {
+		v = strings.SplitN(e.Description, "\n", 2)[0]
+	}
+	s := strings.TrimSpace(text + " " + v)
+	return strings.Replace(s, "Uncaught Uncaught", "Uncaught", 1)
 }
 
 // objectPreview is a Runtime.ObjectPreview: the first few properties (or

@@ -239,24 +239,58 @@ func (e *JSError) Error() string {
 	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
 }
 
+// jsError is the ErrJavaScript error of the exception ex, thrown by the
+// caller's code: its hint says to fix the expression.
 func (t *Tab) jsError(op string, ex *runtime.ExceptionDetails) error {
-	msg := ex.Text
-	if ex.Exception != nil && ex.Exception.Description != nil {
-		msg = strings.SplitN(*ex.Exception.Description, "\n", 2)[0]
-	} else if ex.Exception != nil && ex.Exception.Value != nil {
-		msg = ex.Text + " " + string(ex.Exception.Value)
-	}
 	e := newError(op, ErrJavaScript, "")
 	e.Session, e.Tab = t.s.id, t.id
-	js := &JSError{Message: msg, Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
+	js := &JSError{Message: thrownMessage(ex), Line: ex.LineNumber + 1, Column: ex.ColumnNumber + 1}
 	if ex.Exception != nil && ex.Exception.Description != nil {
 		if u, line, col, ok := thrownAt(*ex.Exception.Description); ok && u != evaluatedCode {
 			js.URL, js.Line, js.Column = redactURL(u), line, col
 		}
 	}
 	e.Err = js
-	e.Hint = "fix the expression; the page is unchanged unless the code ran partly"
+	e.Hint = hints[ErrJavaScript]
 	return e
+}
+
+// ownJSError is the ErrJavaScript error of the exception ex, thrown by
+// one of the package's own page scripts (pagejs): the caller wrote no
+// expression, so its hint does not ask for one to be fixed.
+func (t *Tab) ownJSError(op string, ex *runtime.ExceptionDetails) error {
+	err := t.jsError(op, ex)
+	if e, ok := err.(*Error); ok {
+		e.Hint = ownScriptHint
+	}
+	return err
+}
+
+// ownScriptHint is the hint of an exception thrown by the package's own
+// page script for an action (Tab.PageInfo, Tab.Click, Tab.Fill, ...).
+const ownScriptHint = "the library's own script for this action failed in this page, not code of yours; the page is unchanged unless the action ran partly: retry once the page has settled, or reload it"
+
+// thrownMessage is what an exception says, as the browser's console
+// prints it: an Error by the first line of its description
+// ("TypeError: x is not a function", the stack left out); any other thrown
+// value after the exception's text, by its preview when it is an object
+// ("Uncaught {code: 42, msg: \"quota\"}", "Uncaught (in promise) [1, 2]",
+// "Uncaught undefined").
+func thrownMessage(ex *runtime.ExceptionDetails) string {
+	o := ex.Exception
+	switch {
+	case o == nil:
+		return ex.Text
+	case o.Subtype != nil && *o.Subtype == "error" && o.Description != nil:
+		return strings.SplitN(*o.Description, "\n", 2)[0]
+	}
+	// The exception path only: a round trip through JSON into the
+	// console's own reading of a value.
+	var a remoteArg
+	if b, err := json.Marshal(o); err != nil || json.Unmarshal(b, &a) != nil {
+		return ex.Text
+	}
+	return pageErrorText(ex.Text, a)
 }
 
 // evaluatedCode is the URL V8 gives, in a stack, the code Runtime.evaluate

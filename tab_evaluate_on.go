@@ -19,7 +19,11 @@ import (
 //
 // and "function () { return this.value }" both work. A returned promise
 // is awaited, and the value is decoded (JSON, by value: a DOM node comes
-// back as {}) into out unless out is nil. An unknown or old ref is an
+// back as {}) into out unless out is nil, as Tab.Evaluate decodes it: a
+// value that does not fit out (NaN or Infinity into a *float64, a BigInt,
+// undefined into a *struct) is an ErrDecode error naming both types;
+// undefined and null leave a pointer, interface, map or slice target nil,
+// and -0 is -0. An unknown or old ref is an
 // ErrStaleRef error (ErrInvalidArgument if it is not a ref at all), an
 // argument that cannot be encoded as JSON is ErrInvalidArgument, and a
 // thrown exception is an ErrJavaScript error. fn runs in the page's own
@@ -48,26 +52,30 @@ func (t *Tab) EvaluateOn(ctx context.Context, ref, fn string, out any, args ...a
 	// given back in fn's own numbering.
 	wrapped := "function (...args) { const f = (\n" + fn + "\n); if (typeof f !== 'function') throw new TypeError('EvaluateOn takes a function such as el => el.textContent; this is a ' + typeof f); return f.call(this, this, ...args) }"
 	return t.onRef(ctx, op, "evaluate-on", ref, fn, func(ctx context.Context, x *tabExt, tg refTarget, _ *string) error {
-		var raw json.RawMessage
 		w := tg.in()
 		w.main = true // the caller's function expects the page's globals
-		if err := x.callOn(ctx, op, w, tg.node, wrapped, cargs, &raw); err != nil {
+		res, err := x.callOnValue(ctx, op, w, tg.node, wrapped, cargs)
+		if err != nil {
 			var js *JSError
 			if errors.As(err, &js) {
 				js.rebase(1, fn) // fn starts on the wrapper's second line
 			}
-			if _, ok := err.(*Error); ok {
-				return err
+			if e, ok := err.(*Error); ok {
+				if errors.Is(e, ErrJavaScript) {
+					e.Hint = hints[ErrJavaScript] // the caller's function threw, not the package's
+				}
+				return e
 			}
 			if e := t.unreturnable(op, err); e != nil {
 				return e
 			}
 			return x.fail(op, ctx, ref, frameErr(tg.f, err))
 		}
-		if out == nil || len(raw) == 0 {
-			return nil
+		var subtype *string
+		if res.Subtype != "" {
+			subtype = &res.Subtype
 		}
-		if e := decodeJS(op, raw, "", "", out); e != nil {
+		if e := decodeJS(op, res.Value, res.UnserializableValue, jsTypeOf(res.Type, subtype), out); e != nil {
 			e.Session, e.Tab = t.s.id, t.id
 			return e
 		}

@@ -10,8 +10,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/mafredri/cdp/protocol/runtime"
-
 	"github.com/browserpool/browserpool/internal/pagejs"
 	"github.com/browserpool/browserpool/internal/redact"
 )
@@ -33,7 +31,9 @@ type PageInfo struct {
 }
 
 // PageInfo returns the page's URL, title, viewport, scroll position and
-// size, or the dialog that is open instead.
+// size, or the dialog that is open instead. It reads them in the
+// package's isolated JavaScript world, where a page that replaced a
+// built-in (Math.max, a getter of its own for innerWidth) changes nothing.
 func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 	const op = "Tab.PageInfo"
 	end, err := t.begin(op)
@@ -51,7 +51,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 	}
 	ctx, done := x.guard(ctx)
 	defer done()
-	reply, err := invoke[runtime.EvaluateReply](ctx, t.direct, "Runtime.evaluate", runtime.NewEvaluateArgs(pagejs.PageInfo).SetReturnByValue(true))
+	reply, err := x.evaluateOwn(ctx, pagejs.PageInfo)
 	if err != nil {
 		if d, ok := x.dialog.current(); ok {
 			info.Dialog = &d
@@ -60,7 +60,7 @@ func (t *Tab) PageInfo(ctx context.Context) (info PageInfo, err error) {
 		return PageInfo{}, x.fail(op, ctx, "", err)
 	}
 	if reply.ExceptionDetails != nil {
-		return PageInfo{}, t.jsError(op, reply.ExceptionDetails)
+		return PageInfo{}, t.ownJSError(op, reply.ExceptionDetails)
 	}
 	var v struct {
 		URL, Title             string

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
 )
 
 // worldName names the package's isolated world; DevTools lists it among a
@@ -155,6 +157,41 @@ func (x *tabExt) resolveIn(ctx context.Context, w where, group string, nodes ...
 		x.setWorld(k, noWorld) // made for this document and still no use
 	}
 	return objs, nil
+}
+
+// evaluateOwn evaluates expr, one of the package's own expressions
+// (pagejs), by value, in the package's isolated world of the main frame:
+// a page that replaced Math.max or document.title's getter breaks none
+// of it. It runs in the page's main world when the browser makes no
+// isolated world, or the main frame's document is unknown. A world gone
+// with its document (the page navigated since it was made) is made again,
+// once.
+func (x *tabExt) evaluateOwn(ctx context.Context, expr string) (*runtime.EvaluateReply, error) {
+	k := x.worldKey(where{f: x.refs.top})
+	if k.doc == "" {
+		k.doc = x.currentLoader(ctx) // no snapshot has named the document yet
+	}
+	for again := true; ; again = false {
+		args := runtime.NewEvaluateArgs(expr).SetReturnByValue(true)
+		id := noWorld
+		if k.doc != "" {
+			var err error
+			if id, _, err = x.world(ctx, k); err != nil {
+				return nil, err
+			}
+			if id != noWorld {
+				args.SetContextID(runtime.ExecutionContextID(id))
+			}
+		}
+		reply, err := invoke[runtime.EvaluateReply](ctx, x.t.direct, "Runtime.evaluate", args)
+		var re *rpcc.ResponseError
+		gone := errors.As(err, &re) && contextGone(re.Message) ||
+			err == nil && reply.ExceptionDetails != nil && contextGone(reply.ExceptionDetails.Text)
+		if !gone || id == noWorld || !again {
+			return reply, err
+		}
+		x.forgetWorld(k, id)
+	}
 }
 
 // forgetWorld forgets the world id of k if it is still id.

@@ -262,7 +262,8 @@
 //     DOM.resolveNode, Runtime.callFunctionOn, Runtime.releaseObjectGroup,
 //     DOM.setFileInputFiles
 //   - Tab.Scroll: Page.getLayoutMetrics, Input.dispatchMouseEvent
-//   - Tab.Evaluate, Tab.PageInfo: Runtime.evaluate
+//   - Tab.Evaluate: Runtime.evaluate
+//   - Tab.PageInfo: Page.createIsolatedWorld, Runtime.evaluate
 //   - Tab.WaitLoad, Tab.WaitCondition: Page.getFrameTree, Runtime.evaluate
 //   - Tab.WaitVisible: Page.getFrameTree, Page.createIsolatedWorld,
 //     Runtime.evaluate
