@@ -9,6 +9,7 @@ import (
 	_ "image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -75,6 +76,23 @@ type flowResult struct {
 	Shot          string
 }
 
+// renumberer returns a function that writes refs as @e1, @e2… in the
+// order it first meets them, over all the texts it is given.
+func renumberer() func(string) string {
+	seen := map[string]string{}
+	return func(text string) string {
+		return refNumber.ReplaceAllStringFunc(text, func(r string) string {
+			if n, ok := seen[r]; ok {
+				return n
+			}
+			seen[r] = fmt.Sprintf("@e%d", len(seen)+1)
+			return seen[r]
+		})
+	}
+}
+
+var refNumber = regexp.MustCompile(`@e[0-9]+`)
+
 func loginFlow(ctx context.Context, tab *browserpool.Tab) (flowResult, error) {
 	var res flowResult
 	if _, err := tab.Navigate(ctx, "https://app.test/login"); err != nil {
@@ -84,7 +102,10 @@ func loginFlow(ctx context.Context, tab *browserpool.Tab) (flowResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.LoginSnapshot = snap.Text
+	// Ref numbers are unique across a session's tabs: the flow's refs are
+	// written in the order it first saw them, whatever the tabs before.
+	rn := renumberer()
+	res.LoginSnapshot = rn(snap.Text)
 	if err := tab.Fill(ctx, snap.Find("textbox", "Email"), "ann@example.com"); err != nil {
 		return res, err
 	}
@@ -121,7 +142,7 @@ func loginFlow(ctx context.Context, tab *browserpool.Tab) (flowResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.AfterDelete = snap.Text
+	res.AfterDelete = rn(snap.Text)
 	dl, err := tab.WaitDownload(ctx, func(ctx context.Context) error {
 		return tab.Click(ctx, snap.Find("link", "Export CSV"))
 	})
@@ -264,10 +285,13 @@ func TestTheLoginFlowShowsAWrongPasswordOnThePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Ref numbers are unique across the session's tabs (the tests share
+	// one session): the refs are those the snapshot gave.
+	email, password, signIn := snap.Find("textbox", "Email"), snap.Find("textbox", "Password"), snap.Find("button", "Sign in")
 	want := `- heading "Sign in" [level=1]
-- textbox "Email" @e1
-- textbox "Password" @e2 value="••••"
-- button "Sign in" @e3 [focused]
+- textbox "Email" ` + email + `
+- textbox "Password" ` + password + ` value="••••"
+- button "Sign in" ` + signIn + ` [focused]
 - text "Wrong email or password"
 `
 	if diff := cmp.Diff(want, snap.Text); diff != "" {
@@ -280,8 +304,8 @@ func TestTheLoginFlowShowsAWrongPasswordOnThePage(t *testing.T) {
 	if diff := cmp.Diff([]string{
 		"navigate https://app.test/login",
 		"snapshot interactive=false max=0 -> 4 lines, 3 refs",
-		`fill @e2 textbox "Password" ***`,
-		`click @e3 button "Sign in"`,
+		`fill ` + password + ` textbox "Password" ***`,
+		`click ` + signIn + ` button "Sign in"`,
 		"snapshot interactive=false max=0 -> 5 lines, 3 refs",
 	}, trace); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
