@@ -23,6 +23,7 @@ package browserpool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -271,7 +272,11 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err != nil {
 		cancel()
 		p.cdp.conns.Close()
-		return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot open the manifest", Err: err, Hint: "set Config.Root to a writable directory"}
+		hint := "set Config.Root to a writable directory"
+		if ve := (*manifest.VersionError)(nil); errors.As(err, &ve) {
+			hint = "the manifest was left untouched: use a browserpool release that reads its version for this Root, or set Config.Root to another directory"
+		}
+		return nil, &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: "Root: cannot open the manifest", Err: err, Hint: hint}
 	}
 	p.manifest = m
 	p.sweep()

@@ -5,12 +5,23 @@
 package browserpool
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/browserpool/browserpool/internal/manifest"
 )
 
 // openManifest opens the manifest of root, with this process as the owner of
-// the entries the pool adds.
-func openManifest(root string) (*manifest.File, error) { return manifest.Open(root) }
+// the entries the pool adds. A manifest of a newer version is left
+// untouched and refused, with what to do about it.
+func openManifest(root string) (*manifest.File, error) {
+	m, err := manifest.Open(root)
+	var ve *manifest.VersionError
+	if errors.As(err, &ve) {
+		return nil, fmt.Errorf("%w: use a browserpool release that reads version %d for this Root, or set Config.Root to another directory", err, ve.Version)
+	}
+	return m, err
+}
 
 // entryFor is the manifest entry of session id's spawn: a local process, or
 // a remote lease (its fleet, endpoint without credentials, and lease id).

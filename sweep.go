@@ -5,6 +5,7 @@
 package browserpool
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,6 +59,11 @@ type sweeper struct {
 	dropped  map[string]manifest.Entry
 	remote   []manifest.Entry // remote leases of owners that are gone
 	ev       SweepEvent
+
+	blind      bool              // the manifest could not be read: only proven dirs are removed (sweep_damage.go)
+	proven     map[string]bool   // sessions of processes proven ours: their owner is gone
+	guarded    map[string]bool   // dirs named by malformed entries whose owner may live: never removed
+	dropBroken []json.RawMessage // malformed entries whose owner is gone, dropped at the end
 }
 
 // sweep runs at NewPool: it kills what earlier runs sharing this root left
@@ -96,25 +102,39 @@ type sweeper struct {
 // LeaseEnder of the same fleet and endpoint, and the entry is dropped;
 // otherwise (another fleet, no LeaseEnder, the end failed or ran out of
 // time) the entry stays for a later pool and is counted as skipped.
+//
+// The manifest may be damaged (sweep_damage.go): an entry that does not
+// verify is counted and kept, with its dir, while its owner may live, and
+// dropped once its owner is gone; a manifest that cannot be read at all
+// (torn, kept aside by the manifest) leaves every session dir in place but
+// those of browsers proven orphaned, and says so in SweepEvent.Err.
+//
+// Entries of this process are its live pools' (kept) unless they name a pool
+// of this process that has finished closing: those are a dead owner's
+// (Pool.Close's leftovers). Entries written without a pool id count as a
+// live pool's.
 func (p *Pool) sweep() {
+	registerPool(p)
 	sw := &sweeper{p: p, sessions: filepath.Join(p.cfg.Root, "sessions"), self: os.Getpid(),
-		kept: map[string]bool{}, dropped: map[string]manifest.Entry{}}
+		kept: map[string]bool{}, dropped: map[string]manifest.Entry{},
+		proven: map[string]bool{}, guarded: map[string]bool{}}
 	sw.prefix = sw.sessions + string(filepath.Separator)
 	sw.boot, _ = proc.BootID()
 	sw.selfSt = p.manifest.Owner().OwnerStart
 	sw.exes = browserExeNames(p)
 	sw.ev.Time = time.Now()
 
-	entries, err := p.manifest.Entries()
+	contents, err := p.manifest.Read()
 	if err != nil {
-		sw.ev.Err = err
+		sw.ev.Err, sw.blind = err, true
+		p.log.Warn("browserpool: the manifest cannot be read; the sweep removes only the session dirs of browsers it proves orphaned", "err", err)
 	}
 	if c := p.manifest.TakeCorrupt(); c != nil {
-		sw.ev.Err = c
-		p.log.Warn("browserpool: the manifest was unreadable and was replaced; orphans are found by their command line instead", "err", c)
+		sw.ev.Err, sw.blind = c, true
+		p.log.Warn("browserpool: the manifest was unreadable and was kept aside and replaced; orphans are found by their command line instead", "err", c)
 	}
-	for _, e := range entries {
-		if sw.isSelf(e.OwnerPID, e.OwnerStart) || ownerAlive(e.OwnerPID, e.OwnerStart, e.OwnerBoot, sw.boot) {
+	for _, e := range contents.Entries {
+		if sw.ownerLive(e) {
 			sw.kept[e.Session] = true
 			sw.ev.Skipped++
 			continue
@@ -126,12 +146,23 @@ func (p *Pool) sweep() {
 		}
 		sw.dropped[e.Session] = e
 	}
+	sw.judgeMalformed(contents.Malformed)
 
 	inUse := sw.sweepProcesses()
+	for dir := range sw.guarded {
+		inUse[dir] = true
+	}
 	sw.refuseRecords(inUse)
-	sw.sweepDirs(inUse)
+	if sw.blind {
+		sw.sweepProvenDirs(inUse)
+	} else {
+		sw.sweepDirs(inUse)
+	}
 	for id := range sw.dropped {
 		p.manifest.Remove(id)
+	}
+	if err := p.manifest.DropMalformed(sw.dropBroken); err != nil {
+		p.log.Warn("browserpool: sweep could not drop the malformed manifest entries of owners that are gone", "err", err)
 	}
 	sw.endLeases()
 
@@ -175,7 +206,10 @@ func (sw *sweeper) sweepProcesses() map[string]bool {
 		var groups []int
 		for _, v := range vs {
 			switch {
-			case !v.ours || v.covered:
+			case !v.ours:
+				continue
+			case v.covered:
+				sw.proven[v.session] = true
 				continue
 			case v.group:
 				if err := proc.KillGroup(v.info.PID, v.info.StartTime); err != nil {
@@ -190,6 +224,7 @@ func (sw *sweeper) sweepProcesses() map[string]bool {
 				}
 			}
 			pids = append(pids, v.info.PID)
+			sw.proven[v.session] = true
 			sw.ev.Swept++
 			sw.p.log.Info("browserpool: sweep killed an orphan browser process", "session", v.session, "pid", v.info.PID, "group", v.group)
 		}
@@ -271,7 +306,7 @@ func (sw *sweeper) classify() []verdict {
 			v.why = fmt.Sprintf("its marker names session %q", marker)
 			continue
 		}
-		if why := sw.ownerGone(pi.PID); why != "" {
+		if why := sw.ownerGone(pi, v.session); why != "" {
 			v.why = why
 			continue
 		}
@@ -312,9 +347,13 @@ func (sw *sweeper) isSelf(pid int, start uint64) bool {
 	return pid == sw.self && (start == sw.selfSt || start == 0 || sw.selfSt == 0)
 }
 
-// ownerGone returns "" when pid's BROWSERPOOL_OWNER marker names a host that
-// is gone, else why not.
-func (sw *sweeper) ownerGone(pid int) string {
+// ownerGone returns "" when the BROWSERPOOL_OWNER marker of pi (a browser
+// of session) names a host that is gone, else why not. A marker naming this
+// process names a host that is gone only for the browser that a pool of
+// this process which has finished closing recorded: its entry is dropped
+// (see ownerLive) and records this very pid, start time and boot.
+func (sw *sweeper) ownerGone(pi proc.Info, session string) string {
+	pid := pi.PID
 	v, ok, _ := proc.Environ(pid, ownerMarkerEnv)
 	if !ok {
 		return "no owner marker"
@@ -325,7 +364,14 @@ func (sw *sweeper) ownerGone(pid int) string {
 	if !ok || err1 != nil || err2 != nil {
 		return fmt.Sprintf("malformed owner marker %q", v)
 	}
-	if sw.isSelf(n, st) || ownerAlive(n, st, "", sw.boot) {
+	if sw.isSelf(n, st) {
+		if e, ok := sw.dropped[session]; ok && e.OwnerPool != "" && e.PID == pid && e.StartTime == pi.StartTime &&
+			(e.BootID == "" || e.BootID == sw.boot) {
+			return ""
+		}
+		return fmt.Sprintf("its owner %d still runs", n)
+	}
+	if ownerAlive(n, st, "", sw.boot) {
 		return fmt.Sprintf("its owner %d still runs", n)
 	}
 	return ""

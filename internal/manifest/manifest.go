@@ -10,9 +10,11 @@
 package manifest
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,9 +29,16 @@ import (
 
 // Names of the files the manifest keeps in a pool's root.
 const (
-	FileName    = "manifest.json"
-	LockName    = "manifest.lock"
-	CorruptName = FileName + ".corrupt" // a torn or garbage file, kept aside
+	FileName = "manifest.json"
+	LockName = "manifest.lock"
+	// CorruptPrefix starts the name of an unreadable file kept aside:
+	// manifest.json.corrupt-<UTC time>-<n>. A name is never reused, so a
+	// second corruption never overwrites the first one's copy.
+	CorruptPrefix = FileName + ".corrupt-"
+	// CorruptKeep is how many kept-aside files a root keeps: the oldest
+	// beyond it are removed, so a writer that keeps damaging the file
+	// cannot fill the disk.
+	CorruptKeep = 10
 	Version     = 1
 )
 
@@ -57,6 +66,11 @@ type Entry struct {
 	OwnerStart uint64    `json:"owner_start"`
 	OwnerBoot  string    `json:"owner_boot,omitempty"`
 	Created    time.Time `json:"created"`
+	// OwnerPool names the File (one per pool) that recorded the entry, so
+	// that a later pool of the same process can tell a closed pool's
+	// leftovers from a live pool's sessions. "" in files written before it
+	// existed.
+	OwnerPool string `json:"owner_pool,omitempty"`
 	// Fleet is the kind of fleet of a remote lease ("browserless",
 	// "selenium-grid", a third-party launcher's name); "" for a local
 	// browser. The sweep never touches a process or dir for a remote entry.
@@ -89,29 +103,35 @@ func RedactEndpoint(raw string) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
 
-type fileFormat struct {
-	Version int     `json:"version"`
-	Entries []Entry `json:"entries"`
-}
-
 // File is the manifest of one root (<Root>/manifest.json, mode 0600). Writes
-// are atomic (temp file, fsync, rename, fsync of the directory). A torn or
-// garbage file is kept aside as manifest.json.corrupt and replaced, never a
-// crash. A File is safe for concurrent use, and several Files (in several
+// are atomic (temp file, fsync, rename, fsync of the directory), and take
+// effect only on a file this package can read:
+//
+//   - a file of a newer version (VersionError) is never rewritten or renamed:
+//     every call returns the error;
+//   - an unreadable file (ErrUnreadable: torn, garbage) is left as it is by
+//     reads, and kept aside under a new CorruptPrefix name and replaced by an
+//     empty manifest at the next write (Open writes), never a crash;
+//   - an entry that does not verify is left out of Entries and kept in the
+//     file as it was, until DropMalformed removes it.
+//
+// A File is safe for concurrent use, and several Files (in several
 // processes) may share a root. Its zero value is not usable: call Open.
 type File struct {
 	path, lockPath string
 	owner          Entry // owner fields for new entries
 
 	mu      sync.Mutex // serializes this process's updates
-	corrupt error      // guarded by mu; the last corruption found, for the sweep's report
+	corrupt error      // guarded by mu; the last file kept aside, for the sweep's report
 }
 
 // Open opens (creating it if needed) the manifest of root, with this process
-// as the owner of the entries it adds. It fails early on an unwritable root.
-// It removes the temp files of writes that a killed process left (a write
-// makes and renames its temp file under the lock, so one seen under the
-// lock is no writer's).
+// as the owner of the entries it adds and a fresh owner pool id naming this
+// File. It fails early on an unwritable root and on a manifest of a newer
+// version (a *VersionError; the file is left untouched). It keeps aside an
+// unreadable file (see TakeCorrupt). It removes the temp files of writes
+// that a killed process left (a write makes and renames its temp file under
+// the lock, so one seen under the lock is no writer's).
 func Open(root string) (*File, error) {
 	m := &File{path: filepath.Join(root, FileName), lockPath: filepath.Join(root, LockName)}
 	m.owner.OwnerPID = os.Getpid()
@@ -119,6 +139,7 @@ func Open(root string) (*File, error) {
 		m.owner.OwnerStart = st
 	}
 	m.owner.OwnerBoot, _ = proc.BootID()
+	m.owner.OwnerPool = rand.Text()
 	return m, m.update(func([]Entry) []Entry {
 		des, _ := os.ReadDir(root) // not filepath.Glob: root may hold [ or *
 		for _, de := range des {
@@ -133,16 +154,26 @@ func Open(root string) (*File, error) {
 // tempPattern names writeAtomic's temp files.
 const tempPattern = ".manifest-*.tmp"
 
-// Owner returns the owner fields (OwnerPID, OwnerStart, OwnerBoot) this File
-// gives its new entries.
+// Owner returns the owner fields (OwnerPID, OwnerStart, OwnerBoot,
+// OwnerPool) this File gives its new entries.
 func (m *File) Owner() Entry { return m.owner }
 
-// Entries returns the recorded entries.
+// Entries returns the recorded entries that verify. It never changes the
+// file: on an unreadable file it returns an error wrapping ErrUnreadable,
+// on a newer one a *VersionError.
 func (m *File) Entries() ([]Entry, error) {
-	var out []Entry
-	err := m.update(func(es []Entry) []Entry {
-		out = slices.Clone(es)
-		return nil
+	c, err := m.Read()
+	return c.Entries, err
+}
+
+// Read returns the file's contents: the entries that verify and those that
+// do not. It never changes the file; its errors are those of Entries.
+func (m *File) Read() (Contents, error) {
+	var out Contents
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	err := m.cycleLocked(func(c *Contents) {
+		out = Contents{Entries: slices.Clone(c.Entries), Malformed: slices.Clone(c.Malformed)}
 	}, false)
 	return out, err
 }
@@ -210,8 +241,22 @@ func (m *File) RemoveDir(dir string) error {
 	}, true)
 }
 
-// TakeCorrupt returns and clears the last corruption found (the file was
-// kept aside as CorruptName and replaced).
+// DropMalformed removes from the file the malformed entries whose Raw is
+// one of raws (as Read returned them); the others stay as they are.
+func (m *File) DropMalformed(raws []json.RawMessage) error {
+	if len(raws) == 0 {
+		return nil
+	}
+	return m.updateAll(func(c *Contents) {
+		c.Malformed = slices.DeleteFunc(c.Malformed, func(x Malformed) bool {
+			return slices.ContainsFunc(raws, func(r json.RawMessage) bool { return sameRaw(r, x.Raw) })
+		})
+	})
+}
+
+// TakeCorrupt returns and clears the last corruption found: the unreadable
+// file was kept aside under a CorruptPrefix name (the error names it) and
+// replaced by an empty manifest. It wraps ErrUnreadable.
 func (m *File) TakeCorrupt() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -221,10 +266,31 @@ func (m *File) TakeCorrupt() error {
 }
 
 // update runs f on the current entries under both locks and, when write is
-// set, stores what f returns (the entries as read when f returns nil).
+// set, stores what f returns (the entries as read when f returns nil),
+// keeping the file's malformed entries as they were.
 func (m *File) update(f func([]Entry) []Entry, write bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.cycleLocked(func(c *Contents) {
+		if out := f(c.Entries); out != nil {
+			c.Entries = out
+		}
+	}, write)
+}
+
+// updateAll is a write with f seeing (and changing) the whole contents.
+func (m *File) updateAll(f func(*Contents)) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cycleLocked(f, true)
+}
+
+// cycleLocked reads the file under the flock, runs f on its contents and,
+// when write is set, writes them back. A file of a newer version is never
+// written and f does not run; an unreadable one is kept aside and replaced
+// (f runs on nothing) only by a write: a read returns its error and leaves
+// it as it is. m.mu must be held.
+func (m *File) cycleLocked(f func(*Contents), write bool) error {
 	lf, err := os.OpenFile(m.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("manifest lock: %w", err)
@@ -235,89 +301,92 @@ func (m *File) update(f func([]Entry) []Entry, write bool) error {
 	}
 	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
 
-	entries, err := m.readLocked()
-	if err != nil {
-		m.corrupt = err
-		// Keep the bad file for diagnosis and start afresh.
-		os.Rename(m.path, filepath.Join(filepath.Dir(m.path), CorruptName))
-		entries = nil
-		write = true
+	c, err := m.readLocked()
+	switch {
+	case err == nil:
+	case !errors.Is(err, ErrUnreadable) || !write:
+		return err // a newer version, an I/O error, or a read of a torn file
+	default:
+		aside, kerr := m.keepAsideLocked()
+		if kerr != nil {
+			return fmt.Errorf("%w; it could not be kept aside, so it was left as it is: %v", err, kerr)
+		}
+		m.corrupt = fmt.Errorf("%w; it was kept aside as %s and replaced by an empty manifest", err, aside)
+		c = Contents{}
 	}
-	out := f(entries)
+	f(&c)
 	if !write {
 		return nil
 	}
-	if out == nil {
-		out = entries
-		if out == nil {
-			out = []Entry{}
-		}
+	if c.Entries == nil {
+		c.Entries = []Entry{}
 	}
-	return writeAtomic(m.path, out)
+	return writeAtomic(m.path, c.Entries, c.Malformed)
 }
 
-func (m *File) readLocked() ([]Entry, error) {
+func (m *File) readLocked() (Contents, error) {
 	data, err := os.ReadFile(m.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return Contents{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return Contents{}, fmt.Errorf("manifest %s: %w", m.path, err)
 	}
-	return Parse(data)
+	c, err := Decode(data)
+	var ve *VersionError
+	switch {
+	case errors.As(err, &ve):
+		ve.Path = m.path
+	case err != nil:
+		err = fmt.Errorf("the manifest %s: %w", m.path, err)
+	}
+	return c, err
 }
 
-// Parse decodes a manifest file. It never panics; anything that is not a
-// version 1 manifest whose entries each have a valid session id, an absolute
-// dir and no negative pid is an error. Parse does not judge whether a dir is
-// safe to remove: the sweep does.
-func Parse(data []byte) ([]Entry, error) {
-	var f fileFormat
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("manifest is not valid JSON: %w", err)
+// keepAsideLocked links the unreadable file to a fresh CorruptPrefix name
+// (a link never replaces an existing file; a rename after a check under the
+// flock where links are not supported), then removes the oldest kept-aside
+// files beyond CorruptKeep. It returns the name.
+func (m *File) keepAsideLocked() (string, error) {
+	dir := filepath.Dir(m.path)
+	stamp := time.Now().UTC().Format("20060102T150405.000000000Z")
+	var name string
+	for n := 1; ; n++ {
+		name = fmt.Sprintf("%s%s-%d", CorruptPrefix, stamp, n)
+		err := os.Link(m.path, filepath.Join(dir, name))
+		if err == nil {
+			break
+		}
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if _, lerr := os.Lstat(filepath.Join(dir, name)); !errors.Is(lerr, fs.ErrNotExist) {
+			return "", err
+		}
+		if err := os.Rename(m.path, filepath.Join(dir, name)); err != nil {
+			return "", err
+		}
+		break
 	}
-	if f.Version != Version {
-		return nil, fmt.Errorf("manifest has version %d, want %d", f.Version, Version)
-	}
-	for i, e := range f.Entries {
-		if !ValidID(e.Session) || !filepath.IsAbs(e.Dir) || e.PID < 0 || e.PGID < 0 || e.OwnerPID < 0 {
-			return nil, fmt.Errorf("manifest entry %d is malformed", i)
+	des, _ := os.ReadDir(dir) // sorted by name: by time, oldest first
+	var kept []string
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), CorruptPrefix) {
+			kept = append(kept, de.Name())
 		}
 	}
-	return f.Entries, nil
+	for len(kept) > CorruptKeep {
+		os.Remove(filepath.Join(dir, kept[0]))
+		kept = kept[1:]
+	}
+	return name, nil
 }
 
-// Marshal encodes entries as a manifest file (what Parse reads back).
-func Marshal(entries []Entry) ([]byte, error) {
-	if entries == nil {
-		entries = []Entry{}
-	}
-	data, err := json.MarshalIndent(fileFormat{Version: Version, Entries: entries}, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(data, '\n'), nil
-}
-
-// ValidID reports whether id is a valid session id: [A-Za-z0-9_-]{1,64}, the
-// rule of browserpool.ValidateID, so it is always one safe path element.
-func ValidID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// writeAtomic replaces path with entries: a temp file in the same directory
-// (mode 0600), fsync, rename over path, fsync of the directory.
-func writeAtomic(path string, entries []Entry) error {
-	data, err := Marshal(entries)
+// writeAtomic replaces path with entries and the kept malformed entries: a
+// temp file in the same directory (mode 0600), fsync, rename over path,
+// fsync of the directory.
+func writeAtomic(path string, entries []Entry, kept []Malformed) error {
+	data, err := marshal(entries, kept)
 	if err != nil {
 		return err
 	}
