@@ -140,6 +140,17 @@ func (s Snapshot) Find(role, name string) string {
 // tab a page just opened (window.open) that is still on its initial
 // empty document is read once its first page commits, or after two
 // seconds.
+//
+// A table prints row by row: a row of text as one line (`row
+// cells=["Ann", "", "555-1"]`, headers as `row headers=[…]`), a row with
+// controls as its cells, an empty one as `cell ""`, so columns hold.
+// Text split by inline tags reads as one line; progress bars and meters
+// say their value; a select's options say which are disabled and their
+// groups. Content hidden from the accessibility tree (aria-hidden) is left
+// out, except an element the page drew and made clickable that says what
+// it is. A page with nothing accessible (a canvas) gets one bracketed line
+// saying so and how to act on it (Tab.Screenshot, Tab.ClickAt). Ref
+// numbers are unique across the session's tabs.
 func (t *Tab) Snapshot(ctx context.Context, opts SnapshotOptions) (Snapshot, error) {
 	const op = "Tab.Snapshot"
 	args := func(snap Snapshot) string {

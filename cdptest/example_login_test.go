@@ -106,12 +106,9 @@ func Example_loginFlow() {
 	// screenshot 1280 720
 	// - heading "Accounts" [level=1]
 	// - table
-	//   - columnheader "Name"
-	//   - columnheader "Plan"
-	//   - cell "Ann"
-	//   - cell "Pro"
-	//   - cell "Bob"
-	//   - cell "Free"
+	//   - row headers=["Name", "Plan"]
+	//   - row cells=["Ann", "Pro"]
+	//   - row cells=["Bob", "Free"]
 	// - button "Delete Bob" @e4
 	// - link "Export CSV" @e5 url=/export.csv [focused]
 	// - text "Bob deleted"

@@ -244,12 +244,9 @@ func TestTheLoginFlowRunsOnFakePagesAsOnChromium(t *testing.T) {
 		Rows: [][]string{{"Name", "Plan"}, {"Ann", "Pro"}, {"Bob", "Free"}},
 		AfterDelete: `- heading "Accounts" [level=1]
 - table
-  - columnheader "Name"
-  - columnheader "Plan"
-  - cell "Ann"
-  - cell "Pro"
-  - cell "Bob"
-  - cell "Free"
+  - row headers=["Name", "Plan"]
+  - row cells=["Ann", "Pro"]
+  - row cells=["Bob", "Free"]
 - button "Delete Bob" @e4 [focused]
 - link "Export CSV" @e5 url=/export.csv
 - text "Bob deleted"

@@ -16,13 +16,17 @@ const ClickableRole = "clickable"
 // Clickable is what a snapshot knows of an element the page made
 // clickable beyond its accessibility node: a note for its line ("the label
 // of a hidden checkbox") and a name to fall back on when it has no name
-// and no text (its title, or its test id: an icon).
+// and no text (its title, or its test id: an icon). Role and Text are
+// what its DOM says it is, for an element the accessibility tree leaves
+// out (see hiddenTarget).
 type Clickable struct {
 	Note      string
 	Fallback  string
-	Pointer   bool // drawn with a pointer cursor
-	Draggable bool // draggable="true": a person can drag it (Tab.Drag); its line has the state "draggable"
-	DragOnly  bool // Draggable, and nothing says a click does anything: no state "clickable"
+	Role      string // the role its element has by its tag: "link" for <a href>, "button" for <button>; "" for none
+	Text      string // the text of the element's DOM (its text nodes, joined)
+	Pointer   bool   // drawn with a pointer cursor
+	Draggable bool   // draggable="true": a person can drag it (Tab.Drag); its line has the state "draggable"
+	DragOnly  bool   // Draggable, and nothing says a click does anything: no state "clickable"
 }
 
 // plainRoles are the roles that say nothing of what an element does: a
@@ -46,6 +50,37 @@ func (d *Doc[T]) clickable(n *Node) bool {
 	}
 	held := d.heldControls(n)
 	return held == 0 || (c.Pointer || c.Draggable) && held <= maxHeldControls && !d.holdsField(n) && d.text(n, true) != ""
+}
+
+// hiddenTarget reports whether n, a node the accessibility tree leaves
+// out (ignored), gets a line and a ref all the same: it is an element the
+// page draws and made clickable (Doc.Clickable), and it says what it is
+// (its text, the text of its DOM, its title or test id). Many sites put
+// aria-hidden on UI they show (a whole app's root, a header's cart
+// link): an agent sees it on screen and must be able to use it, so it
+// prints with the role its element has (Clickable.Role, else
+// ClickableRole) and its own text, never as a nameless "clickable". What
+// the page hides from the tree and does not make clickable (a heading, a
+// paragraph under aria-hidden) is dropped, as the tree means, and so is a
+// clickable element that says nothing.
+func (d *Doc[T]) hiddenTarget(n *Node) bool {
+	c, ok := d.Clickable[n.Backend]
+	if !ok || n.Backend == 0 || !d.clickable(n) {
+		return false
+	}
+	return Squash(c.Text) != "" || d.fallbackName(n) != "" || d.text(n, true) != ""
+}
+
+// fallbackName is the name of n when it has neither a name nor text (an
+// icon): its title or test id (Clickable.Fallback, Doc.Names), or "".
+func (d *Doc[T]) fallbackName(n *Node) string {
+	if n.Backend == 0 {
+		return ""
+	}
+	if c, ok := d.Clickable[n.Backend]; ok && c.Fallback != "" {
+		return c.Fallback
+	}
+	return d.Names[n.Backend]
 }
 
 // holdsField reports whether a text field is under n.

@@ -4,6 +4,8 @@ package axtext
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -51,12 +53,24 @@ func States(role string, props []Prop) []string {
 	return out
 }
 
+// Option is one option of a <select>, as its line summarizes it.
+type Option struct {
+	Label    string
+	Group    string // the label of its <optgroup>, or ""
+	Disabled bool
+}
+
 // OptionSummary shows a select's options on its line: the first ten,
-// quoted and cut to 40 characters, then how many more.
-func OptionSummary(opts []string) string {
+// quoted and cut to 40 characters, a disabled one followed by
+// "(disabled)", the first of an <optgroup> preceded by its label
+// (group "Fruit": "Apple"), then how many more:
+//
+//	options=["S", "M" (disabled), group "Kids": "XS", "XXS", +3 more]
+func OptionSummary(opts []Option) string {
 	const show = 10
 	var b strings.Builder
 	b.WriteString("options=[")
+	group := ""
 	for i, o := range opts {
 		if i == show {
 			fmt.Fprintf(&b, ", +%d more", len(opts)-show)
@@ -65,10 +79,65 @@ func OptionSummary(opts []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(Quote(Cut(o, 40)))
+		if o.Group != group && o.Group != "" {
+			b.WriteString("group " + Quote(Cut(o.Group, 40)) + ": ")
+		}
+		group = o.Group
+		b.WriteString(Quote(Cut(o.Label, 40)))
+		if o.Disabled {
+			b.WriteString(" (disabled)")
+		}
 	}
 	b.WriteString("]")
 	return b.String()
+}
+
+// rangeValue is the value a progress bar, meter, slider or scroll bar's
+// line prints: its value text when the page gives one, else its number,
+// and for a bar or a meter whose maximum is not 100, "of" it (0.6/1).
+func rangeValue(n *Node, role string) string {
+	if t, _ := prop(n.Props, "valuetext"); Squash(t) != "" {
+		return Cut(Squash(t), NameLimit)
+	}
+	raw := String(n.Value)
+	v, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return Cut(Squash(raw), NameLimit)
+	}
+	s := number(v)
+	if role == "progressbar" || role == "meter" {
+		if m, ok := prop(n.Props, "valuemax"); ok {
+			if top, err := strconv.ParseFloat(m, 64); err == nil && top != 100 {
+				s += "/" + number(top)
+			}
+		}
+	}
+	return s
+}
+
+// number prints a value as the page would: 30, 0.6 (Chromium gives a
+// meter's value as a float32: 0.6000000238418579).
+func number(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 32)
+}
+
+// prop returns the value of n's property name as text, if it has it.
+func prop(props []Prop, name string) (string, bool) {
+	for _, p := range props {
+		if p.Name == name {
+			return RawString(p.Value.Value), true
+		}
+	}
+	return "", false
+}
+
+// hasTrue reports whether the property name is true.
+func hasTrue(props []Prop, name string) bool {
+	v, _ := prop(props, name)
+	return v == "true"
 }
 
 // Squash collapses runs of white space and trims.
@@ -111,6 +180,9 @@ func DedupeText[T any](ls []Line[T]) []Line[T] {
 // quoted name, ref, value, extra and states.
 func (l *Line[T]) Format(ref string, flat bool) string {
 	var b strings.Builder
+	if l.Note {
+		return "[" + l.Name + "]"
+	}
 	if !flat {
 		for range l.Depth {
 			b.WriteString("  ")
@@ -118,7 +190,7 @@ func (l *Line[T]) Format(ref string, flat bool) string {
 	}
 	b.WriteString("- ")
 	b.WriteString(l.Role)
-	if l.Name != "" {
+	if l.Name != "" || l.Quoted {
 		b.WriteByte(' ')
 		b.WriteString(Quote(l.Name))
 	}

@@ -148,8 +148,8 @@ func (r *Refs[T]) Print(doc string, lines []Line[T], interactiveOnly bool, limit
 	next, total := base, 0
 	for i := range lines {
 		l := &lines[i]
-		if interactiveOnly && !l.Interactive {
-			continue
+		if interactiveOnly && !l.Interactive && !l.Note {
+			continue // a note (the page shows nothing accessible) is kept
 		}
 		e := entry{l: l}
 		if l.Interactive {

@@ -98,6 +98,12 @@ type Doc[T any] struct {
 	// its role says (a DateTime is a datetime-local), and a file input
 	// is a button.
 	Inputs map[dom.BackendNodeID]string
+	// Names holds a name for DOM elements that may have none of their
+	// own: an element's title, else its test id in words (data-testid
+	// "close-dialog" is "close dialog"). A control, link or clickable
+	// element with neither a name nor text (an icon) prints it. Nil: only
+	// Clickable's Fallback names them.
+	Names map[dom.BackendNodeID]string
 
 	holds map[*Node]int // memo of controls
 }
@@ -122,6 +128,8 @@ type Line[T any] struct {
 	Value       string
 	Extra       string // url=…, options=…, type=…, or a note on an iframe or a clickable
 	States      []string
+	Quoted      bool    // the name is printed even when empty: a table's empty cell (cell "")
+	Note        bool    // not a node: a note on the snapshot, its Name printed in brackets
 	Interactive bool    // gets a ref
 	Key         NodeKey // the node, for stable numbering; set when Interactive
 	Target      T       // what its ref points at; set when Interactive
@@ -143,12 +151,15 @@ var (
 		"Section", "SectionWithoutName", "div", "LayoutTable", "LayoutTableRow", "LayoutTableCell",
 		"strong", "emphasis", "mark", "code", "time", "Abbr", "subscript", "superscript", "insertion",
 		"deletion", "blockquote", "Pre", "Ruby", "RubyAnnotation", "LabelText", "label", "Legend",
-		"ListMarker", "row", "rowgroup", "term", "definition", "DescriptionList", "DescriptionListTerm",
+		"ListMarker", "rowgroup", "term", "definition", "DescriptionList", "DescriptionListTerm",
 		"DescriptionListDetail", "figure", "Canvas", "Unknown", "document", "article", "RootWebArea",
 		"WebArea", "MenuListPopup", "emphasis", "caption", "Details", "Summary")
 	// Printed even without a name.
 	structuralRoles = set("heading", "banner", "navigation", "main", "contentinfo", "complementary",
-		"form", "search", "dialog", "alertdialog", "alert", "table", "Iframe", "separator")
+		"form", "search", "dialog", "alertdialog", "alert", "table", "Iframe", "separator", "row")
+	// Roles whose line says their value as a number (or its text): how
+	// far a bar or a slider is.
+	rangeRoles = set("progressbar", "meter", "slider", "scrollbar")
 	// Skipped with their subtrees.
 	skippedRoles = set("InlineTextBox", "LineBreak", "ListMarker")
 	// Texts that are only a list item's bullet: Chromium gives an <li>
@@ -176,39 +187,72 @@ type Walker[T any] struct {
 	Lines []Line[T]
 }
 
-// Walk adds the lines of doc's tree at depth 0.
+// Walk adds the lines of doc's tree at depth 0. A page that gives no
+// line at all (it draws into a canvas, or has not drawn anything yet)
+// gets one line saying so, in brackets (emptyNote), with what an agent
+// can do instead.
 func (w *Walker[T]) Walk(doc *Doc[T]) {
 	w.walkChildren(doc, doc.Root, 0, "", 0)
+	if len(w.Lines) == 0 {
+		w.Lines = append(w.Lines, Line[T]{Role: "note", Name: emptyNote, Note: true})
+	}
 }
+
+// emptyNote is the line of a snapshot of a page without accessible
+// content.
+const emptyNote = "no accessible content: the page may draw into a canvas, hide itself with aria-hidden, or still be loading; see it with Tab.Screenshot and click a point of it with Tab.ClickAt"
 
 // walkChildren walks n's children at depth. ctxName is the name of the
 // nearest printed ancestor (text it already says is not repeated).
+// Adjacent texts among them (a paragraph's runs split by <b>, <mark> or
+// <sup>) are one text line (see walkRun).
 func (w *Walker[T]) walkChildren(doc *Doc[T], n *Node, depth int, ctxName string, frameDepth int) {
 	if n == nil {
 		return
 	}
+	var run strings.Builder
+	w.walkRun(doc, n, depth, ctxName, frameDepth, &run)
+	w.flushText(&run, depth, ctxName)
+}
+
+// walkRun walks n's children at depth, gathering adjacent text into run:
+// a static text, an inline element holding only text (inlineText), and
+// what an element the tree leaves out (an ignored <span>) holds, join it;
+// anything else (a block, a control, a line break, a list item) ends it
+// (flushText) before it is walked.
+func (w *Walker[T]) walkRun(doc *Doc[T], n *Node, depth int, ctxName string, frameDepth int, run *strings.Builder) {
 	for _, id := range n.ChildIDs {
-		if c := doc.Nodes[id]; c != nil {
-			w.walk(doc, c, depth, ctxName, frameDepth)
+		c := doc.Nodes[id]
+		if c == nil {
+			continue
 		}
+		if doc.inlineText(c, run) {
+			continue
+		}
+		if (c.Ignored || String(c.Role) == "") && !doc.hiddenTarget(c) {
+			w.walkRun(doc, c, depth, ctxName, frameDepth, run)
+			continue
+		}
+		w.flushText(run, depth, ctxName)
+		w.walk(doc, c, depth, ctxName, frameDepth)
 	}
 }
 
 func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameDepth int) {
 	role := String(n.Role)
-	clickable := doc.Clickable != nil && doc.clickable(n)
-	if (n.Ignored || role == "") && !clickable {
+	if (n.Ignored || role == "") && !doc.hiddenTarget(n) {
 		w.walkChildren(doc, n, depth, ctxName, frameDepth)
 		return
 	}
+	clickable := doc.Clickable != nil && doc.clickable(n)
 	if skippedRoles[role] {
 		return
 	}
 	name := Squash(String(n.Name))
 	if role == "StaticText" {
-		if name != "" && !strings.Contains(ctxName, name) && !listBullets[name] {
-			w.Lines = append(w.Lines, Line[T]{Depth: depth, Role: "text", Name: Cut(name, TextLimit)})
-		}
+		var run strings.Builder
+		run.WriteString(String(n.Name))
+		w.flushText(&run, depth, ctxName)
 		return
 	}
 	if role == "Iframe" {
@@ -220,17 +264,24 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		click = doc.Clickable[n.Backend]
 	}
 	printed := printedRole(role)
-	if clickable && (n.Ignored || role == "" || plainRoles[role] || printed == "generic") {
+	left := n.Ignored || role == "" // in Clickable, and saying what it is (hiddenTarget)
+	if clickable && (left || plainRoles[role] || printed == "generic") {
 		role, printed = ClickableRole, ClickableRole
+		if left && click.Role != "" {
+			role, printed = click.Role, click.Role // a link or a button under aria-hidden
+		}
 	}
 	interactive := clickable || interactive(n)
 	derived := false
-	if interactive && name == "" && !valueRoles[role] && (clickable || !doc.holdsChildTarget(n)) {
+	if interactive && name == "" && (left || !valueRoles[role] && (clickable || !doc.holdsChildTarget(n))) {
 		// A ref'd line says what it is: an option drawn as a <div>, a
 		// card, a mail's row (by its own text, beside its controls).
 		name, derived = doc.text(n, clickable), true
-		if name == "" && clickable {
-			name = doc.Clickable[n.Backend].Fallback
+		if name == "" && left {
+			name = Squash(click.Text) // the tree says nothing of it: its DOM's text
+		}
+		if name == "" {
+			name = doc.fallbackName(n) // an icon: its title or test id
 		}
 	}
 	l := Line[T]{Depth: depth, Role: printed, Name: Cut(name, NameLimit)}
@@ -238,12 +289,22 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		name = strings.TrimSuffix(l.Name, "…") // texts past the cut are printed under it
 	}
 	l.Interactive = interactive
-	if !l.Interactive && !structuralRoles[role] && (name == "" || transparentRoles[role]) {
+	if rangeRoles[role] {
+		l.Value = rangeValue(n, role)
+	}
+	if !l.Interactive && !structuralRoles[role] && !cellRoles[role] && (name == "" && l.Value == "" || transparentRoles[role]) {
 		w.walkChildren(doc, n, depth, ctxName, frameDepth)
 		return
 	}
+	if role == "row" && !l.Interactive && name == "" {
+		if cells := doc.rowCells(n); cells != "" {
+			l.Extra = cells // a row of text only, on one line
+			w.Lines = append(w.Lines, l)
+			return
+		}
+	}
 	kind := doc.fieldType(n, role)
-	if valueRoles[role] || kind == "file" {
+	if valueRoles[role] && !rangeRoles[role] || kind == "file" {
 		// A file input's value says which files it holds ("No file
 		// chosen", "photo.png", "2 files").
 		l.Value = Cut(Squash(String(n.Value)), NameLimit)
@@ -255,7 +316,7 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	if doc.editableRoot(n, role) {
 		l.States = append(l.States, "editable") // contenteditable: Tab.Fill and Tab.Type take text
 	}
-	if clickable && role != ClickableRole && !click.DragOnly {
+	if clickable && role != ClickableRole && !left && !click.DragOnly {
 		l.States = append(l.States, "clickable")
 	}
 	if click.Draggable {
@@ -281,8 +342,8 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	}
 	if role == "combobox" && doc.nativeSelect(n) {
 		// A select's options are summarized on its line (use Tab.Select).
-		var opts []string
-		collectOptions(doc, n, &opts)
+		var opts []Option
+		collectOptions(doc, n, "", &opts)
 		if len(opts) > 0 {
 			l.Extra = OptionSummary(opts)
 			w.Lines = append(w.Lines, l)
@@ -293,7 +354,95 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 	if valueRoles[role] && !(role == "combobox" && doc.holdsChildTarget(n)) {
 		return // a field's content is its value; an ARIA 1.1 combobox holds its field and list
 	}
+	at := len(w.Lines) - 1
 	w.walkChildren(doc, n, depth+1, name, frameDepth)
+	if cellRoles[role] {
+		w.cellName(at)
+	}
+}
+
+// inlineRoles are the text-level elements whose text reads as part of the
+// text around them (Hello <b>bo</b>ld, $19<sup>.99</sup>): walkRun joins it.
+var inlineRoles = set("strong", "emphasis", "mark", "code", "time", "Abbr", "subscript", "superscript",
+	"insertion", "deletion")
+
+// inlineText appends the text of c to run when c is a static text, or an
+// inline element (inlineRoles) holding only text and inline elements that
+// no ref is for, and reports whether it did.
+func (d *Doc[T]) inlineText(c *Node, run *strings.Builder) bool {
+	if c.Ignored {
+		return false
+	}
+	role := String(c.Role)
+	if role == "StaticText" {
+		appendRun(run, String(c.Name))
+		return true
+	}
+	if !inlineRoles[role] || d.target(c) {
+		return false
+	}
+	var sub strings.Builder
+	if !d.onlyText(c, &sub, 0) {
+		return false
+	}
+	appendRun(run, sub.String())
+	return true
+}
+
+// onlyText writes the text under n to b and reports whether n holds only
+// text and inline elements no ref is for (looked at up to a few levels
+// deep).
+func (d *Doc[T]) onlyText(n *Node, b *strings.Builder, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	for _, id := range n.ChildIDs {
+		c := d.Nodes[id]
+		switch {
+		case c == nil:
+		case c.Ignored:
+			if len(c.ChildIDs) > 0 && !d.onlyText(c, b, depth+1) {
+				return false
+			}
+		case String(c.Role) == "StaticText":
+			appendRun(b, String(c.Name))
+		case inlineRoles[String(c.Role)] && !d.target(c):
+			if !d.onlyText(c, b, depth+1) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// appendRun adds a text's raw name (its spaces as the page has them) to a
+// run, up to a few times what a text line keeps.
+func appendRun(run *strings.Builder, s string) {
+	if run.Len() < 4*TextLimit {
+		run.WriteString(s)
+	}
+}
+
+// flushText prints the text gathered in run as one text line (squashed,
+// cut to TextLimit), unless the printed ancestor's name (ctxName) already
+// says it or it is only a list's bullet, and empties run. A text that
+// starts with what ctxName says (a clickable row named by its text, cut)
+// prints the rest.
+func (w *Walker[T]) flushText(run *strings.Builder, depth int, ctxName string) {
+	if run.Len() == 0 {
+		return
+	}
+	name := Squash(run.String())
+	run.Reset()
+	if name == "" || strings.Contains(ctxName, name) || listBullets[name] {
+		return
+	}
+	if rest, ok := strings.CutPrefix(name, ctxName); ok && ctxName != "" {
+		name = strings.TrimSpace(rest)
+	}
+	w.Lines = append(w.Lines, Line[T]{Depth: depth, Role: "text", Name: Cut(name, TextLimit)})
 }
 
 // iframe prints an iframe and, under it, its document, if doc.Frame gives
@@ -318,17 +467,24 @@ func (w *Walker[T]) iframe(doc *Doc[T], n *Node, depth int, name string, frameDe
 	w.walkChildren(child, child.Root, depth+1, "", frameDepth+1)
 }
 
-func collectOptions[T any](doc *Doc[T], n *Node, out *[]string) {
+// collectOptions gathers the options of the <select> n, each with the
+// label of its <optgroup> (group), and whether it is disabled.
+func collectOptions[T any](doc *Doc[T], n *Node, group string, out *[]Option) {
 	for _, id := range n.ChildIDs {
 		c := doc.Nodes[id]
 		if c == nil {
 			continue
 		}
-		if r := String(c.Role); (r == "option" || r == "MenuListOption") && !c.Ignored {
-			*out = append(*out, Squash(String(c.Name)))
+		r := String(c.Role)
+		if (r == "option" || r == "MenuListOption") && !c.Ignored {
+			*out = append(*out, Option{Label: Squash(String(c.Name)), Group: group, Disabled: hasTrue(c.Props, "disabled")})
 			continue
 		}
-		collectOptions(doc, c, out)
+		g := group
+		if r == "group" && !c.Ignored {
+			g = Squash(String(c.Name))
+		}
+		collectOptions(doc, c, g, out)
 	}
 }
 

@@ -196,3 +196,188 @@ func TestARecordedTreeOfTheGoldenPagePrintsItsGoldens(t *testing.T) {
 		}
 	}
 }
+
+// auditPage walks the tree Chromium gave for one of the snapshot audit's
+// pages (recorded by the root package's TestRecordAuditTrees into
+// testdata/audit.axtrees.json, with what the page made clickable) and
+// prints it whole. clickable adds to, or replaces, what is known of a
+// clickable element; names are Doc.Names.
+func auditPage(t *testing.T, page string, interactive bool, clickable map[dom.BackendNodeID]Clickable, names map[dom.BackendNodeID]string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "audit.axtrees.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]struct {
+		Origin    string                          `json:"origin"`
+		Clickable map[dom.BackendNodeID]Clickable `json:"clickable"`
+		Nodes     []*Node                         `json:"nodes"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	p, ok := rec[page]
+	if !ok {
+		t.Fatalf("no page %q recorded", page)
+	}
+	doc := NewDoc[int]("T", p.Nodes)
+	doc.Clickable = map[dom.BackendNodeID]Clickable{}
+	for b, c := range p.Clickable {
+		doc.Clickable[b] = c
+	}
+	for b, c := range clickable {
+		doc.Clickable[b] = c
+	}
+	doc.Names = names
+	w := Walker[int]{Origin: p.Origin}
+	w.Walk(doc)
+	var r Refs[int]
+	text, _, _, _ := r.Print("L", DedupeText(w.Lines), interactive, -1)
+	return text
+}
+
+// auditWant compares the text of a recorded audit page with want.
+func auditWant(t *testing.T, page, want string, clickable map[dom.BackendNodeID]Clickable, names map[dom.BackendNodeID]string) {
+	t.Helper()
+	if diff := cmp.Diff(want, auditPage(t, page, false, clickable, names)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", page, diff)
+	}
+}
+
+// A row of text prints on one line, its cells in order and an empty one
+// as "": read in order, each value stays under its header. A row holding
+// a control prints its cells under it, an empty one as cell "".
+func TestATablesEmptyCellsKeepTheirColumns(t *testing.T) {
+	child := func(parent string, n *Node) *Node { n.ParentID = parent; return n }
+	doc := NewDoc[int]("T", []*Node{
+		node("1", "RootWebArea", "T", 1, []string{"2"}),
+		child("1", node("2", "table", "", 2, []string{"3"})),
+		child("2", node("3", "row", "", 3, []string{"4", "7", "8"})),
+		child("3", node("4", "cell", "Edit", 4, []string{"5"})),
+		child("4", node("5", "link", "Edit", 5, []string{"6"})),
+		child("5", node("6", "StaticText", "Edit", 0, nil)),
+		child("3", node("7", "cell", "", 7, nil)),
+		child("3", node("8", "cell", "Ann", 8, []string{"9"})),
+		child("8", node("9", "StaticText", "Ann", 0, nil)),
+	})
+	w := Walker[int]{}
+	w.Walk(doc)
+	var r Refs[int]
+	text, _, _, _ := r.Print("L", DedupeText(w.Lines), false, -1)
+	want := `- table
+  - row
+    - cell
+      - link "Edit" @e1
+    - cell ""
+    - cell "Ann"
+`
+	if diff := cmp.Diff(want, text); diff != "" {
+		t.Errorf("a row with a link (-want +got):\n%s", diff)
+	}
+	auditWant(t, "table", `- table
+  - row headers=["Name", "Email", "Phone"]
+  - row cells=["Ann", "", "555-1"]
+  - row cells=["Bob", "bob@x", ""]
+`, nil, nil)
+}
+
+// What the tree leaves out under aria-hidden is dropped, unless the page
+// draws it and made it clickable and its DOM says what it is: then it
+// prints by its element's role and text, never as a nameless clickable.
+func TestAriaHiddenContentPrintsByItsDOMOrNotAtAll(t *testing.T) {
+	// The recorded Buy button (74) has a click handler, Sell (75) none;
+	// the tree says nothing of either.
+	auditWant(t, "hidden2", "- button \"Visible\" @e1\n", nil, nil)
+	auditWant(t, "hidden2", "- button \"Buy\" @e1\n- button \"Visible\" @e2\n",
+		map[dom.BackendNodeID]Clickable{74: {Role: "button", Text: " Buy "}}, nil)
+	// A link (61) under a root marked aria-hidden, the page's only
+	// content; without its DOM's text the page has nothing to show.
+	auditWant(t, "hidden", "- link \"Cart\" @e1\n", map[dom.BackendNodeID]Clickable{61: {Role: "link", Text: "Cart"}}, nil)
+	auditWant(t, "hidden", "["+emptyNote+"]\n", nil, nil)
+	// One without a role of its own prints as clickable, named by its test id.
+	auditWant(t, "hidden", "- clickable \"cart link\" @e1\n", map[dom.BackendNodeID]Clickable{61: {Fallback: "cart link"}}, nil)
+}
+
+// Texts that inline tags split (a <b>, a <span>, a <sup>, a <mark>) print
+// as one line, joined as the page spaces them; a line break, a block, a
+// link or a list item ends a line.
+func TestAdjacentTextRunsJoinIntoOneLine(t *testing.T) {
+	auditWant(t, "inline", `- text "Hello bold world"
+- text "Price: $19.99 per month"
+- text "Results for samsung phones"
+- text "Line one"
+- text "Line two"
+- text "Hello bold world & <tag> spaced"
+- text "Change how your account works."
+- link "Read the help" @e1 url=/inline#help
+- text "first."
+- text "One"
+- text "Two"
+- link "link" @e2 url=/x
+- text "First"
+- text "Second"
+- text "Block one"
+- text "Block two"
+`, nil, nil)
+}
+
+// A cell whose name only repeats its control's name or value prints as
+// cell without a name; one with text of its own keeps it.
+func TestACellThatRepeatsItsControlPrintsNoName(t *testing.T) {
+	auditWant(t, "cells", `- heading "Catalog" [level=1]
+- table
+  - row headers=["Name", "Price", "Qty", "Action"]
+  - row
+    - cell
+      - link "Item number 0" @e1 url=/item/0
+    - cell "$0.99"
+    - cell
+      - textbox "Qty 0" @e2 value="1"
+    - cell
+      - button "Add to cart" @e3
+  - row
+    - cell
+      - link "Item number 1" @e4 url=/item/1
+    - cell "$1.99"
+    - cell
+      - textbox "Qty 1" @e5 value="1"
+    - cell
+      - button "Add to cart" @e6
+`, nil, nil)
+}
+
+// Progress bars, meters and sliders say their value (a meter's float32
+// as the page wrote it, with its maximum when not 100); a select says
+// which options are disabled and the groups they are in.
+func TestRangeValuesDisabledOptionsAndOptionGroupsArePrinted(t *testing.T) {
+	auditWant(t, "values", `- progressbar "Upload" value="30"
+- progressbar "Aria progress" value="70"
+- meter "Disk" value="0.6/1"
+- slider "Volume" @e1 value="30"
+- combobox "Size" @e2 value="L" options=["S", "M (sold out)" (disabled), "L"] [collapsed]
+- combobox "Grouped" @e3 value="One" options=[group "G1": "One", group "G2": "Two", "Three"] [collapsed]
+`, nil, nil)
+}
+
+// A page without accessible content (a canvas) prints one bracketed line
+// saying so and what to use instead.
+func TestAPageWithNothingAccessibleSaysSo(t *testing.T) {
+	auditWant(t, "canvas", "[no accessible content: the page may draw into a canvas, hide itself with aria-hidden, or still be loading; see it with Tab.Screenshot and click a point of it with Tab.ClickAt]\n", nil, nil)
+}
+
+// A control showing only an icon is named by its title or test id
+// (Doc.Names), as a clickable <div> is by Clickable.Fallback.
+func TestAnIconControlIsNamedByItsTestIDLikeAClickableDiv(t *testing.T) {
+	auditWant(t, "icons", `- button "close dialog" @e1
+- button "delete row" @e2
+- button "Settings" @e3
+- clickable "close dialog" @e4
+`, nil, map[dom.BackendNodeID]string{7: "close dialog", 10: "delete row", 11: "Settings"})
+	// Without Doc.Names, one whose click handler put it in Clickable
+	// takes its Fallback.
+	auditWant(t, "icons", `- button "close dialog" @e1
+- button @e2
+- button "Settings" @e3
+- clickable "close dialog" @e4
+`, map[dom.BackendNodeID]Clickable{7: {Fallback: "close dialog"}}, nil)
+}
