@@ -99,7 +99,17 @@
 // removes only session dirs directly under <Root>/sessions. That sweep only
 // visits the Root it is given: keep Root stable across runs. Each local
 // browser's TMPDIR is inside its session dir, so its temporary files
-// (Chromium's org.chromium.Chromium.* dirs) go with the profile.
+// (Chromium's org.chromium.Chromium.* dirs) go with the profile. Chromium's
+// singleton socket, <TMPDIR>/org.chromium.Chromium.XXXXXX/SingletonSocket,
+// must fit in 107 bytes, so a TMPDIR holds at most 62: when
+// <Root>/sessions/<id>/tmp is longer (a Root over 34 bytes), the browser
+// gets a private TMPDIR (0700) instead, <base>/bp-<uid>/<name>, where name
+// is the session id (its first 16 bytes) and a hash of the session dir's
+// path, and base is /tmp, or $TMPDIR when /tmp is not usable and the path
+// fits there. Closing the session removes it, and so does the sweep when
+// it removes the session dir (it looks in /tmp and its own $TMPDIR). When
+// no TMPDIR fits, [Pool.Open] fails at once, before starting the browser,
+// with an error that says what to shorten.
 //
 // A session with no call for [Config.IdleTimeout] (10 minutes by default;
 // the BROWSERPOOL_IDLE_TIMEOUT_MS environment variable overrides it) is

@@ -257,6 +257,15 @@ func (p *Pool) launch(ctx context.Context, id string, profile *profileHold) (*Se
 		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
 			e.Hint = outOfFilesHint
 		}
+		if errors.Is(err, syscall.ENOSPC) {
+			// The browser never becomes ready on a full disk: waiting
+			// longer would not help, whatever ended the wait.
+			e.Class, e.Detail = ErrLaunchFailed, ""
+			e.Hint = fmt.Sprintf("free space on the file system of Config.Root (%s), or point Root at a disk with room", p.cfg.Root)
+		}
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			e.Hint = "shorten Config.Root or TMPDIR as the error says: Chromium's singleton socket path must fit in 107 bytes"
+		}
 		return nil, e
 	}
 	info := b.Info()

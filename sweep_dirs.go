@@ -1,6 +1,6 @@
 // Room: the sweep's removal of session dirs: which paths are session dirs
-// of this root, and their removal through an os.Root that no symlink leads
-// out of. No locks.
+// of this root, and their removal, with the browser's private TMPDIR,
+// through an os.Root that no symlink leads out of. No locks.
 
 package browserpool
 
@@ -59,8 +59,9 @@ func (sw *sweeper) sweepDirs(inUse map[string]bool) {
 			continue
 		}
 		// A browser killed without its Stop (its host died) left its
-		// singleton dir in the host's TMPDIR when its session dir was too
-		// deep to hold one; its profile still names it.
+		// private TMPDIR when its session dir was too deep to hold one;
+		// one started by an earlier version left its singleton dir in the
+		// host's TMPDIR, which its profile may still name.
 		launch.RemoveSingletonDir(filepath.Join(dir, launch.UserDataDirName), dir, 0)
 		if err := removeSessionDir(sw.sessions, name); err != nil {
 			sw.p.log.Warn("browserpool: sweep could not remove a session dir", "dir", dir, "err", err)
@@ -133,9 +134,16 @@ func removeDir(dir string) error {
 	return removeSessionDir(sessions, name)
 }
 
-// removeSessionDir removes sessions/name through an os.Root of sessions, so
-// no symlink leads the removal outside it. A symlink named name is refused.
+// removeSessionDir removes the private TMPDIR of the browser of
+// sessions/name, if it had one (launch.RemovePrivateTmp), then
+// sessions/name through an os.Root of sessions, so no symlink leads the
+// removal outside it. A symlink named name is refused.
 func removeSessionDir(sessions, name string) error {
+	// The TMPDIR first: while it exists, so does the session dir that
+	// leads a later sweep to it.
+	if err := launch.RemovePrivateTmp(filepath.Join(sessions, name)); err != nil {
+		return fmt.Errorf("browserpool: removing the private TMPDIR of %s: %w", filepath.Join(sessions, name), err)
+	}
 	r, err := os.OpenRoot(sessions)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

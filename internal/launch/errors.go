@@ -97,6 +97,58 @@ func (e *StartError) Unwrap() []error {
 	return []error{e.Err}
 }
 
+// minFreeSpace is the free space under which a browser's file system is
+// full: a fresh profile alone takes several MiB.
+const minFreeSpace = 1 << 20
+
+// NoSpaceError says that the file system of a session dir is full: less
+// than 1 MiB available to this user, or no inode free. A browser cannot
+// start there (Chromium logs FILE_ERROR_NO_SPACE and never writes
+// DevToolsActivePort). It unwraps to syscall.ENOSPC and to Err.
+type NoSpaceError struct {
+	Dir       string
+	Available uint64 // bytes available to this user
+	NoInodes  bool   // no inode free
+	// Err is the failure it explains (a deadline, an exit), or nil.
+	Err error
+}
+
+// Error says which file system is full, how full, and what failed.
+func (e *NoSpaceError) Error() string {
+	what := fmt.Sprintf("%d KiB available", e.Available>>10)
+	if e.NoInodes {
+		what = "no inode free"
+	}
+	msg := fmt.Sprintf("the disk is full: the file system of %s has %s, too little for a browser profile", e.Dir, what)
+	if e.Err != nil {
+		msg += " (" + e.Err.Error() + ")"
+	}
+	return msg
+}
+
+// Unwrap returns syscall.ENOSPC and Err.
+func (e *NoSpaceError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{syscall.ENOSPC, e.Err}
+	}
+	return []error{syscall.ENOSPC}
+}
+
+// noSpace returns a *NoSpaceError when dir's file system is full, else nil
+// (also when statfs fails).
+func noSpace(dir string) *NoSpaceError {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return nil
+	}
+	avail := st.Bavail * uint64(st.Bsize)
+	noInodes := st.Files > 0 && st.Ffree == 0
+	if avail >= minFreeSpace && !noInodes {
+		return nil
+	}
+	return &NoSpaceError{Dir: dir, Available: avail, NoInodes: noInodes}
+}
+
 // StopError is returned by Stop for what it could not clean up. The browser's
 // main process has always been reaped by then unless Lingering names it.
 type StopError struct {

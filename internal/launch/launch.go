@@ -13,8 +13,11 @@
 // that forked it dies, and the pipe reaches EOF.
 //
 // Every process of the browser inherits BROWSERPOOL_SESSION=<id> and
-// XDG_CONFIG_HOME/XDG_CACHE_HOME/TMPDIR inside the session directory, so /proc
-// proves which processes are ours. Measured with Chromium 156: the zygote and
+// XDG_CONFIG_HOME/XDG_CACHE_HOME inside the session directory, so /proc
+// proves which processes are ours. Its TMPDIR is inside the session
+// directory too, or, when that is too long for Chromium's singleton socket,
+// a private one whose path derives from the session directory (see
+// PrivateTmpDirs). Measured with Chromium 156: the zygote and
 // every process it forks rewrite their title over the memory
 // /proc/PID/environ shows, so there only the main process and the two
 // crashpad handlers still show the marker; the others carry
@@ -47,7 +50,7 @@ const (
 	UserDataDirName = "user-data"  // --user-data-dir
 	XDGConfigName   = "xdg-config" // XDG_CONFIG_HOME (crashpad's reports land here)
 	XDGCacheName    = "xdg-cache"  // XDG_CACHE_HOME
-	TmpName         = "tmp"        // TMPDIR (the browser's org.chromium.Chromium.* singleton dirs land here)
+	TmpName         = "tmp"        // TMPDIR when it fits (the browser's org.chromium.Chromium.* singleton dirs land here)
 )
 
 // ActivePortFile is the file, inside the user data directory, where the
@@ -78,8 +81,9 @@ type Options struct {
 	Executable string
 	// SessionDir is the directory of this browser's files, chosen by the
 	// caller: Start creates it (0700) if it is missing, with user-data
-	// (the profile), xdg-config and xdg-cache inside. Stop removes it
-	// whole. A relative path is made absolute.
+	// (the profile), xdg-config, xdg-cache and (when TmpDir fits) tmp
+	// inside. Stop removes it whole, and the browser's private TMPDIR
+	// when it had one. A relative path is made absolute.
 	SessionDir string
 	// SessionID is exported to the browser's environment as
 	// BROWSERPOOL_SESSION=<id>. "" means the base name of SessionDir. It
@@ -141,11 +145,17 @@ type Spawn struct {
 // --disable-features among them joins the quiet flags' one, see ArgsPort),
 // then about:blank.
 //
+// The browser's TMPDIR is <SessionDir>/tmp (TmpDir) when that is at most
+// MaxTmpDir bytes long; else Start makes a private one (0700), the first
+// of PrivateTmpDirs that fits and is usable, and Stop removes it. When
+// none is, Start fails before it spawns anything, with a *StartError
+// wrapping a *TmpDirError (syscall.ENAMETOOLONG) that says what to shorten.
+//
 // On failure Start kills the process group, reaps the browser, removes what
-// it created (SessionDir if it made it, else the directories it made inside)
-// and returns a *StartError carrying the browser's exit status and the tail
-// of its output. A missing executable is a *NotFoundError; invalid options
-// are reported before anything is created.
+// it created (SessionDir if it made it, else the directories it made inside,
+// and the private TMPDIR) and returns a *StartError carrying the browser's
+// exit status and the tail of its output. A missing executable is a
+// *NotFoundError; invalid options are reported before anything is created.
 func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("launch: start: %w", err)
@@ -169,8 +179,20 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, &StartError{Executable: exe, Stage: "preparing the session directory", Err: err}
 	}
-	if err := p.spawn(opts); err != nil {
+	// Made after the session dir and removed before it (Stop), so that a
+	// private TMPDIR exists only beside its session dir, where a sweep
+	// looks for it.
+	tmp, private, err := browserTmp(dir)
+	if err != nil {
 		removeAll(created)
+		return nil, &StartError{Executable: exe, Stage: "choosing the browser's TMPDIR", Err: err}
+	}
+	p.tmpDir = tmp
+	if private {
+		p.privateTmp = tmp
+	}
+	if err := p.spawn(opts); err != nil {
+		p.removeCreated(created)
 		return nil, &StartError{Executable: exe, Stage: "spawning", Err: err}
 	}
 	if opts.OnSpawn != nil {
@@ -185,14 +207,6 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 	if stage, err := p.connect(ctx, opts.NoPipe, opts.NoPort && !opts.NoPipe); err != nil {
 		return nil, p.abort(stage, err, created)
-	}
-	if TmpDir(dir) == "" {
-		// The browser answered, so its process singleton is made: record
-		// the dir it made in the host's TMPDIR while the profile names it
-		// (see singletonDir).
-		if lockPID, ok := singletonLockPID(p.userDataDir); ok && lockPID == p.pid {
-			p.singleton, _ = findSingletonDir(p.userDataDir, dir)
-		}
 	}
 	return p, nil
 }
@@ -303,44 +317,31 @@ func ArgsPort(userDataDir string, pipe, port bool, extra []string) []string {
 	return append(a, "about:blank")
 }
 
-// Environ returns the browser's environment for session dir and id: the
-// host's, extra, XDG_CONFIG_HOME, XDG_CACHE_HOME and TMPDIR inside dir, and
-// the session marker. TMPDIR keeps the browser's temporary files (the
-// org.chromium.Chromium.* singleton dirs, which Chromium otherwise leaves in
-// /tmp) with the profile, so closing or sweeping the session removes them.
+// Environ returns the environment of a browser of session dir and id
+// started without Start: the host's, extra, XDG_CONFIG_HOME and
+// XDG_CACHE_HOME inside dir, the session marker, and TMPDIR=TmpDir(dir)
+// when that fits (else the host's TMPDIR stays, and whoever ends the
+// browser removes its singleton dir: see RemoveSingletonDir). TMPDIR keeps
+// the browser's temporary files (the org.chromium.Chromium.* singleton
+// dirs, which Chromium otherwise leaves in /tmp) with the profile, so
+// removing the session dir removes them. Start's browsers get a private
+// TMPDIR when TmpDir does not fit.
 func Environ(dir, id string, extra []string) []string {
+	return environ(dir, id, TmpDir(dir), extra)
+}
+
+// environ is Environ with the TMPDIR tmp ("": the host's).
+func environ(dir, id, tmp string, extra []string) []string {
 	env := append(os.Environ(), extra...)
 	env = append(env,
 		"XDG_CONFIG_HOME="+filepath.Join(dir, XDGConfigName),
 		"XDG_CACHE_HOME="+filepath.Join(dir, XDGCacheName),
 		SessionEnv+"="+id,
 	)
-	if tmp := TmpDir(dir); tmp != "" {
+	if tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
 	}
 	return env
-}
-
-// singletonSocketTail is what Chromium appends to TMPDIR for its singleton
-// socket (the longest brand's name); maxSocketPath is the most a Unix
-// socket path may hold (sun_path, 108 bytes with its NUL). A longer path
-// makes Chromium abort at start ("Socket path too long").
-const (
-	singletonSocketTail = "/org.chromium.Chromium.XXXXXX/SingletonSocket"
-	maxSocketPath       = 107
-)
-
-// TmpDir returns the TMPDIR the browser of session dir gets: dir/tmp, or
-// "" when that path is too long for the browser's singleton socket (a deep
-// root), in which case the browser keeps the host's TMPDIR and whoever
-// ends the browser removes the singleton dir its profile names (see
-// RemoveSingletonDir).
-func TmpDir(dir string) string {
-	tmp := filepath.Join(dir, TmpName)
-	if len(tmp)+len(singletonSocketTail) > maxSocketPath {
-		return ""
-	}
-	return tmp
 }
 
 // prepare creates the session directory and its subdirectories as needed and
@@ -367,6 +368,9 @@ func prepare(dir, profile string) (created []string, err error) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	for _, name := range []string{UserDataDirName, XDGConfigName, XDGCacheName, TmpName} {
+		if name == TmpName && TmpDir(dir) == "" {
+			continue // too long to serve: the browser gets a private TMPDIR
+		}
 		sub := filepath.Join(dir, name)
 		var err error
 		if name == UserDataDirName && profile != "" {

@@ -170,7 +170,7 @@ func TestBrowserAndCrashpadCarryTheSessionMarkerAndEveryProcessNamesTheSessionDi
 	type env struct{ Session, Config, Cache, Tmp string }
 	want := env{"marker-test", filepath.Join(p.SessionDir(), XDGConfigName), filepath.Join(p.SessionDir(), XDGCacheName), TmpDir(p.SessionDir())}
 	if want.Tmp == "" {
-		want.Tmp = os.Getenv("TMPDIR") // too deep for one of its own: the host's
+		want.Tmp = p.privateTmp // too deep for one of its own: a private one
 	}
 	marked := 0
 	for _, in := range list {
@@ -247,9 +247,9 @@ func TestBrowserSingletonDirLandsInsideTheSessionDirNotTmp(t *testing.T) {
 	}
 }
 
-// A session dir too deep for the singleton socket keeps the host's TMPDIR
-// (Chromium would abort otherwise), and Stop removes the singleton dir the
-// profile names even after the browser was killed and could not.
+// A session dir too deep for the singleton socket gets a private TMPDIR
+// outside it (Chromium would abort otherwise), and Stop removes it with
+// the singleton dir inside even after the browser was killed and could not.
 func TestBrowserInADeepSessionDirStartsAndStopRemovesItsSingletonDirFromTmp(t *testing.T) {
 	parent := sessionDir(t)
 	t.Cleanup(func() { os.RemoveAll(parent) }) // after start's Stop
@@ -548,8 +548,8 @@ func TestHostKilledBySIGKILLTakesDownTheWholeBrowserTree(t *testing.T) {
 	if _, err := fmt.Sscanf(line, "pid=%d pgid=%d", &pid, &pgid); err != nil {
 		t.Fatalf("host said %q", line)
 	}
-	// Nor its browser's singleton dir, in TMPDIR when dir is too deep.
-	t.Cleanup(func() { RemoveSingletonDir(filepath.Join(dir, UserDataDirName), dir, pid) })
+	// Nor its browser's private TMPDIR, when dir is too deep for its own.
+	t.Cleanup(func() { RemovePrivateTmp(dir) })
 	var before []proc.Info
 	eventually(t, "the browser tree is up", func() bool {
 		before = processesIn(t, dir)

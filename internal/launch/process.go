@@ -10,6 +10,7 @@ package launch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -35,10 +36,11 @@ type Process struct {
 	port         int
 	wsPath       string
 	version      string
-	singleton    singletonDir // set by Start once the browser answered, when its singleton dir is outside dir; read by stop
-	t            *transport   // the DevTools connection, pipe or websocket
-	pipeR, pipeW *os.File     // our ends of the DevTools pipe until the transport owns them
-	wake         *os.File     // an eventfd: a write makes the goroutine give up the output (giveUpOutput)
+	tmpDir       string     // the browser's TMPDIR
+	privateTmp   string     // tmpDir when it is a private one outside sessionDir (see PrivateTmpDirs), else ""
+	t            *transport // the DevTools connection, pipe or websocket
+	pipeR, pipeW *os.File   // our ends of the DevTools pipe until the transport owns them
+	wake         *os.File   // an eventfd: a write makes the goroutine give up the output (giveUpOutput)
 
 	exited  chan struct{} // closed once the main process is reaped
 	exit    *ExitError    // written before exited is closed
@@ -165,7 +167,8 @@ func (p *Process) Kill() {
 // process group, reap, a bounded wait until every process that held the
 // browser's output has exited (crashpad handlers included; strays that
 // /proc proves ours are killed by pid), close of the connection, and removal
-// of SessionDir with retries.
+// of the browser's private TMPDIR, if it had one, then of SessionDir, with
+// retries.
 //
 // Stop is idempotent and safe for concurrent use: later and concurrent
 // calls wait for the first (or for their own ctx) and return its result.
@@ -216,8 +219,14 @@ func (p *Process) stop(ctx context.Context) *StopError {
 	}
 	se.Lingering = append(se.Lingering, p.waitOutput()...)
 	p.t.Close()
-	RemoveSingletonDir(p.userDataDir, p.sessionDir, p.pid)
-	p.singleton.remove() // when shutting down unlinked the profile's links before the kill
+	// The private TMPDIR before the session dir: a host killed in between
+	// leaves the session dir, beside which the sweep finds it.
+	if p.privateTmp != "" {
+		if err := removeTmp(p.privateTmp); err != nil {
+			se.RemoveErr = fmt.Errorf("removing the browser's TMPDIR %s (it goes with the session directory): %w", p.privateTmp, err)
+			return se
+		}
+	}
 	se.RemoveErr = removeDir(p.sessionDir)
 	if se.RemoveErr == nil && len(se.Lingering) == 0 {
 		return nil
@@ -240,8 +249,7 @@ func (p *Process) teardown() {
 // abort tears down a start that failed at stage and returns its error.
 func (p *Process) abort(stage string, err error, created []string) error {
 	p.teardown()
-	RemoveSingletonDir(p.userDataDir, p.sessionDir, p.pid)
-	removeAll(created)
+	p.removeCreated(created)
 	return &StartError{
 		Executable: p.exe,
 		Stage:      stage,
@@ -249,6 +257,15 @@ func (p *Process) abort(stage string, err error, created []string) error {
 		Exit:       p.exitOrNil(),
 		Output:     p.OutputTail(),
 	}
+}
+
+// removeCreated removes the private TMPDIR, if any, then the directories
+// Start created (see prepare), innermost first.
+func (p *Process) removeCreated(created []string) {
+	if p.privateTmp != "" {
+		_ = removeTmp(p.privateTmp)
+	}
+	removeAll(created)
 }
 
 func (p *Process) exitOrNil() *ExitError {

@@ -21,14 +21,20 @@ import (
 
 // connect waits for the browser to become ready: it answers
 // Browser.getVersion and, unless noPort, has written its port. It returns
-// the stage that failed.
-func (p *Process) connect(ctx context.Context, noPipe, noPort bool) (string, error) {
+// the stage that failed, and why: a *NoSpaceError when the session dir's
+// file system is full.
+func (p *Process) connect(ctx context.Context, noPipe, noPort bool) (stage string, err error) {
+	defer func() {
+		if err != nil {
+			err = p.orNoSpace(err)
+		}
+	}()
 	// A browser that exits ends the wait at once, with its exit status.
 	ctx, stop := untilExit(ctx, p.exited, func() error { return p.exit })
 	defer stop()
 	activePort := filepath.Join(p.userDataDir, ActivePortFile)
 	if noPipe {
-		port, path, err := waitActivePort(ctx, activePort)
+		port, path, err := waitActivePort(ctx, activePort, p.outOfSpace())
 		if err != nil {
 			return "waiting for " + ActivePortFile, p.causeOf(ctx, err)
 		}
@@ -50,7 +56,7 @@ func (p *Process) connect(ctx context.Context, noPipe, noPort bool) (string, err
 	}
 	p.version = v.Product
 	if !noPipe && !noPort {
-		port, path, err := waitActivePort(ctx, activePort)
+		port, path, err := waitActivePort(ctx, activePort, p.outOfSpace())
 		if err != nil {
 			return "waiting for " + ActivePortFile, p.causeOf(ctx, err)
 		}
@@ -116,12 +122,62 @@ func (p *Process) Cause(readErr error) error {
 	}
 }
 
+// spaceCheckEvery is how often, in polls of DevToolsActivePort (5 ms
+// each), the wait for it asks whether the browser ran out of disk space.
+const spaceCheckEvery = 100
+
+// outOfSpace returns a check for waitActivePort: it returns a
+// *NoSpaceError when the session dir's file system is full and either the
+// browser said it could not write a file for want of space (Chromium's
+// FILE_ERROR_NO_SPACE, or ENOSPC's text) or not one block was available
+// at this check and the one before. Such a browser never writes
+// DevToolsActivePort, and would keep its start waiting to the end.
+func (p *Process) outOfSpace() func() error {
+	wasEmpty := false
+	return func() error {
+		ns := noSpace(p.sessionDir)
+		if ns == nil {
+			wasEmpty = false
+			return nil
+		}
+		empty := ns.Available == 0 || ns.NoInodes
+		if empty && wasEmpty {
+			return ns
+		}
+		wasEmpty = empty
+		if tail := p.OutputTail(); strings.Contains(tail, "NO_SPACE") || strings.Contains(tail, "No space left on device") {
+			return ns
+		}
+		return nil
+	}
+}
+
+// orNoSpace returns err wrapped in a *NoSpaceError when the session dir's
+// file system is full: whatever the step that failed, that is the cause
+// to fix first.
+func (p *Process) orNoSpace(err error) error {
+	if errors.As(err, new(*NoSpaceError)) {
+		return err
+	}
+	if ns := noSpace(p.sessionDir); ns != nil {
+		ns.Err = err
+		return ns
+	}
+	return err
+}
+
 // waitActivePort polls for DevToolsActivePort until it holds a whole port
-// line and browser path line.
-func waitActivePort(ctx context.Context, path string) (int, string, error) {
+// line and browser path line. Every spaceCheckEvery polls it calls check
+// (when not nil), and ends the wait with its error.
+func waitActivePort(ctx context.Context, path string, check func() error) (int, string, error) {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for {
+	for n := 1; ; n++ {
+		if check != nil && n%spaceCheckEvery == 0 {
+			if err := check(); err != nil {
+				return 0, "", err
+			}
+		}
 		b, err := os.ReadFile(path)
 		if err == nil {
 			if port, ws, ok := parseActivePort(b); ok {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/browserpool/browserpool/internal/proc"
 )
@@ -25,32 +24,30 @@ const (
 // RemoveSingletonDir removes the singleton dir (org.chromium.Chromium.* or
 // com.google.Chrome.*) that the profile in userDataDir names through its
 // SingletonSocket link, when that dir lies outside sessionDir: there,
-// removing the session dir leaves it behind (TmpDir gave the browser no
-// TMPDIR of its own, its session dir being too deep). A browser that exits
+// removing the session dir leaves it behind. Start's browsers never leave
+// one there (they have a TMPDIR of their own, see PrivateTmpDirs); a
+// browser started with Environ in a deep session dir, or by an earlier
+// version of this package, keeps the host's TMPDIR. A browser that exits
 // cleanly removes it itself; a killed one does not.
 //
 // The profile's SingletonLock must name the browser whose dir it is: pid
-// on this host; when pid is 0, a process of this host that no longer
-// exists, or is gone within a second (a sweep, which knows no pid: it
-// waits that long for a browser killed a moment ago); when pid is
-// negative, one that no longer exists. The dir is removed only if it is a
-// real directory with the browser's prefix whose SingletonCookie link
-// names the profile's cookie, so a stale or foreign link, or a profile
-// another live browser took over since, removes nothing.
+// on this host; when pid is 0 (a sweep, which knows no pid and has
+// already killed what it could prove ours), a process of this host that
+// is not a browser on this profile: gone, or its pid reused by a process
+// whose command line does not name userDataDir (after a reboot, say); when
+// pid is negative, one that no longer exists. It never waits. The dir is
+// removed only if it is a real directory with the browser's prefix whose
+// SingletonCookie link names the profile's cookie, so a stale or foreign
+// link, or a profile another live browser took over since, removes
+// nothing.
 func RemoveSingletonDir(userDataDir, sessionDir string, pid int) {
 	lockPID, ok := singletonLockPID(userDataDir)
 	if !ok || (pid > 0 && lockPID != pid) {
 		return
 	}
 	switch {
-	case pid == 0:
-		// A browser killed a moment ago (its host died, the sweep killed
-		// it) may not have finished dying: give it a moment.
-		for deadline := time.Now().Add(time.Second); proc.Alive(lockPID); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				return
-			}
-		}
+	case pid == 0 && browserOn(lockPID, userDataDir):
+		return
 	case pid < 0 && proc.Alive(lockPID):
 		return
 	}
@@ -59,13 +56,21 @@ func RemoveSingletonDir(userDataDir, sessionDir string, pid int) {
 	}
 }
 
+// browserOn reports whether pid is alive and its command line names
+// userDataDir: a browser (or one of its children) on that profile, not a
+// process that got its pid since. A zombie's command line is empty.
+func browserOn(pid int, userDataDir string) bool {
+	cl, err := proc.Cmdline(pid)
+	return err == nil && proc.Alive(pid) && strings.Contains(cl, "--user-data-dir="+userDataDir)
+}
+
 // singletonDir is a browser's singleton dir outside its session dir, as
 // its profile named it: the dir and the cookie of its SingletonCookie link.
-// Start records it once the browser has answered, because a browser that
-// shuts down unlinks its profile's links first and removes the dir a
-// moment later (about a quarter of a second on a quiet machine, seen here):
-// killed in between (Stop's close took longer than CloseTimeout on a
-// loaded machine), its profile no longer names the dir it leaves behind.
+// A browser that shuts down unlinks its profile's links first and removes
+// the dir a moment later (about a quarter of a second on a quiet machine,
+// seen here): killed in between, its profile no longer names the dir it
+// leaves behind. That is why Start's browsers keep it in a TMPDIR of their
+// own, which goes whole.
 type singletonDir struct{ dir, cookie string }
 
 // findSingletonDir returns the singleton dir the profile in userDataDir

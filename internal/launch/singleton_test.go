@@ -13,7 +13,7 @@ import (
 )
 
 // deepSessionDir returns a session dir too deep for a singleton dir of its
-// own (TmpDir gives none): its browser makes one in the host's TMPDIR.
+// own (TmpDir gives none): its browser makes one in a private TMPDIR.
 func deepSessionDir(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(sessionDir(t), strings.Repeat("d", 40))
@@ -25,8 +25,8 @@ func deepSessionDir(t *testing.T) string {
 }
 
 // A start that fails after the browser made its singleton dir (here
-// OnSpawn's error, once the profile names the dir) removes that dir from
-// the host's TMPDIR with the rest: the killed browser cannot.
+// OnSpawn's error, once the profile names the dir) removes that dir, in
+// the private TMPDIR, with the rest: the killed browser cannot.
 func TestAStartThatFailsAfterTheBrowserMadeItsSingletonDirRemovesIt(t *testing.T) {
 	exe := browser(t)
 	dir := deepSessionDir(t)
@@ -80,14 +80,17 @@ func TestAStartOnAProfileRemovesTheSingletonDirAKilledBrowserLeft(t *testing.T) 
 
 // RemoveSingletonDir removes a dir only when the profile proves it the
 // dead browser's: its lock names that browser, and the dir is a real
-// singleton dir with the profile's cookie, outside the session dir.
+// singleton dir with the profile's cookie, outside the session dir. A
+// sweep takes a live pid that runs no browser on the profile for a reused
+// one (after a reboot): the browser is gone.
 func TestRemoveSingletonDirRemovesOnlyWhatTheProfileProvesTheBrowsers(t *testing.T) {
 	dead := deadPID(t)
 	live := os.Getpid()
 	for _, tc := range []struct {
 		name       string
-		lockPID    int // the pid the profile's SingletonLock names
-		pid        int // RemoveSingletonDir's pid
+		lockPID    int  // the pid the profile's SingletonLock names
+		onProfile  bool // the lock names instead a live process whose command line names the profile
+		pid        int  // RemoveSingletonDir's pid
 		mutate     func(t *testing.T, profile, dir string)
 		wantRemove bool
 	}{
@@ -96,7 +99,8 @@ func TestRemoveSingletonDirRemovesOnlyWhatTheProfileProvesTheBrowsers(t *testing
 		{name: "a dead browser's, found by a start on its profile", lockPID: dead, pid: -1, wantRemove: true},
 		{name: "a live process's, found by a start on its profile", lockPID: live, pid: -1},
 		{name: "another browser's than the one stopped", lockPID: dead, pid: dead + 1},
-		{name: "a live process's, found by a sweep", lockPID: live, pid: 0},
+		{name: "a live browser's on the profile, found by a sweep", onProfile: true, pid: 0},
+		{name: "a reused pid's, found by a sweep", lockPID: live, pid: 0, wantRemove: true},
 		{name: "another cookie's", lockPID: dead, pid: dead, mutate: func(t *testing.T, _, dir string) {
 			relink(t, filepath.Join(dir, singletonCookie), "999")
 		}},
@@ -116,7 +120,11 @@ func TestRemoveSingletonDirRemovesOnlyWhatTheProfileProvesTheBrowsers(t *testing
 			if err := os.Mkdir(profile, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			dir := fakeSingleton(t, profile, tc.lockPID, "4242")
+			lockPID := tc.lockPID
+			if tc.onProfile {
+				lockPID = standInOn(t, profile)
+			}
+			dir := fakeSingleton(t, profile, lockPID, "4242")
 			if tc.mutate != nil {
 				tc.mutate(t, profile, dir)
 			}
@@ -162,6 +170,23 @@ func relink(t *testing.T, name, target string) {
 	if err := os.Symlink(target, name); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// standInOn starts a process whose command line names profile as its
+// --user-data-dir, as a browser's does, and returns its pid; it ends with
+// the test.
+func standInOn(t *testing.T, profile string) int {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "read x", "sh", "--user-data-dir="+profile)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	return cmd.Process.Pid
 }
 
 // deadPID returns the pid of a process that has exited and been reaped.

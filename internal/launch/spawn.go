@@ -25,7 +25,7 @@ func (p *Process) spawn(opts Options) error {
 	cmd := &exec.Cmd{
 		Path:        p.exe,
 		Args:        append([]string{p.exe}, ArgsPort(p.userDataDir, !opts.NoPipe, opts.NoPipe || !opts.NoPort, opts.ExtraArgs)...),
-		Env:         Environ(p.sessionDir, p.sessionID, opts.Env),
+		Env:         environ(p.sessionDir, p.sessionID, p.tmpDir, opts.Env),
 		Stdout:      outW,
 		Stderr:      outW,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
