@@ -44,8 +44,7 @@ func TmpDir(dir string) string {
 // PrivateTmpDirs returns, in the order Start tries them, the paths a
 // private TMPDIR of the browser of sessionDir may have: <base>/bp-<uid>/<name>
 // for base /tmp and then os.TempDir() (when absolute and not /tmp), where
-// name is the
-// session dir's base name (at most 16 bytes of it, characters outside
+// name is the session dir's base name (at most 16 bytes of it, characters outside
 // [A-Za-z0-9_-] replaced by _), a dot and 12 hex digits of the SHA-256 of
 // the session dir's path with its parent's symlinks resolved. The name is
 // derived from the session dir alone, so a sweep that knows only the
