@@ -163,6 +163,17 @@ func TestAnAttachedBrowsersOwnDialogIsLeftToItsUserWhenNoActionRuns(t *testing.T
 	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "window.answer", &answer) }); err != nil || !answer {
 		t.Errorf("the page's confirm() returned %v (%v), want true, the user's answer", answer, err)
 	}
+	// A dialog the workflow's own action opens is the action's, not the
+	// user's: dismissed at once as in a browser of the pool's, whether or
+	// not the action's context can end.
+	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error {
+		return t.Evaluate(context.Background(), `alert("from the agent"), 1`, nil)
+	}); err != nil {
+		t.Errorf("an action whose page opened an alert: %v, want it dismissed and the action done", err)
+	}
+	if ds := tab.Dialogs(); len(ds) != 2 || ds[1].Message != "from the agent" || ds[1].By != browserpool.DialogDismissed {
+		t.Errorf("the dialogs answered: %+v, want the agent's alert dismissed", ds)
+	}
 }
 
 // pageUser is a DevTools connection of its own to a page, standing in for

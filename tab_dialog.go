@@ -162,6 +162,11 @@ type dialogState struct {
 	// epoch is what the other actions share (see guard): read without mu
 	// on the actions' path, replaced and ended only under it.
 	epoch atomic.Pointer[dialogEpoch]
+	// epochActs counts the actions in flight on the epoch (they are not
+	// in guards), so an attached browser's dialog is known to be an
+	// action's (onDialog); epochDone ends one, made once by setup.
+	epochActs atomic.Int32
+	epochDone func()
 }
 
 type openDialog struct {
@@ -179,12 +184,10 @@ type dialogCause struct{ d Dialog }
 
 func (c *dialogCause) Error() string { return "a " + c.d.Type + " dialog opened" }
 
-// noEnd is guard's end for an action that has nothing of its own to end.
-func noEnd() {}
-
 func (s *dialogState) setup() {
 	s.guards = make(map[*actionGuard]bool)
 	s.epoch.Store(newDialogEpoch())
+	s.epochDone = func() { s.epochActs.Add(-1) }
 }
 
 // current returns the deferred dialog, if one is open.
@@ -244,11 +247,12 @@ func (s *dialogState) remember(d Dialog) {
 func (x *tabExt) guard(ctx context.Context) (context.Context, func()) {
 	s := &x.dialog
 	if ctx.Done() == nil {
+		s.epochActs.Add(1)
 		epoch := s.epoch.Load().ctx
 		if ctx == context.Background() || ctx == context.TODO() {
-			return epoch, noEnd
+			return epoch, s.epochDone
 		}
-		return &epochCtx{Context: ctx, epoch: epoch}, noEnd
+		return &epochCtx{Context: ctx, epoch: epoch}, s.epochDone
 	}
 	return x.register(ctx, true)
 }
@@ -420,7 +424,7 @@ func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.D
 	}
 	s := &x.dialog
 	s.mu.Lock()
-	h, acting := s.handler, len(s.guards) > 0
+	h, acting := s.handler, len(s.guards) > 0 || s.epochActs.Load() > 0
 	s.mu.Unlock()
 	if h == nil && !acting && !x.t.s.ours {
 		// The browser is the user's (attached) and nothing of ours runs
