@@ -135,20 +135,15 @@ func TestAnAttachedBrowsersOwnDialogIsLeftToItsUserWhenNoActionRuns(t *testing.T
 	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "later()", nil) }); err != nil {
 		t.Fatal(err)
 	}
-	// Once the page's confirm opens, the workflow's next action is told so
-	// at once (the old code dismissed it: the actions kept working).
-	var err error
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
-		err = v.Do(ctx, user.ID, func(t *browserpool.Tab) error {
-			c, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			return t.Evaluate(c, "1", nil)
+	// The confirm opens with no action running (an action running then
+	// would make it the action's): the pool leaves it open for the user
+	// and says so in the trace.
+	waitFor(t, "the pool to leave the user's confirm open", func() bool {
+		return slices.ContainsFunc(tab.Trace(), func(e browserpool.TraceEntry) bool {
+			return e.Action == "dialog" && strings.Contains(e.Args, "left open for the browser's user")
 		})
-		if err != nil || len(tab.Dialogs()) > 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	})
+	err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "1", nil) })
 	if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), "the browser is the user's") {
 		t.Fatalf("an action while the user's confirm is open: %v (dialogs answered: %+v), want ErrDialogOpen saying it is left for the user", err, tab.Dialogs())
 	}

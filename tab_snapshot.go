@@ -281,6 +281,9 @@ func (x *tabExt) snapshot(ctx context.Context, op string, opts SnapshotOptions) 
 	aw := axtext.Walker[refTarget]{Origin: origin(main.URL)}
 	aw.Walk(doc)
 	lines := axtext.DedupeText(aw.Lines)
+	if main.URL == "about:blank" && len(lines) == 1 && lines[0].Note {
+		lines = nil // an empty tab: nothing drawn, nothing to say of it
+	}
 
 	limit := opts.MaxChars
 	if limit == 0 {

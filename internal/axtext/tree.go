@@ -226,6 +226,9 @@ func (w *Walker[T]) walkRun(doc *Doc[T], n *Node, depth int, ctxName string, fra
 		if c == nil {
 			continue
 		}
+		if String(c.Role) == "StaticText" && listBullets[Squash(String(c.Name))] {
+			continue // a list item's own bullet (listBullets), not joined to its text
+		}
 		if doc.inlineText(c, run) {
 			continue
 		}
