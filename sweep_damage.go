@@ -15,7 +15,6 @@ import (
 	"sync"
 	"weak"
 
-	"github.com/browserpool/browserpool/internal/launch"
 	"github.com/browserpool/browserpool/internal/manifest"
 )
 
@@ -140,28 +139,15 @@ func (sw *sweeper) sweepProvenDirs(inUse map[string]bool) {
 	var kept []string
 	for _, de := range des {
 		dir := filepath.Join(sw.sessions, de.Name())
-		name, err := sw.checkDir(dir)
-		if errors.Is(err, os.ErrNotExist) {
+		name, ok := sw.leftDir(dir, inUse)
+		if !ok {
 			continue
-		}
-		if err != nil {
-			sw.ev.Skipped++
-			sw.p.log.Warn("browserpool: sweep refused to remove a path: not a session dir of this root", "path", dir, "why", err)
-			continue
-		}
-		if sw.kept[name] || inUse[dir] {
-			continue // a live owner's, or a process not proven ours uses it: counted already
 		}
 		if !sw.proven[name] {
 			kept = append(kept, name)
 			continue
 		}
-		launch.RemoveSingletonDir(filepath.Join(dir, launch.UserDataDirName), dir, 0)
-		if err := removeSessionDir(sw.sessions, name); err != nil {
-			sw.p.log.Warn("browserpool: sweep could not remove a session dir", "dir", dir, "err", err)
-			continue
-		}
-		sw.ev.DirsRemoved++
+		sw.removeLeft(dir, name)
 	}
 	if len(kept) == 0 {
 		return

@@ -46,29 +46,45 @@ func (sw *sweeper) sweepDirs(inUse map[string]bool) {
 			continue
 		}
 		seen[dir] = true
-		name, err := sw.checkDir(dir)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+		if name, ok := sw.leftDir(dir, inUse); ok {
+			sw.removeLeft(dir, name)
 		}
-		if err != nil {
-			sw.ev.Skipped++
-			sw.p.log.Warn("browserpool: sweep refused to remove a path: not a session dir of this root", "path", dir, "why", err)
-			continue
-		}
-		if sw.kept[name] || inUse[dir] {
-			continue
-		}
-		// A browser killed without its Stop (its host died) left its
-		// private TMPDIR when its session dir was too deep to hold one;
-		// one started by an earlier version left its singleton dir in the
-		// host's TMPDIR, which its profile may still name.
-		launch.RemoveSingletonDir(filepath.Join(dir, launch.UserDataDirName), dir, 0)
-		if err := removeSessionDir(sw.sessions, name); err != nil {
-			sw.p.log.Warn("browserpool: sweep could not remove a session dir", "dir", dir, "err", err)
-			continue
-		}
-		sw.ev.DirsRemoved++
 	}
+}
+
+// leftDir returns the session id of dir when dir is a session dir of this
+// root that no live owner keeps and no running process uses: one the
+// sweep may remove. A path that is not a session dir is counted as
+// skipped and logged.
+func (sw *sweeper) leftDir(dir string, inUse map[string]bool) (string, bool) {
+	name, err := sw.checkDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		sw.ev.Skipped++
+		sw.p.log.Warn("browserpool: sweep refused to remove a path: not a session dir of this root", "path", dir, "why", err)
+		return "", false
+	}
+	if sw.kept[name] || inUse[dir] {
+		return "", false // a live owner's, or a process not proven ours uses it: counted already
+	}
+	return name, true
+}
+
+// removeLeft removes the session dir dir (session name) the sweep found
+// left behind, and counts it.
+func (sw *sweeper) removeLeft(dir, name string) {
+	// A browser killed without its Stop (its host died) left its private
+	// TMPDIR when its session dir was too deep to hold one; one started by
+	// an earlier version left its singleton dir in the host's TMPDIR,
+	// which its profile may still name.
+	launch.RemoveSingletonDir(filepath.Join(dir, launch.UserDataDirName), dir, 0)
+	if err := removeSessionDir(sw.sessions, name); err != nil {
+		sw.p.log.Warn("browserpool: sweep could not remove a session dir", "dir", dir, "err", err)
+		return
+	}
+	sw.ev.DirsRemoved++
 }
 
 // checkDir returns the session id of dir when dir is a real directory
