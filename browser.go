@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -183,7 +184,7 @@ type Stats struct {
 	ProfileDirsPendingDelete int    // profile dirs that could not be removed yet
 	Leaked                   int    // closed sessions whose browser could not be stopped yet, and browsers or fleet leases of failed launches that could not be ended (all retried)
 	OrphansSwept             uint64 // orphan browser processes or process groups killed by the sweep
-	OrphansSkipped           uint64 // things the sweep left alone: live owners' entries, processes not proven ours, paths that are not session dirs
+	OrphansSkipped           uint64 // things the sweep left alone: live owners' entries, manifest entries that do not verify (malformed), processes not proven ours, paths that are not session dirs, remote leases not ended
 	OrphanDirsRemoved        uint64 // profile dirs removed by the sweep
 	WarmClaims               uint64 // opens served by a warm browser (Config.Warm)
 	OrphanLeasesEnded        uint64 // remote leases of hosts that are gone, ended by the sweep (see LeaseEnder)
@@ -212,6 +213,7 @@ type Pool struct {
 	closed    bool                 // guarded by mu
 	closeDone chan struct{}        // guarded by mu; made by the first Close, closed when it returns
 	shut      chan struct{}        // closed by the first Close as it begins (under mu): an allocator's queued acquires on the pool leave at once
+	finished  atomic.Bool          // set by the first Close once every browser is stopped and every retry made, as it closes closeDone; read without a lock (closeFinished)
 	stats     Stats                // guarded by mu; counters (gauges are computed)
 	pendingRm map[string]time.Time // guarded by mu; profile dirs to retry removing
 	leaked    map[*Session]bool    // guarded by mu; sessions whose browser could not be stopped, retried

@@ -47,7 +47,7 @@ type LaunchFailedEvent struct {
 type SweepEvent struct {
 	Time        time.Time // when the sweep began
 	Swept       int       // orphan browser processes or process groups killed
-	Skipped     int       // left alone: entries of a live owner, processes not proven ours, paths that are not session dirs, remote leases not ended
+	Skipped     int       // left alone: entries of a live owner, manifest entries that do not verify (malformed), processes not proven ours, paths that are not session dirs, remote leases not ended
 	DirsRemoved int       // profile dirs removed
 	Err         error     // the manifest could not be read: orphans were found by their command lines alone
 	LeasesEnded int       // remote leases of hosts that are gone, ended through the pool's LeaseEnder

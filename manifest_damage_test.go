@@ -341,3 +341,45 @@ func asMap(t *testing.T, e manifest.Entry) map[string]any {
 	}
 	return m
 }
+
+// Pool.Orphans, asked of a pool beside one that closed leaving a browser it
+// could not stop, names that browser's entry as a leftover (not alive): its
+// owner, a pool of this process, has finished closing, and the next NewPool
+// on the root sweeps it. Before that close the same entry is alive.
+func TestOrphansNamesWhatAClosedPoolOfThisProcessLeftAsNotAlive(t *testing.T) {
+	root := newRoot(t)
+	l := cdptest.NewLauncher(t)
+	beside, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: l, IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer beside.Close()
+	closing, err := browserpool.NewPool(browserpool.Config{Root: root, Launcher: l, IdleTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, ctxT(t), closing)
+	aliveOf := func() map[string]bool {
+		t.Helper()
+		orphans, err := beside.Orphans()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, o := range orphans {
+			got[o.Session] = o.Alive
+		}
+		return got
+	}
+	if diff := cmp.Diff(map[string]bool{s.ID(): true}, aliveOf()); diff != "" {
+		t.Errorf("Orphans beside a live pool (-want +got):\n%s", diff)
+	}
+	l.FailStops(errors.New("the browser cannot be killed"))
+	t.Cleanup(func() { l.FailStops(nil) })
+	if err := closing.Close(); !errors.Is(err, browserpool.ErrCloseFailed) {
+		t.Fatalf("Pool.Close = %v, want ErrCloseFailed", err)
+	}
+	if diff := cmp.Diff(map[string]bool{s.ID(): false}, aliveOf()); diff != "" {
+		t.Errorf("Orphans after that pool closed (-want +got):\n%s", diff)
+	}
+}

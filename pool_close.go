@@ -185,6 +185,7 @@ func (p *Pool) Close() error {
 	p.net.close()       // the network policy's proxy: no browser uses it any more
 	p.cdp.conns.Close() // ends its handshakes and closes its parked connections
 	p.retryPendingRemovals()
+	p.finished.Store(true)
 	close(p.closeDone) // before the hooks: a hook may call Close
 	p.events.close(p.cfg.CloseTimeout)
 	return p.leftBehind()

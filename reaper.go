@@ -194,7 +194,11 @@ type Orphan struct {
 	PID     int    // the browser's pid, as recorded or found running; 0 for a remote lease
 	Dir     string // its session dir under the root
 	Owner   int    // pid of the pool that recorded it, if known
-	Alive   bool   // whether its owner still runs (then it is another pool's)
+	// Alive says whether its owner still runs: another live process, or a
+	// pool of this process whose Close has not finished (another pool's, or
+	// this pool's own leftover that it still retries). What a closed pool of
+	// this process left is not alive: the next NewPool on the root sweeps it.
+	Alive bool
 	// Fleet, Endpoint and LeaseID describe a remote lease (see SpawnInfo);
 	// empty for a local browser. A remote orphan has no PID.
 	Fleet    string // the fleet kind ("browserless", "selenium-grid")
@@ -220,7 +224,10 @@ func (p *Pool) Orphans() ([]Orphan, error) {
 	}
 	p.warmIDsLocked(live)
 	p.mu.Unlock()
-	boot, _ := proc.BootID()
+	// The sweep's own test of an owner (sweeper.ownerLive): a pool of this
+	// process is alive until its Close has finished.
+	sw := &sweeper{self: os.Getpid(), selfSt: p.manifest.Owner().OwnerStart}
+	sw.boot, _ = proc.BootID()
 	var out []Orphan
 	named := map[string]bool{}
 	for _, e := range entries {
@@ -229,7 +236,7 @@ func (p *Pool) Orphans() ([]Orphan, error) {
 			continue
 		}
 		out = append(out, Orphan{Session: e.Session, PID: e.PID, Dir: e.Dir, Owner: e.OwnerPID,
-			Alive: ownerAlive(e.OwnerPID, e.OwnerStart, e.OwnerBoot, boot),
+			Alive: sw.ownerLive(e),
 			Fleet: e.Fleet, Endpoint: e.Endpoint, LeaseID: e.LeaseID})
 	}
 	prefix := filepath.Join(p.cfg.Root, "sessions") + string(filepath.Separator)

@@ -66,16 +66,11 @@ func poolLive(id string) bool {
 	return false
 }
 
-// closeFinished reports whether p's Close has done its work: it closes the
-// pool's event queue (hooks.go) once every browser is stopped and every
-// retry made, just after it closes closeDone. It reads a flag under the
-// queue's own lock and receives from no channel or context, so it may ask
-// a pool made in another synctest bubble.
-func (p *Pool) closeFinished() bool {
-	p.events.mu.Lock()
-	defer p.events.mu.Unlock()
-	return p.events.closed
-}
+// closeFinished reports whether p's Close has done its work: every browser
+// stopped and every retry made. It reads an atomic flag and receives from
+// no channel or context, so it may ask a pool made in another synctest
+// bubble.
+func (p *Pool) closeFinished() bool { return p.finished.Load() }
 
 // ownerLive reports whether the owner of e still runs: another process that
 // is alive, or a live pool of this process. An entry of this process without
