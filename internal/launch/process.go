@@ -56,7 +56,9 @@ type Process struct {
 	stopMu   sync.Mutex
 	stopping bool          // guarded by stopMu
 	stopDone chan struct{} // closed when the first Stop has finished
-	stopErr  error         // written before stopDone is closed
+
+	retryMu sync.Mutex // serializes later Stops' retries (retryStop)
+	stopErr *StopError // what is left behind: written by the first Stop before stopDone is closed, then guarded by retryMu
 }
 
 func newProcess(exe, dir, id string) *Process {
@@ -171,13 +173,17 @@ func (p *Process) Kill() {
 // retries.
 //
 // Stop is idempotent and safe for concurrent use: later and concurrent
-// calls wait for the first (or for their own ctx) and return its result.
-// It also cleans up after a browser that crashed. ctx bounds only the
-// graceful part and the waiting of later callers; the cleanup itself is
-// bounded by the constants above and always runs to its end.
+// calls wait for the first (or for their own ctx). It also cleans up after
+// a browser that crashed. ctx bounds only the graceful part and the waiting
+// of later callers; the cleanup itself is bounded by the constants above
+// and always runs to its end.
 //
 // It returns nil, or a *StopError when the directory could not be removed
 // (ErrDirNotRemoved) or processes outlived their SIGKILL (ErrLingering).
+// A later call, once the first has ended, tries again what is left (kills
+// and waits for the processes still proven the browser's, removes the
+// directories) and returns what is still left, or nil: a caller retries
+// a cleanup by calling Stop again.
 func (p *Process) Stop(ctx context.Context) error {
 	p.stopMu.Lock()
 	first := !p.stopping
@@ -186,16 +192,62 @@ func (p *Process) Stop(ctx context.Context) error {
 	if !first {
 		select {
 		case <-p.stopDone:
-			return p.stopErr
+			return p.retryStop()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	if se := p.stop(ctx); se != nil {
-		p.stopErr = se
-	}
+	se := p.stop(ctx)
+	p.stopErr = se
 	close(p.stopDone)
-	return p.stopErr
+	if se == nil {
+		return nil
+	}
+	return se
+}
+
+// retryStop tries again what the first Stop left behind. The main process,
+// if it was not reaped, is killed again and waited for ReapTimeout; the
+// processes /proc still proves the browser's are killed and waited for
+// OutputGrace; a directory not removed is removed (the private TMPDIR
+// first, as in stop).
+func (p *Process) retryStop() error {
+	p.retryMu.Lock()
+	defer p.retryMu.Unlock()
+	prev := p.stopErr
+	if prev == nil {
+		return nil
+	}
+	se := &StopError{SessionDir: p.sessionDir}
+	if len(prev.Lingering) > 0 {
+		p.Kill()
+		if !waitFor(p.exited, ReapTimeout) {
+			se.Lingering = append(se.Lingering, p.pid)
+		}
+		p.killStrays()
+		deadline := time.Now().Add(OutputGrace)
+		for {
+			left := p.strays()
+			if len(left) == 0 || time.Now().After(deadline) {
+				for _, s := range left {
+					se.Lingering = append(se.Lingering, s.PID)
+				}
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if prev.RemoveErr != nil {
+		se.RemoveErr = p.removeDirs()
+	}
+	if se.RemoveErr == nil && len(se.Lingering) == 0 {
+		se = nil
+	}
+	p.stopErr = se
+	if se == nil {
+		return nil
+	}
+	return se
 }
 
 func (p *Process) stop(ctx context.Context) *StopError {
@@ -219,19 +271,23 @@ func (p *Process) stop(ctx context.Context) *StopError {
 	}
 	se.Lingering = append(se.Lingering, p.waitOutput()...)
 	p.t.Close()
-	// The private TMPDIR before the session dir: a host killed in between
-	// leaves the session dir, beside which the sweep finds it.
-	if p.privateTmp != "" {
-		if err := removeTmp(p.privateTmp); err != nil {
-			se.RemoveErr = fmt.Errorf("removing the browser's TMPDIR %s (it goes with the session directory): %w", p.privateTmp, err)
-			return se
-		}
-	}
-	se.RemoveErr = removeDir(p.sessionDir)
+	se.RemoveErr = p.removeDirs()
 	if se.RemoveErr == nil && len(se.Lingering) == 0 {
 		return nil
 	}
 	return se
+}
+
+// removeDirs removes the browser's private TMPDIR, if it has one, then its
+// session directory. The TMPDIR goes first: a host killed in between leaves
+// the session dir, beside which the sweep finds it.
+func (p *Process) removeDirs() error {
+	if p.privateTmp != "" {
+		if err := removeTmp(p.privateTmp); err != nil {
+			return fmt.Errorf("removing the browser's TMPDIR %s (it goes with the session directory): %w", p.privateTmp, err)
+		}
+	}
+	return removeDir(p.sessionDir)
 }
 
 // teardown is Stop's cleanup for a start that failed: kill, reap, wait for
