@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,5 +215,50 @@ func (u *pageUser) call(id int, method string, params any) {
 			u.t.Fatalf("the user's %s: %s", method, reply.Error.Message)
 		}
 		return
+	}
+}
+
+// A tab of a browser the pool attached to, still on the first navigation
+// its user began (here the browser's command line), showed its initial
+// empty document: WaitLoad returned at once and the page read as an empty
+// about:blank. WaitLoad waits for that first page now.
+func TestWaitLoadOnAnAttachedTabStillOnItsFirstNavigationWaitsForItsPage(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	base := serveRoutes(t, map[string]http.HandlerFunc{"/slow": func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		htmlRoute(`<title>Slow first page</title><p>Here at last`)(w, r)
+	}})
+	var once sync.Once
+	answer := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(answer)
+	chrome := startUserChrome(t, base+"/slow")
+	p := newAttachPool(t)
+	ctx := ctxT(t)
+	v := attachFor(t, p, chrome.endpoint(), "wf")
+	var id string
+	for _, pg := range chrome.pages(t) {
+		if strings.HasSuffix(pg.URL, "/slow") {
+			id = pg.ID
+		}
+	}
+	var title string
+	err := v.Do(ctx, id, func(t *browserpool.Tab) error {
+		// The server answers only once the wait has begun.
+		time.AfterFunc(300*time.Millisecond, answer)
+		if err := t.WaitLoad(ctx); err != nil {
+			return err
+		}
+		return t.Evaluate(ctx, "document.title", &title)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if title != "Slow first page" {
+		t.Errorf("the title after WaitLoad = %q, want the first page's %q", title, "Slow first page")
 	}
 }

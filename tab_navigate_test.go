@@ -274,11 +274,13 @@ func TestWaitLoadFollowsANavigationThatReplacedItsPage(t *testing.T) {
 	t.Parallel()
 	srv := slowLoadSite(t)
 	ctx := ctxT(t)
-	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 2 * time.Second})))
+	// The timeout must outlast the page's commit (a navigation that times
+	// out before it is stopped, and never commits): 2 s did not on a
+	// machine at a load average of 18.
+	tab := mustTab(t, ctx, mustOpen(t, ctx, newRealPool(t, browserpool.Config{NavigationTimeout: 6 * time.Second})))
 	if _, err := tab.Navigate(ctx, srv.URL+"/slow"); !errors.Is(err, browserpool.ErrTimeout) {
 		t.Fatalf("the slow page's load: %v; want it to time out, its image hanging", err)
 	}
-	// On a loaded machine the 2 s can run out before the page commits.
 	waitFor(t, "the slow page to commit", func() bool {
 		var title string
 		return tab.Evaluate(ctx, "document.title", &title) == nil && title == "slow"

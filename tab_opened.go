@@ -1,5 +1,6 @@
-// Room: a tab a page just opened (window.open, a link with a target)
-// while it is still on its initial empty document: WaitLoad and Snapshot
+// Room: a tab a page just opened (window.open, a link with a target), or
+// an attached browser's tab on its first navigation, while it is still on
+// its initial empty document: WaitLoad and Snapshot
 // wait for its first page here, and WaitNavigation says here when its
 // action opened such a tab instead of navigating. tabExt.openedWaited
 // (atomic) says a snapshot's wait was done; no lock of its own.
@@ -39,7 +40,9 @@ func (x *tabExt) awaitOpenedPage(ctx context.Context, frameURL string) bool {
 // initial empty document: frameURL (its main frame's) is about:blank or
 // empty, and its target has an opener and no URL of its own yet (the
 // browser's sign that the first navigation is still on its way; a window
-// opened without a URL, window.open(), has about:blank). Until then the
+// opened without a URL, window.open(), has about:blank), or lists a URL
+// other than about:blank (a tab of an attached browser on its first
+// navigation, which its user or command line began). Until then the
 // tab reads as an empty about:blank, loaded: WaitLoad would return at once
 // and a snapshot would be empty while the page it opens is on its way. It
 // reports whether a new document committed; err is ctx's (or the
@@ -56,7 +59,11 @@ func (x *tabExt) openedPage(ctx context.Context, frameURL string) (committed boo
 		if err != nil {
 			return false, err
 		}
-		return info.TargetInfo.URL == "" && info.TargetInfo.OpenerID != nil, nil
+		// A tab a page opened lists no URL until its first page commits;
+		// a tab sent somewhere by its browser's user or command line (an
+		// attached browser's) lists where it goes meanwhile.
+		u := info.TargetInfo.URL
+		return u == "" && info.TargetInfo.OpenerID != nil || u != "" && u != "about:blank", nil
 	}
 	if p, err := pending(); err != nil || !p {
 		return false, nil

@@ -86,7 +86,7 @@ func (t *Tab) WaitLoad(ctx context.Context) error {
 		}
 		committed, err := x.openedPage(ctx, tree.FrameTree.Frame.URL)
 		if err != nil {
-			return x.waitErr(op, caller, ctx, "the tab's first page has not arrived: the tab was opened by a page (window.open, a link with a target) and still shows its initial empty document while the browser loads the page it opens", err)
+			return x.waitErr(op, caller, ctx, "the tab's first page has not arrived: the tab still shows its initial empty document while the browser loads its first page (one a page opened it with, by window.open or a link with a target, or, in a browser the pool attached to, one its user began)", err)
 		}
 		if committed {
 			// Its first page committed: wait for that one's load.
