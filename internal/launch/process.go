@@ -206,11 +206,16 @@ func (p *Process) Stop(ctx context.Context) error {
 	return se
 }
 
+// retryWait bounds how long a retry (retryStop) waits for the processes it
+// kills again: the first Stop waited its full bounds for them, and a
+// retry runs on its caller's schedule (the pool's reaper, Pool.Close), for
+// every browser left behind in turn.
+const retryWait = 200 * time.Millisecond
+
 // retryStop tries again what the first Stop left behind. The main process,
-// if it was not reaped, is killed again and waited for ReapTimeout; the
-// processes /proc still proves the browser's are killed and waited for
-// OutputGrace; a directory not removed is removed (the private TMPDIR
-// first, as in stop).
+// if it was not reaped, and the processes /proc still proves the browser's
+// are killed again and waited for up to retryWait; a directory not removed
+// is removed (the private TMPDIR first, as in stop).
 func (p *Process) retryStop() error {
 	p.retryMu.Lock()
 	defer p.retryMu.Unlock()
@@ -221,11 +226,11 @@ func (p *Process) retryStop() error {
 	se := &StopError{SessionDir: p.sessionDir}
 	if len(prev.Lingering) > 0 {
 		p.Kill()
-		if !waitFor(p.exited, ReapTimeout) {
+		deadline := time.Now().Add(retryWait)
+		if !waitFor(p.exited, retryWait) {
 			se.Lingering = append(se.Lingering, p.pid)
 		}
 		p.killStrays()
-		deadline := time.Now().Add(OutputGrace)
 		for {
 			left := p.strays()
 			if len(left) == 0 || time.Now().After(deadline) {
