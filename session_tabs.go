@@ -527,7 +527,10 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	var t *Tab
 	if !s.isCrashed(id) {
 		if t, err = s.resolveTab(ctx, op, id); err != nil {
-			return err
+			if !s.isCrashed(id) {
+				return err
+			}
+			t = nil // its crash was noted meanwhile (noteCrashed, on the reader)
 		}
 	}
 	if t != nil {

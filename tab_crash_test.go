@@ -187,3 +187,24 @@ func TestACrashedTabIsRefusedByIDAndAsTheActiveTabUntilCloseTabClosesIt(t *testi
 		t.Errorf("the session still remembers %d crashed tabs after the browser stopped listing them, want 0", n)
 	}
 }
+
+// CloseTab right after a crash, while the session is still noting it (the
+// crash is noted on the connection's reader), closed the tab or failed
+// with the crash's own error, whose hint is to call CloseTab (seen in
+// ExampleBrowser_CrashTarget on a loaded machine). It closes the tab.
+func TestCloseTabRightAfterACrashClosesTheTab(t *testing.T) {
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := ctxT(t)
+	s := mustOpen(t, ctx, p)
+	for i := range 200 {
+		tab, err := s.OpenTab(ctx, "about:blank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.BrowserFor(s).CrashTarget(tab.ID())
+		if err := s.CloseTab(ctx, tab.ID()); err != nil {
+			t.Fatalf("CloseTab %d right after the tab's crash: %v", i, err)
+		}
+	}
+}
