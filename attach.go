@@ -57,6 +57,10 @@ var ErrTabRequired = errors.New("page action on a shared browser must name its t
 // session is created even if nobody waits any more, and the next Attach
 // returns it.
 //
+// A pool with Config.Network Allow or Block rules refuses to attach
+// (ErrInvalidConfig): the browser was not started behind the pool's policy
+// proxy, so the rules could not be enforced on it.
+//
 // Giving an endpoint whose port is already attached under another host is an
 // ErrInvalidArgument error. Labels and selected tabs live as long as the
 // session: after a close, a new Attach starts with none. Two pools attaching
@@ -67,6 +71,13 @@ func (p *Pool) Attach(ctx context.Context, endpoint string) (*Session, error) {
 	ep, perr := parseCDPEndpoint(op, endpoint)
 	if perr != nil {
 		return nil, perr
+	}
+	if n := p.cfg.Network; len(n.Allow) > 0 || len(n.Block) > 0 {
+		// Rules the pool cannot enforce must not look enforced (as for a
+		// fleet's browsers at NewPool).
+		e := newError(op, ErrInvalidConfig, "Network: the pool's Allow and Block rules cannot be enforced on a browser it attaches to: that browser was started without the pool's policy proxy and reaches the network directly")
+		e.Hint = "attach from a pool without Network rules (a second Pool for attaching), or have the browser's user start it behind a proxy of their own"
+		return nil, e
 	}
 	id := attachedID(ep.Port)
 	for {

@@ -612,3 +612,22 @@ func TestPoolCheckCDPOnARealChromeIsFollowedByAnAttachOfThatPool(t *testing.T) {
 		t.Errorf("Pool.CheckCDP on a closed pool: error = %v, want ErrPoolClosed", err)
 	}
 }
+
+// A pool whose Network rules the browser it attaches to would never see
+// (that browser was not started behind the pool's proxy) refuses to attach,
+// as NewPool refuses rules for a fleet's browsers: rules the pool cannot
+// enforce must not look enforced (found by helper 96's audit).
+func TestAttachFromAPoolWithNetworkRulesIsRefusedAsUnenforceable(t *testing.T) {
+	for _, np := range []browserpool.NetworkPolicy{{Block: []string{"example.com"}}, {Allow: []string{"example.com"}}} {
+		p, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Network: np})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.AttachFor(ctxT(t), "127.0.0.1:9", "wf")
+		var e *browserpool.Error
+		if !errors.As(err, &e) || !errors.Is(err, browserpool.ErrInvalidConfig) || !strings.Contains(e.Detail, "cannot be enforced") || e.Hint == "" {
+			t.Errorf("Attach from a pool with Network %+v = %v, want ErrInvalidConfig saying the rules cannot be enforced, with a hint", np, err)
+		}
+		p.Close()
+	}
+}

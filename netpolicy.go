@@ -41,9 +41,10 @@ var ErrBlockedByPolicy = errors.New("blocked by the network policy")
 
 // NetworkPolicy says which hosts a pool's browsers may reach. The zero
 // value allows every host except link-local and cloud-metadata addresses
-// (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200,
-// metadata.google.internal, metadata.goog, metadata): the addresses through
-// which a cloud machine hands out its credentials.
+// (169.254.0.0/16, fe80::/10, fd00:ec2::/64, fd20:ce::254,
+// 100.100.100.200, 168.63.129.16, metadata.google.internal, metadata.goog,
+// metadata): the addresses through which a cloud machine hands out its
+// credentials.
 //
 // A rule is a host name ("example.com", exact), a wildcard ("*.example.com":
 // every subdomain, not example.com itself), an IP address ("10.0.0.5",
@@ -72,7 +73,10 @@ var ErrBlockedByPolicy = errors.New("blocked by the network policy")
 // they could not be enforced there): it is the only way
 // they reach the network, so
 // navigations, subresources, iframes, redirects, fetch(), workers and
-// downloads of every tab are all decided by it. WebRTC sends no UDP (its
+// downloads of every tab are all decided by it. A browser the pool attached
+// to (Pool.Attach) is not the pool's to route: Attach refuses a pool with
+// Allow or Block rules, and the default's refusals do not apply to it.
+// WebRTC sends no UDP (its
 // IP handling policy is disable_non_proxied_udp): it connects only over
 // TCP through the proxy, to TURN servers the policy allows; set
 // Unrestricted for peer-to-peer WebRTC. A refused request fails in
@@ -96,8 +100,10 @@ var (
 	defaultBlockedPrefixes = []netip.Prefix{
 		netip.MustParsePrefix("169.254.0.0/16"),
 		netip.MustParsePrefix("fe80::/10"),
-		netip.MustParsePrefix("fd00:ec2::254/128"),
-		netip.MustParsePrefix("100.100.100.200/32"),
+		netip.MustParsePrefix("fd00:ec2::/64"),      // AWS: instance metadata (::254), EKS Pod Identity (::23), DNS, time
+		netip.MustParsePrefix("fd20:ce::254/128"),   // Google Cloud: metadata over IPv6
+		netip.MustParsePrefix("100.100.100.200/32"), // Alibaba Cloud: metadata
+		netip.MustParsePrefix("168.63.129.16/32"),   // Azure: the WireServer (certificates, extension settings)
 	}
 	defaultBlockedNames = []string{"metadata.google.internal", "metadata.goog", "metadata"}
 )
@@ -361,10 +367,13 @@ var proxyFlags = []string{"proxy-server", "proxy-bypass-list", "proxy-pac-url", 
 const webRTCPolicyFlag = "webrtc-ip-handling-policy"
 
 // checkProxyFlags rejects a proxy flag in args while the policy is on.
+// Chromium takes a switch with one dash as with two, and its names in any
+// case: "-no-proxy-server" turns the proxy off as "--no-proxy-server" does.
 func checkProxyFlags(field string, args []string) error {
 	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		for _, f := range proxyFlags {
-			if a == "--"+f || strings.HasPrefix(a, "--"+f+"=") {
+			if strings.HasPrefix(a, "-") && strings.EqualFold(name, f) {
 				return &Error{Op: "NewPool", Class: ErrInvalidConfig, Detail: fmt.Sprintf("%s: %s: the network policy routes the browser through its own proxy", field, a),
 					Hint: "drop the flag, or set Config.Network.Unrestricted to manage the browser's proxy yourself (the policy is then off)"}
 			}

@@ -204,9 +204,13 @@ func TestANetworkRuleThatDoesNotParseIsRefusedAtNewPool(t *testing.T) {
 			t.Errorf("NewPool(Network: %+v) hint %q; want it to say which setting to drop, not how to write a rule", np, e.Hint)
 		}
 	}
-	_, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: unusedLauncher{}, BrowserArgs: []string{"--proxy-server=http://x:1"}})
-	if !errors.Is(err, browserpool.ErrInvalidConfig) || !strings.Contains(err.Error(), "Unrestricted") {
-		t.Errorf("NewPool with --proxy-server under the policy = %v, want ErrInvalidConfig pointing at Unrestricted", err)
+	// Chromium reads a switch with one dash, in any case, as with two:
+	// each of these would take the browser off the policy proxy.
+	for _, arg := range []string{"--proxy-server=http://x:1", "-no-proxy-server", "-proxy-pac-url=data:,x", "-proxy-auto-detect", "--NO-PROXY-SERVER", "---proxy-server=http://x:1"} {
+		_, err := browserpool.NewPool(browserpool.Config{Root: newRoot(t), Launcher: unusedLauncher{}, BrowserArgs: []string{arg}})
+		if !errors.Is(err, browserpool.ErrInvalidConfig) || !strings.Contains(err.Error(), "Unrestricted") {
+			t.Errorf("NewPool with %s under the policy = %v, want ErrInvalidConfig pointing at Unrestricted", arg, err)
+		}
 	}
 }
 
