@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mafredri/cdp/protocol/runtime"
@@ -47,6 +48,7 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 			}
 		}
 		if ex := reply.ExceptionDetails; ex != nil {
+			t.releaseThrown(ctx, ex)
 			return t.jsError(op, ex)
 		}
 		r := reply.Result
@@ -151,12 +153,16 @@ func oddKey(key []byte, names ...string) bool {
 }
 
 // appendEvaluateParams appends the Runtime.evaluate params Evaluate sends:
-// the expression, by value, awaited.
+// the expression, by value, awaited, and what it throws in evaluateGroup.
 func appendEvaluateParams(buf []byte, expr string) []byte {
 	buf = append(buf, `{"expression":`...)
 	buf = appendJSString(buf, expr)
-	return append(buf, `,"returnByValue":true,"awaitPromise":true}`...)
+	return append(buf, `,"returnByValue":true,"awaitPromise":true,"objectGroup":"`+evaluateGroup+`"}`...)
 }
+
+// evaluateGroup is the object group of the values Evaluate's expressions
+// throw, which the browser hands over by reference (releaseThrown).
+const evaluateGroup = "browserpool-evaluate"
 
 // appendJSString appends s as a JSON string that decodes to s, escaping
 // what encoding/json escapes (HTML characters included). Plain ASCII is
@@ -237,6 +243,25 @@ func (e *JSError) Error() string {
 		return fmt.Sprintf("%s (line %d, column %d of %s)", e.Message, e.Line, e.Column, e.URL)
 	}
 	return fmt.Sprintf("%s (line %d, column %d)", e.Message, e.Line, e.Column)
+}
+
+// releaseThrown lets the page free the value the caller's code threw: the
+// browser hands it over by reference (object ids, in the reply's result
+// and its exception), and until released it stays alive as long as the
+// document, so that an agent whose script fails again and again on one
+// page would grow the page's memory. The failure path only: a value
+// returned is returned by value and holds nothing. Releasing the group
+// frees what other failed Evaluates of the tab threw too, which nothing
+// reads (their replies carry the text).
+func (t *Tab) releaseThrown(ctx context.Context, ex *runtime.ExceptionDetails) {
+	if ex.Exception == nil || ex.Exception.ObjectID == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	t.direct.Invoke(rctx, "Runtime.releaseObjectGroup", struct {
+		Group string `json:"objectGroup"`
+	}{evaluateGroup}, nil)
 }
 
 // jsError is the ErrJavaScript error of the exception ex, thrown by the

@@ -43,12 +43,13 @@ func TestAnEvaluatedExpressionIsSentAsAJSONStringThatDecodesToIt(t *testing.T) {
 		Expression    string `json:"expression"`
 		ReturnByValue bool   `json:"returnByValue"`
 		AwaitPromise  bool   `json:"awaitPromise"`
+		ObjectGroup   string `json:"objectGroup"`
 	}
 	expr := `"quoted" <b> & 'single'`
 	if err := json.Unmarshal(appendEvaluateParams(nil, expr), &params); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(expr, params.Expression); diff != "" || !params.ReturnByValue || !params.AwaitPromise {
+	if diff := cmp.Diff(expr, params.Expression); diff != "" || !params.ReturnByValue || !params.AwaitPromise || params.ObjectGroup != evaluateGroup {
 		t.Errorf("params %+v (-want +got expression):\n%s", params, diff)
 	}
 }
