@@ -6,6 +6,7 @@
 package browserpool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +24,8 @@ import (
 // Evaluate runs a JavaScript expression in the page, awaits it if it is a
 // promise, and decodes its value (JSON) into out unless out is nil. A
 // thrown exception is an ErrJavaScript error carrying the message and line.
-// A value that does not fit out (a string into an *int, undefined into a
+// An await at the expression's top level works as in the browser's console
+// ("const r = await fetch('/a'); r.status"). A value that does not fit out (a string into an *int, undefined into a
 // *struct) is an ErrDecode error naming both types; undefined and null
 // leave a pointer, interface, map or slice target nil.
 func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
@@ -34,7 +36,9 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		// mux's reader, which is this goroutine when nobody else is
 		// reading the pipe (no rpcc.Conn goroutines on the way).
 		var buf [256]byte
-		raw, err := t.direct.Call(ctx, "Runtime.evaluate", appendEvaluateParams(buf[:0], expr))
+		params := appendEvaluateParams(buf[:0], expr)
+	send:
+		raw, err := t.direct.Call(ctx, "Runtime.evaluate", params)
 		if err != nil {
 			if e := t.unreturnable(op, err); e != nil {
 				return e
@@ -49,6 +53,11 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 		}
 		if ex := reply.ExceptionDetails; ex != nil {
 			t.releaseThrown(ctx, ex)
+			if topLevelAwait(ex) && !bytes.HasSuffix(params, replModeParam) {
+				// Nothing ran: the same code again, as the console runs it.
+				params = append(params[:len(params)-1], replModeParam...)
+				goto send
+			}
 			return t.jsError(op, ex)
 		}
 		r := reply.Result
@@ -158,6 +167,22 @@ func appendEvaluateParams(buf []byte, expr string) []byte {
 	buf = append(buf, `{"expression":`...)
 	buf = appendJSString(buf, expr)
 	return append(buf, `,"returnByValue":true,"awaitPromise":true,"objectGroup":"`+evaluateGroup+`"}`...)
+}
+
+// replModeParam ends the params of an expression sent again in the
+// console's mode (Runtime.evaluate's replMode), which takes an await at its
+// top level ("const r = await fetch('/a'); r.status"). Only such an
+// expression is: the mode does not await a promise the expression returns
+// without an await of its own, and its let and const may be declared again
+// by a later expression.
+var replModeParam = []byte(`,"replMode":true}`)
+
+// topLevelAwait reports whether ex is the syntax error of an await outside
+// an async function: the expression did not run.
+func topLevelAwait(ex *runtime.ExceptionDetails) bool {
+	o := ex.Exception
+	return o != nil && o.ClassName != nil && *o.ClassName == "SyntaxError" && o.Description != nil &&
+		strings.HasPrefix(*o.Description, "SyntaxError: await is only valid in async functions")
 }
 
 // evaluateGroup is the object group of the values Evaluate's expressions
