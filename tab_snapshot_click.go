@@ -17,7 +17,7 @@ import (
 )
 
 // domSnapshot is the part of DOMSnapshot.captureSnapshot's reply read here
-// (asked for the computed cursor only).
+// (asked for the computed cursor and display only).
 type domSnapshot struct {
 	Documents []struct {
 		Nodes struct {
@@ -26,6 +26,7 @@ type domSnapshot struct {
 			Name      []int               `json:"nodeName"`
 			Backend   []dom.BackendNodeID `json:"backendNodeId"`
 			Attrs     [][]int             `json:"attributes"` // name, value, name, value…
+			Value     []int               `json:"nodeValue"`  // a text node's text; -1 for none
 			Clickable struct {
 				Index []int `json:"index"`
 			} `json:"isClickable"`
@@ -35,7 +36,7 @@ type domSnapshot struct {
 		} `json:"nodes"`
 		Layout struct {
 			Node   []int       `json:"nodeIndex"`
-			Styles [][]int     `json:"styles"`
+			Styles [][]int     `json:"styles"` // cursor, display
 			Bounds [][]float64 `json:"bounds"` // x, y, width, height in the document
 		} `json:"layout"`
 	} `json:"documents"`
@@ -47,6 +48,7 @@ type domSnapshot struct {
 type domFacts struct {
 	clickable map[dom.BackendNodeID]axtext.Clickable // axtext.Doc.Clickable
 	inputs    map[dom.BackendNodeID]string           // axtext.Doc.Inputs
+	names     map[dom.BackendNodeID]string           // axtext.Doc.Names
 }
 
 // domFacts returns the DOM nodes of session f's documents that the page
@@ -63,17 +65,25 @@ func (w *snapWalker) domFacts(f *frameSess) (map[dom.BackendNodeID]axtext.Clicka
 	}
 	args := struct {
 		Styles []string `json:"computedStyles"`
-	}{[]string{"cursor"}}
+	}{[]string{"cursor", "display"}}
 	var facts domFacts
 	if raw, err := f.d.InvokeRaw(w.ctx, "DOMSnapshot.captureSnapshot", &args); err == nil {
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
 			str := snap.stringIndex()
-			facts = domFacts{clickable: snap.clickables(str), inputs: snap.inputs(str)}
+			facts = domFacts{clickable: snap.clickables(str), inputs: snap.inputs(str), names: snap.names(str)}
 		}
 	}
 	w.dom[f] = facts
 	return facts.clickable, facts.inputs
+}
+
+// domNames returns the names of session f's DOM elements that may have
+// none of their own (axtext.Doc.Names: an icon control's title, label
+// attribute or test id), read with domFacts.
+func (w *snapWalker) domNames(f *frameSess) map[dom.BackendNodeID]string {
+	w.domFacts(f)
+	return w.dom[f].names
 }
 
 // stringIndex maps each string of the reply's table to its (first) index,
@@ -147,7 +157,8 @@ func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtex
 		}
 	}
 	set := map[dom.BackendNodeID]axtext.Clickable{}
-	titleKey, testKey, draggable := index("title"), index("data-testid"), index("draggable")
+	keys := s.nameKeys(str)
+	draggable := index("draggable")
 	for _, d := range s.Documents {
 		n := d.Nodes
 		if len(n.Parent) != len(n.Backend) || len(n.Type) != len(n.Backend) || len(n.Name) != len(n.Backend) || len(d.Layout.Node) != len(d.Layout.Styles) || n.Attrs != nil && len(n.Attrs) != len(n.Backend) {
@@ -173,9 +184,11 @@ func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtex
 				}
 			}
 		}
+		var added []int // the nodes add put in set, for their text and role
 		add := func(i int, note string) {
 			if i >= 0 && i < len(cursor) && seen[i] && n.Type[i] == 1 && n.Name[i] != html && n.Name[i] != body {
-				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: s.fallbackName(n.Attrs, i, titleKey, testKey), Pointer: pointer >= 0 && cursor[i] == pointer}
+				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: s.fallbackName(n.Attrs, i, keys), Pointer: pointer >= 0 && cursor[i] == pointer}
+				added = append(added, i)
 			}
 		}
 		// A label is clickable for its control, which has a ref of its
@@ -218,6 +231,18 @@ func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtex
 			add(i, "")
 			if c, ok := set[n.Backend[i]]; ok {
 				c.Draggable, c.DragOnly = true, true
+				set[n.Backend[i]] = c
+			}
+		}
+		if len(added) > 0 {
+			t := s.texter(n.Parent, n.Type, n.Name, n.Value, d.Layout.Node, d.Layout.Styles, str)
+			for _, i := range added {
+				c := set[n.Backend[i]]
+				c.Text, c.Role, c.Order = t.text(i), s.tagRole(n.Name[i], n.Attrs, i, str), i
+				c.Ancestors = nil
+				for p, k := n.Parent[i], 0; p >= 0 && p < len(n.Backend) && k < maxAncestors; p, k = n.Parent[p], k+1 {
+					c.Ancestors = append(c.Ancestors, n.Backend[p])
+				}
 				set[n.Backend[i]] = c
 			}
 		}
@@ -321,13 +346,183 @@ func (s *domSnapshot) attr(attrs [][]int, i, key int) (string, bool) {
 // an inner pane lies less far.
 const offPage = 5000
 
-// fallbackName is the name of node i of a document for a clickable line
-// that has neither a name nor text (an icon): its title, or its test id
-// in words ("close-dialog" is "close dialog").
-func (s *domSnapshot) fallbackName(attrs [][]int, i, titleKey, testKey int) string {
-	if v, _ := s.attr(attrs, i, titleKey); strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v)
+// nameAttrs are the attributes that name an element with neither a name
+// nor text (an icon), in the order they are tried: its title, the
+// attributes that label it, then its test id (in words).
+var nameAttrs = []string{"title", "aria-label", "data-testid", "data-test", "data-qa"}
+
+// testIDs are the nameAttrs that hold a test id, whose words are split
+// ("close-dialog" is "close dialog").
+var testIDs = map[string]bool{"data-testid": true, "data-test": true, "data-qa": true}
+
+// nameKeys returns the string indexes of nameAttrs in the reply (-1 for
+// those it does not hold), in their order.
+func (s *domSnapshot) nameKeys(str map[string]int) []int {
+	keys := make([]int, len(nameAttrs))
+	for j, a := range nameAttrs {
+		keys[j] = -1
+		if i, ok := str[a]; ok {
+			keys[j] = i
+		}
 	}
-	v, _ := s.attr(attrs, i, testKey)
-	return strings.Join(strings.FieldsFunc(strings.TrimSpace(v), func(r rune) bool { return r == '-' || r == '_' || r == '.' }), " ")
+	return keys
+}
+
+// fallbackName is the name of node i of a document for a line that has
+// neither a name nor text (an icon): the first of nameAttrs it has (keys:
+// nameKeys), a test id in words ("close-dialog" is "close dialog").
+func (s *domSnapshot) fallbackName(attrs [][]int, i int, keys []int) string {
+	for j, k := range keys {
+		v, _ := s.attr(attrs, i, k)
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		if testIDs[nameAttrs[j]] {
+			v = strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' }), " ")
+		}
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// names reads the reply (str: its stringIndex): the fallbackName of each
+// element that has one, by its backend node id (axtext.Doc.Names): a
+// control that shows only an icon, with no listener the DOM shows, is
+// named by it all the same.
+func (s *domSnapshot) names(str map[string]int) map[dom.BackendNodeID]string {
+	keys := s.nameKeys(str)
+	var out map[dom.BackendNodeID]string
+	for _, d := range s.Documents {
+		n := d.Nodes
+		if n.Attrs == nil || len(n.Attrs) != len(n.Backend) || len(n.Type) != len(n.Backend) {
+			continue // not the reply's documented shape
+		}
+		for i := range n.Backend {
+			if n.Type[i] != 1 || len(n.Attrs[i]) == 0 {
+				continue
+			}
+			if v := s.fallbackName(n.Attrs, i, keys); v != "" {
+				if out == nil {
+					out = make(map[dom.BackendNodeID]string)
+				}
+				out[n.Backend[i]] = v
+			}
+		}
+	}
+	return out
+}
+
+// texter reads the text of a document's elements as the page draws it,
+// for axtext.Clickable.Text: its drawn text nodes in order, their spaces
+// as the page has them, a space at the edge of a block (anything not
+// displayed inline) and for a <br>, so that text an inline tag splits
+// ("bo<b>ld</b>") reads as one word.
+type texter struct {
+	s        *domSnapshot
+	kids     [][]int // each node's children, in order
+	value    []int   // each node's nodeValue
+	isText   []bool  // a text node
+	drawn    []bool  // has a layout object
+	inline   []bool  // drawn and displayed inline (or with no display said)
+	br       int     // the string index of "BR", or -1
+	nodeName []int
+}
+
+// texter indexes a document's nodes (the reply's arrays; str its
+// stringIndex) for text.
+func (s *domSnapshot) texter(parent, typ, name, value, layoutNode []int, styles [][]int, str map[string]int) *texter {
+	n := len(parent)
+	t := &texter{s: s, kids: make([][]int, n), value: value, isText: make([]bool, n), drawn: make([]bool, n), inline: make([]bool, n), br: -1, nodeName: name}
+	if i, ok := str["BR"]; ok {
+		t.br = i
+	}
+	for i, p := range parent {
+		if p >= 0 && p < n {
+			t.kids[p] = append(t.kids[p], i)
+		}
+		t.isText[i] = i < len(typ) && typ[i] == 3
+	}
+	inlines := map[int]bool{}
+	for _, d := range []string{"inline", "contents"} {
+		if i, ok := str[d]; ok {
+			inlines[i] = true
+		}
+	}
+	for li, ni := range layoutNode {
+		if ni < 0 || ni >= n {
+			continue
+		}
+		t.drawn[ni] = true
+		st := styles[li]
+		t.inline[ni] = len(st) < 2 || st[1] < 0 || inlines[st[1]]
+	}
+	return t
+}
+
+// maxAncestors is how many of a clickable's DOM ancestors it lists
+// (axtext.Clickable.Ancestors).
+const maxAncestors = 64
+
+// clickTextLimit is how much of an element's text texter reads: a line
+// keeps less (axtext.NameLimit).
+const clickTextLimit = 4 * axtext.NameLimit
+
+// text returns the drawn text of node i, squashed, up to about
+// clickTextLimit.
+func (t *texter) text(i int) string {
+	var b strings.Builder
+	var walk func(i int)
+	walk = func(i int) {
+		if b.Len() > clickTextLimit {
+			return
+		}
+		if t.isText[i] {
+			if t.drawn[i] && i < len(t.value) && t.value[i] >= 0 && t.value[i] < len(t.s.Strings) {
+				b.WriteString(t.s.Strings[t.value[i]])
+			}
+			return
+		}
+		block := t.drawn[i] && !t.inline[i] || i < len(t.nodeName) && t.nodeName[i] == t.br
+		if block {
+			b.WriteByte(' ')
+		}
+		for _, k := range t.kids[i] {
+			walk(k)
+		}
+		if block {
+			b.WriteByte(' ')
+		}
+	}
+	for _, k := range t.kids[i] {
+		walk(k)
+	}
+	return axtext.Squash(b.String())
+}
+
+// tagRole is the role node i's tag gives it (axtext.Clickable.Role):
+// "link" for an <a href>, "button" for a <button>, else "".
+func (s *domSnapshot) tagRole(name int, attrs [][]int, i int, str map[string]int) string {
+	if name < 0 || name >= len(s.Strings) {
+		return ""
+	}
+	switch s.Strings[name] {
+	case "A":
+		if _, ok := s.attr(attrs, i, indexOf(str, "href")); ok {
+			return "link"
+		}
+	case "BUTTON":
+		return "button"
+	}
+	return ""
+}
+
+// indexOf is the string index of v in the reply (str: its stringIndex),
+// or -1.
+func indexOf(str map[string]int, v string) int {
+	if i, ok := str[v]; ok {
+		return i
+	}
+	return -1
 }

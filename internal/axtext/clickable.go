@@ -5,7 +5,13 @@
 
 package axtext
 
-import "strings"
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mafredri/cdp/protocol/dom"
+)
 
 // ClickableRole is the role a snapshot prints for an element the page made
 // clickable (Doc.Clickable) whose own role says nothing (a generic <div>
@@ -27,6 +33,12 @@ type Clickable struct {
 	Pointer   bool   // drawn with a pointer cursor
 	Draggable bool   // draggable="true": a person can drag it (Tab.Drag); its line has the state "draggable"
 	DragOnly  bool   // Draggable, and nothing says a click does anything: no state "clickable"
+	// Ancestors are the backend node ids of the element's DOM ancestors,
+	// nearest first, and Order its place in its document: an element the
+	// tree leaves out altogether (a page's aria-hidden dropdown) is put
+	// under the nearest of them the tree has (see graft).
+	Ancestors []dom.BackendNodeID
+	Order     int
 }
 
 // plainRoles are the roles that say nothing of what an element does: a
@@ -81,6 +93,23 @@ func (d *Doc[T]) fallbackName(n *Node) string {
 		return c.Fallback
 	}
 	return d.Names[n.Backend]
+}
+
+// drawnText returns the text of a clickable element as the page draws it
+// (dom, Clickable.Text) where it says what the tree's text (tree, from
+// Doc.text) says but for its spaces: the tree gives the pieces an inline
+// tag splits ("bo", "ld") as words of their own, the DOM joins them
+// ("bold"). Where they differ otherwise (an image's name, a control's
+// text left out), tree stays.
+func drawnText(tree, dom string) string {
+	dom = Squash(strings.Map(dropPrivate, dom))
+	if dom == tree || dom == "" || tree == "" {
+		return tree
+	}
+	if strings.Join(strings.Fields(dom), "") == strings.Join(strings.Fields(tree), "") {
+		return dom
+	}
+	return tree
 }
 
 // holdsField reports whether a text field is under n.
@@ -249,4 +278,44 @@ func dropPrivate(r rune) rune {
 		return -1
 	}
 	return r
+}
+
+// graft puts under the tree each element of Clickable the tree leaves out
+// altogether (Chromium drops an aria-hidden subtree's plain elements from
+// it) that says what it is (its DOM's text, title or test id), as an
+// ignored node under its nearest DOM ancestor the tree has (or one grafted
+// before it), after that ancestor's children: hiddenTarget then prints it
+// with its text, as the page draws it. What the page hides and nothing
+// listens to stays out.
+func (d *Doc[T]) graft() {
+	if len(d.Clickable) == 0 || d.grafted {
+		return
+	}
+	d.grafted = true
+	byBackend := make(map[dom.BackendNodeID]*Node, len(d.Nodes))
+	for _, n := range d.Nodes {
+		if n.Backend != 0 {
+			byBackend[n.Backend] = n
+		}
+	}
+	var missing []dom.BackendNodeID
+	for b, c := range d.Clickable {
+		if _, ok := byBackend[b]; !ok && b != 0 && len(c.Ancestors) > 0 && (Squash(c.Text) != "" || c.Fallback != "") {
+			missing = append(missing, b)
+		}
+	}
+	sort.Slice(missing, func(i, j int) bool { return d.Clickable[missing[i]].Order < d.Clickable[missing[j]].Order })
+	for _, b := range missing {
+		for _, a := range d.Clickable[b].Ancestors {
+			p, ok := byBackend[a]
+			if !ok {
+				continue
+			}
+			n := &Node{NodeID: fmt.Sprintf("dom-%d", b), Ignored: true, ParentID: p.NodeID, Backend: b}
+			d.Nodes[n.NodeID] = n
+			p.ChildIDs = append(p.ChildIDs, n.NodeID)
+			byBackend[b] = n
+			break
+		}
+	}
 }

@@ -105,7 +105,8 @@ type Doc[T any] struct {
 	// Clickable's Fallback names them.
 	Names map[dom.BackendNodeID]string
 
-	holds map[*Node]int // memo of controls
+	holds   map[*Node]int // memo of controls
+	grafted bool          // graft has run
 }
 
 // NewDoc indexes the nodes of one document's tree.
@@ -210,6 +211,9 @@ func (w *Walker[T]) walkChildren(doc *Doc[T], n *Node, depth int, ctxName string
 	if n == nil {
 		return
 	}
+	if n == doc.Root {
+		doc.graft()
+	}
 	var run strings.Builder
 	w.walkRun(doc, n, depth, ctxName, frameDepth, &run)
 	w.flushText(&run, depth, ctxName)
@@ -280,6 +284,9 @@ func (w *Walker[T]) walk(doc *Doc[T], n *Node, depth int, ctxName string, frameD
 		// A ref'd line says what it is: an option drawn as a <div>, a
 		// card, a mail's row (by its own text, beside its controls).
 		name, derived = doc.text(n, clickable), true
+		if clickable {
+			name = drawnText(name, click.Text)
+		}
 		if name == "" && left {
 			name = Squash(click.Text) // the tree says nothing of it: its DOM's text
 		}
