@@ -179,6 +179,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, &StartError{Executable: exe, Stage: "preparing the session directory", Err: err}
 	}
+	// A file system without room for a profile fails here: the browser
+	// may still answer on its pipe, with a profile it cannot write.
+	if ns := noSpace(dir); ns != nil {
+		removeAll(created)
+		return nil, &StartError{Executable: exe, Stage: "preparing the session directory", Err: ns}
+	}
 	// Made after the session dir and removed before it (Stop), so that a
 	// private TMPDIR exists only beside its session dir, where a sweep
 	// looks for it.
