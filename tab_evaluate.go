@@ -25,9 +25,10 @@ import (
 // promise, and decodes its value (JSON) into out unless out is nil. A
 // thrown exception is an ErrJavaScript error carrying the message and line.
 // An await at the expression's top level works as in the browser's console
-// ("const r = await fetch('/a'); r.status"). A value that does not fit out (a string into an *int, undefined into a
-// *struct) is an ErrDecode error naming both types; undefined and null
-// leave a pointer, interface, map or slice target nil.
+// ("const r = await fetch('/a'); r.status"). A value that does not fit out
+// (a string into an *int, undefined into a *struct) is an ErrDecode error
+// naming both types; undefined and null leave a pointer, interface, map or
+// slice target nil.
 func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	const op = "Tab.Evaluate"
 	return t.act(ctx, op, "evaluate", expr, nil, func(ctx context.Context, x *tabExt, _ *string) error {

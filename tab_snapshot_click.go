@@ -71,7 +71,8 @@ func (w *snapWalker) domFacts(f *frameSess) (map[dom.BackendNodeID]axtext.Clicka
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
 			str := snap.stringIndex()
-			facts = domFacts{clickable: snap.clickables(str), inputs: snap.inputs(str), names: snap.names(str)}
+			names := snap.names(str)
+			facts = domFacts{clickable: snap.clickables(str, names), inputs: snap.inputs(str), names: names}
 		}
 	}
 	w.dom[f] = facts
@@ -141,8 +142,9 @@ func (s *domSnapshot) inputs(str map[string]int) map[dom.BackendNodeID]string {
 // the page hides and draws its label instead), each with a note naming
 // the control, such as "(the label of a hidden checkbox, checked)". And
 // the elements drawn with an area that the page made draggable
-// (draggable="true"), marked Draggable. str is the reply's stringIndex.
-func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtext.Clickable {
+// (draggable="true"), marked Draggable. str is the reply's stringIndex;
+// names (domSnapshot.names) gives each its Fallback.
+func (s *domSnapshot) clickables(str map[string]int, names map[dom.BackendNodeID]string) map[dom.BackendNodeID]axtext.Clickable {
 	index := func(v string) int {
 		if i, ok := str[v]; ok {
 			return i
@@ -157,7 +159,6 @@ func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtex
 		}
 	}
 	set := map[dom.BackendNodeID]axtext.Clickable{}
-	keys := s.nameKeys(str)
 	draggable := index("draggable")
 	for _, d := range s.Documents {
 		n := d.Nodes
@@ -187,7 +188,7 @@ func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtex
 		var added []int // the nodes add put in set, for their text and role
 		add := func(i int, note string) {
 			if i >= 0 && i < len(cursor) && seen[i] && n.Type[i] == 1 && n.Name[i] != html && n.Name[i] != body {
-				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: s.fallbackName(n.Attrs, i, keys), Pointer: pointer >= 0 && cursor[i] == pointer}
+				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: names[n.Backend[i]], Pointer: pointer >= 0 && cursor[i] == pointer}
 				added = append(added, i)
 			}
 		}
