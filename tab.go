@@ -451,11 +451,12 @@ func (t *Tab) run(ctx context.Context, op, action, args string, check func() err
 	if err != nil && ctx.Err() != nil {
 		t.givenUp(x, err)
 	}
-	if input {
-		x.dialog.settle(ctx)
-		if err == nil {
-			x.follow(ctx, nav, &args)
-		}
+	// The browser replies to the call whose page opened a dialog only
+	// once the dialog is answered, and may do so before the answer's own
+	// reply: the action returns with the dialog in Tab.Dialogs.
+	x.dialog.settle(ctx)
+	if input && err == nil {
+		x.follow(ctx, nav, &args)
 	}
 	return err
 }

@@ -156,7 +156,7 @@ type dialogState struct {
 	// answering counts the dialogs being answered (answer, from the
 	// JavaScript dialog's opening to its place in history); answered is
 	// closed when it drops to zero (nil while zero), for settle.
-	answering int                   // guarded by mu
+	answering atomic.Int32          // changed under mu; settle reads it without mu first
 	answered  chan struct{}         // guarded by mu
 	guards    map[*actionGuard]bool // guarded by mu; actions with a context of their own, to stop when a dialog is deferred
 	// epoch is what the other actions share (see guard): read without mu
@@ -543,26 +543,29 @@ func answeredHow(d Dialog) string {
 func (s *dialogState) startAnswer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.answering == 0 {
+	if s.answering.Add(1) == 1 {
 		s.answered = make(chan struct{})
 	}
-	s.answering++
 }
 
 func (s *dialogState) endAnswer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.answering--; s.answering == 0 {
+	if s.answering.Add(-1) == 0 {
 		close(s.answered)
 		s.answered = nil
 	}
 }
 
 // settle waits, within ctx, for the dialogs being answered to be in
-// history: an input action whose click or key opened a dialog (which the
+// history: an action whose click, key or script opened a dialog (which the
 // page's renderer waits on, so its answer has begun by the time the
-// action's own calls return) returns with the dialog in Tab.Dialogs.
+// action's own calls return) returns with the dialog in Tab.Dialogs. With
+// no answer under way it costs an atomic load.
 func (s *dialogState) settle(ctx context.Context) {
+	if s.answering.Load() == 0 {
+		return
+	}
 	s.mu.Lock()
 	ch := s.answered
 	s.mu.Unlock()

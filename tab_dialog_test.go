@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -394,4 +395,61 @@ func TestActionsWhoseContextNeverEndsAreStoppedByADeferredDialogAndGoOnOnceItIsA
 	if err := tab.Evaluate(context.Background(), "1+1", &n); err != nil || n != 2 {
 		t.Errorf("Evaluate once the dialog is answered = %d, %v; want 2", n, err)
 	}
+}
+
+// The browser answers the call whose script opened a dialog only once the
+// dialog is answered, and may answer it before the reply to the pool's own
+// answer. Evaluate still returns with the dialog in Dialogs (TestAnAttached
+// BrowsersOwnDialogIsLeftToItsUserWhenNoActionRuns failed so on real
+// Chromium under load).
+func TestAnEvaluateWhoseScriptOpenedAnAlertReturnsWithTheAlertInDialogs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		ctx := context.Background()
+		s := mustOpen(t, ctx, p)
+		tab := mustTab(t, ctx, s)
+		sid := browserpool.TabCDPSessionID(tab)
+		b := l.Browsers()[0]
+		b.Handle("Runtime.evaluate", func(*cdptest.Call) (any, error) {
+			return map[string]any{"result": map[string]any{"type": "number", "value": 1}}, nil
+		})
+		b.Handle("Page.handleJavaScriptDialog", func(*cdptest.Call) (any, error) { return map[string]any{}, nil })
+		evaluated := b.Hold("Runtime.evaluate")
+		answered := b.Hold("Page.handleJavaScriptDialog")
+		type result struct {
+			err     error
+			dialogs []browserpool.Dialog
+		}
+		done := make(chan result, 1)
+		go func() {
+			err := tab.Evaluate(ctx, `alert("from the agent"), 1`, nil)
+			done <- result{err, tab.Dialogs()}
+		}()
+		if err := evaluated.Wait(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		b.Emit(sid, "Page.javascriptDialogOpening", map[string]any{
+			"url": "about:blank", "frameId": tab.ID(), "message": "from the agent", "type": "alert", "hasBrowserHandler": false, "defaultPrompt": "",
+		})
+		if err := answered.Wait(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		// The evaluate's reply first, and everything settles before the
+		// answer's reply comes.
+		evaluated.Release()
+		synctest.Wait()
+		answered.Release()
+		r := <-done
+		if r.err != nil {
+			t.Fatalf("Evaluate whose alert the tab dismissed: %v, want nil", r.err)
+		}
+		var got []string
+		for _, d := range r.dialogs {
+			got = append(got, fmt.Sprintf("%s %q %s", d.Type, d.Message, d.By))
+		}
+		if diff := cmp.Diff([]string{`alert "from the agent" dismissed`}, got); diff != "" {
+			t.Errorf("Dialogs() as Evaluate returned (-want +got):\n%s", diff)
+		}
+	})
 }
