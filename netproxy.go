@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -184,15 +185,22 @@ func normHost(h string) string {
 // handle serves one browser connection: CONNECT tunnels, or a keep-alive
 // series of absolute-form plain http requests, each decided on its own.
 func (x *netProxy) handle(c net.Conn) {
-	br := bufio.NewReader(c)
+	in := &headCap{r: c}
+	br := bufio.NewReader(in)
 	out := &relayOut{c: c}
 	sites := siteConns{x: x}
 	defer sites.closeAll()
 	for {
+		in.left = proxyHeadLimit
 		req, err := http.ReadRequest(br)
 		if err != nil {
+			if in.left <= 0 {
+				// As net/http's server answers; the connection ends.
+				io.WriteString(c, "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}
 			return
 		}
+		in.left = math.MaxInt64 // the body, or a tunnel's bytes
 		if req.Method == http.MethodConnect {
 			x.tunnel(c, br, req)
 			return
@@ -201,6 +209,31 @@ func (x *netProxy) handle(c net.Conn) {
 			return
 		}
 	}
+}
+
+// proxyHeadLimit bounds what the proxy reads of a request before its
+// body: its line and headers, with the slack net/http's server allows
+// over http.DefaultMaxHeaderBytes. Without it a client of the proxy (any
+// local process can connect to it) could make it hold headers without end.
+const proxyHeadLimit = http.DefaultMaxHeaderBytes + 4096
+
+// headCap reads from r while left allows; then it reads as at the end of
+// the stream. handle sets left before each request and lifts it after.
+type headCap struct {
+	r    io.Reader
+	left int64 // read only by the connection's goroutine
+}
+
+func (h *headCap) Read(p []byte) (int, error) {
+	if h.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.r.Read(p)
+	h.left -= int64(n)
+	return n, err
 }
 
 func (x *netProxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {

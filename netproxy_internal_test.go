@@ -516,3 +516,27 @@ func TestAnInterimResponseReachesTheBrowserBeforeTheFinalOne(t *testing.T) {
 		t.Errorf("responses the browser read (-want +got):\n%s", diff)
 	}
 }
+
+func TestARequestWhoseHeadersNeverEndIsRefusedAfterAMegabyte(t *testing.T) {
+	x, _ := startTestProxy(t)
+	browser, _ := connectToProxy(t, x)
+	// Two megabytes of header lines, then the end of the request: to a
+	// blocked site, which the proxy would refuse at once had it read them.
+	go func() {
+		w := bufio.NewWriter(browser)
+		fmt.Fprintf(w, "GET http://169.254.169.254/ HTTP/1.1\r\nHost: 169.254.169.254\r\n")
+		for i := range 40_000 {
+			fmt.Fprintf(w, "X-Pad-%d: %s\r\n", i, strings.Repeat("p", 40))
+		}
+		io.WriteString(w, "\r\n")
+		w.Flush() // fails once the proxy has closed the connection
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(browser), nil)
+	if err != nil {
+		t.Fatalf("reading the proxy's answer: %v; want 431 after a megabyte of headers", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge || !resp.Close {
+		t.Errorf("the proxy answered %s (close %v); want 431 Request Header Fields Too Large and the connection closed", resp.Status, resp.Close)
+	}
+}
