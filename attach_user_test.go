@@ -262,3 +262,69 @@ func TestWaitLoadOnAnAttachedTabStillOnItsFirstNavigationWaitsForItsPage(t *test
 		t.Errorf("the title after WaitLoad = %q, want the first page's %q", title, "Slow first page")
 	}
 }
+
+// waitEvent reads the connection's messages until event method comes.
+func (u *pageUser) waitEvent(method string) {
+	u.t.Helper()
+	for {
+		var msg struct {
+			Method string `json:"method"`
+		}
+		if err := u.c.ReadJSON(&msg); err != nil {
+			u.t.Fatal(err)
+		}
+		if msg.Method == method {
+			return
+		}
+	}
+}
+
+// A dialog already open in the user's tab when a workflow first reaches it
+// is the user's. DevTools neither reports it to a connection made after it
+// opened nor lets that connection answer it, and it holds the page: the
+// workflow's first action runs out of time with a hint that names such a
+// dialog (it named only a busy script), and the dialog stays open for its
+// user.
+func TestAnActionHeldByADialogOpenBeforeTheAttachSaysTheUserMayHaveADialogOpen(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]string{"/user": `<title>User tab</title>`})
+	chrome := startUserChrome(t, base+"/user")
+	ctx := ctxT(t)
+	var user jsonListPage
+	waitFor(t, "the user's tab to be listed", func() bool {
+		for _, pg := range chrome.pages(t) {
+			if strings.HasSuffix(pg.URL, "/user") {
+				user = pg
+				return true
+			}
+		}
+		return false
+	})
+	person := newPageUser(t, ctx, user.WebSocketDebuggerURL)
+	person.call(2, "Runtime.evaluate", map[string]any{"expression": `setTimeout(() => { window.answer = confirm("Leave the page?") }, 0), 1`})
+	person.waitEvent("Page.javascriptDialogOpening")
+
+	p := newAttachPool(t)
+	v := attachFor(t, p, chrome.endpoint(), "wf")
+	var tab *browserpool.Tab
+	actx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	err := v.Do(actx, user.ID, func(t *browserpool.Tab) error {
+		tab = t
+		return t.Evaluate(actx, "1", nil)
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "if the browser's user has a dialog open on the page") {
+		t.Errorf("the first action on a tab whose user's confirm is open: %v, want a deadline error whose hint names the user's dialog", err)
+	}
+	if tab == nil {
+		t.Fatal("the action never reached the tab")
+	}
+	if ds := tab.Dialogs(); len(ds) != 0 {
+		t.Errorf("the pool answered %+v; want the user's confirm left to them", ds)
+	}
+	// Still open: its user answers it, and the tab takes commands again.
+	person.call(3, "Page.handleJavaScriptDialog", map[string]any{"accept": true})
+	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "1", nil) }); err != nil {
+		t.Errorf("an action once the user answered: %v", err)
+	}
+}

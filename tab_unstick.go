@@ -37,8 +37,17 @@ func (t *Tab) givenUp(x *tabExt, err error) {
 	}
 	if unanswered {
 		e.Hint = "retry, with a longer deadline if the page is only slow; " + busyPageHint
+		if !t.s.ours {
+			e.Hint += "; " + userDialogHint
+		}
 	}
 }
+
+// userDialogHint ends givenUp's hint in a browser the pool attached to: a
+// dialog that opened before the pool's connection to the tab holds the
+// page too, and DevTools neither reports it to a connection made after it
+// opened nor lets that connection answer it.
+const userDialogHint = "if the browser's user has a dialog open on the page (an alert or confirm that opened before the pool attached, which DevTools neither reports to the pool nor lets it answer), the tab takes commands once they answer it"
 
 // heldHint is givenUp's hint for a call the browser held while the tab's
 // page waited for a server.
