@@ -154,18 +154,24 @@ func TestBrowserAndCrashpadCarryTheSessionMarkerAndEveryProcessNamesTheSessionDi
 	p := start(t, Options{SessionID: "marker-test"})
 	openPage(t, p) // a renderer, at least
 	var list []proc.Info
-	eventually(t, "a renderer and two crashpad handlers name the session dir", func() bool {
+	// The browser forks each child before the child execs its own command
+	// line: until then the fork carries the browser's command line and
+	// environment (ci99 caught one). The list is read when none is
+	// between fork and exec.
+	eventually(t, "a renderer and two crashpad handlers name the session dir, and no child is between fork and exec", func() bool {
 		list = processesIn(t, p.SessionDir())
-		renderers, crashpads := 0, 0
+		renderers, crashpads, forks := 0, 0, 0
 		for _, in := range list {
-			if strings.Contains(in.Cmdline, "--type=renderer") {
+			switch {
+			case strings.Contains(in.Cmdline, "--type=renderer"):
 				renderers++
-			}
-			if strings.Contains(in.Cmdline, "chrome_crashpad_handler") {
+			case strings.Contains(in.Cmdline, "chrome_crashpad_handler"):
 				crashpads++
+			case in.PID != p.PID() && in.PPID == p.PID() && !strings.Contains(in.Cmdline, " --type="):
+				forks++
 			}
 		}
-		return renderers > 0 && crashpads == 2
+		return renderers > 0 && crashpads == 2 && forks == 0
 	})
 	type env struct{ Session, Config, Cache, Tmp string }
 	want := env{"marker-test", filepath.Join(p.SessionDir(), XDGConfigName), filepath.Join(p.SessionDir(), XDGCacheName), TmpDir(p.SessionDir())}
