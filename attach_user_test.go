@@ -2,6 +2,7 @@ package browserpool_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -301,6 +302,12 @@ func TestAnActionHeldByADialogOpenBeforeTheAttachSaysTheUserMayHaveADialogOpen(t
 		return false
 	})
 	person := newPageUser(t, ctx, user.WebSocketDebuggerURL)
+	// The browser lists the tab at its URL as its first navigation starts:
+	// the confirm must open in the user's page, not in the empty document
+	// before it.
+	waitFor(t, "the user's page to load", func() bool {
+		return person.evaluate(3, `document.readyState === "complete" && location.pathname === "/user"`) == "true"
+	})
 	person.call(2, "Runtime.evaluate", map[string]any{"expression": `setTimeout(() => { window.answer = confirm("Leave the page?") }, 0), 1`})
 	person.waitEvent("Page.javascriptDialogOpening")
 
@@ -322,9 +329,36 @@ func TestAnActionHeldByADialogOpenBeforeTheAttachSaysTheUserMayHaveADialogOpen(t
 	if ds := tab.Dialogs(); len(ds) != 0 {
 		t.Errorf("the pool answered %+v; want the user's confirm left to them", ds)
 	}
-	// Still open: its user answers it, and the tab takes commands again.
-	person.call(3, "Page.handleJavaScriptDialog", map[string]any{"accept": true})
-	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "1", nil) }); err != nil {
-		t.Errorf("an action once the user answered: %v", err)
+	// Still open: its user answers it, and the tab takes commands again;
+	// the page's script got the user's answer.
+	person.call(4, "Page.handleJavaScriptDialog", map[string]any{"accept": true})
+	var answer bool
+	if err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "window.answer", &answer) }); err != nil || !answer {
+		t.Errorf("the page's confirm() returned %v (%v) once its user answered, want true", answer, err)
+	}
+}
+
+// evaluate evaluates expr in the page over the user's connection and
+// returns its value as JSON ("" on an exception).
+func (u *pageUser) evaluate(id int, expr string) string {
+	u.t.Helper()
+	if err := u.c.WriteJSON(map[string]any{"id": id, "method": "Runtime.evaluate", "params": map[string]any{"expression": expr, "returnByValue": true}}); err != nil {
+		u.t.Fatal(err)
+	}
+	for {
+		var reply struct {
+			ID     int `json:"id"`
+			Result struct {
+				Result struct {
+					Value json.RawMessage `json:"value"`
+				} `json:"result"`
+			} `json:"result"`
+		}
+		if err := u.c.ReadJSON(&reply); err != nil {
+			u.t.Fatal(err)
+		}
+		if reply.ID == id {
+			return string(reply.Result.Result.Value)
+		}
 	}
 }
