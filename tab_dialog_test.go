@@ -311,13 +311,13 @@ func TestDialogsOnRealChromium(t *testing.T) {
 		}
 		// No action of the tab has run yet. If the tab's dialogs are not
 		// watched from its start, the evaluation that opens the alert
-		// hangs until its context ends, and the first action dismisses
-		// the alert blindly; if they are, the alert is dismissed at once.
-		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		// hangs until its context ends; they are: the alert is dismissed
+		// at once. (The deadline only bounds a failure: a short one was
+		// exceeded on a loaded machine while the alert was dismissed.)
+		short, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
-		evalErr := tab.Evaluate(short, "alert('early'); document.title = 'after'", nil)
-		if evalErr != nil && !errors.Is(evalErr, context.DeadlineExceeded) {
-			t.Fatalf("Evaluate(alert): %v", evalErr)
+		if err := tab.Evaluate(short, "alert('early'); document.title = 'after'", nil); err != nil {
+			t.Fatalf("Evaluate(alert): %v, want the alert dismissed and the script done", err)
 		}
 		info, err := tab.PageInfo(ctx)
 		if err != nil {
@@ -327,9 +327,6 @@ func TestDialogsOnRealChromium(t *testing.T) {
 			t.Errorf("PageInfo = %+v, want the page's title after the alert", info)
 		}
 		want := []browserpool.Dialog{{Type: "alert", Message: "early", By: browserpool.DialogDismissed}}
-		if evalErr != nil {
-			want = []browserpool.Dialog{{Type: "unknown", By: browserpool.DialogDismissedUnseen}}
-		}
 		if diff := cmp.Diff(want, tab.Dialogs(), ignoreDialogTimes); diff != "" {
 			t.Errorf("reported dialogs (-want +got):\n%s", diff)
 		}
