@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // extraSite serves two pages that log, fetch and hold a box of known size.
@@ -224,15 +223,21 @@ func TestANetworkRequestAnsweredThenFailedListsItsStatusAndItsFailure(t *testing
 // listed as loading one, not as titled "" at no URL.
 func TestATabStillLoadingItsFirstPageIsListedAsSuch(t *testing.T) {
 	requireBrowser(t)
+	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
-			time.Sleep(2 * time.Second)
+			select { // the page comes once the test is done
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
 			fmt.Fprint(w, `<!doctype html><title>Slow</title>`)
 			return
 		}
 		fmt.Fprint(w, `<!doctype html><title>Opener</title><button onclick="window.open('/slow')">Open</button>`)
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // before srv.Close, which waits for the handler
 	s := newServer(t, Config{})
 	cs := connect(t, s)
 	ok(t, cs, "browser_navigate", map[string]any{"url": srv.URL})

@@ -75,7 +75,9 @@ func TestPageTextsSayWhatIsThereInAnAgentsWords(t *testing.T) {
 	site := httptest.NewServer(mux)
 	defer site.Close()
 	defer close(release)
-	s := newServer(t, Config{PerClient: 2, DialogTimeout: 300 * time.Millisecond})
+	// The alert stays open for 5 s: long enough for the click and the
+	// page_info after it to see it open on a loaded machine (300 ms was not).
+	s := newServer(t, Config{PerClient: 2, DialogTimeout: 5 * time.Second})
 	cs := connect(t, s)
 
 	t.Run("an alert is an alert", func(t *testing.T) {
@@ -128,18 +130,24 @@ func TestPageTextsSayWhatIsThereInAnAgentsWords(t *testing.T) {
 // the page by its URL, not as titled "".
 func TestAnActionThatLoadsAPageNotYetTitledReportsItsURL(t *testing.T) {
 	requireBrowser(t)
+	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		if r.URL.Path == "/slow" {
 			fmt.Fprint(w, "<!doctype html><body><p>first part</p>")
 			w.(http.Flusher).Flush()
-			time.Sleep(time.Second) // the title comes later
+			select { // the title comes once the test is done
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
 			fmt.Fprint(w, "<title>Slow</title>")
 			return
 		}
 		fmt.Fprint(w, `<!doctype html><title>Start</title><a href="/slow">Go slow</a>`)
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // before srv.Close, which waits for the handler
 	s := newServer(t, Config{})
 	cs := connect(t, s)
 	ok(t, cs, "browser_navigate", map[string]any{"url": srv.URL})
