@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 )
 
@@ -115,6 +116,10 @@ func (d *sessDownloads) record(guid string, dl Download) *dlRecord {
 	r := &dlRecord{dl: dl}
 	d.recs[guid] = r
 	d.order = append(d.order, guid)
+	if d.recorded != nil {
+		close(d.recorded)
+		d.recorded = nil
+	}
 	if len(d.order) > 2*DownloadsLimit { // forget the oldest records (their files stay)
 		for _, g := range d.order[:DownloadsLimit] {
 			delete(d.recs, g)
@@ -208,6 +213,39 @@ const (
 func (d *sessDownloads) beganSince(m downloadMark, tab string, remote bool) downloadSeen {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.beganSinceLocked(m, tab, remote)
+}
+
+// beganWithin is beganSince, waiting up to wait (or until ctx ends) for a
+// download to begin when none has: the browser reports a download on its
+// own session, which nothing orders with the tab's replies, and on a
+// loaded machine its report can come well after the navigation it
+// aborted.
+func (d *sessDownloads) beganWithin(ctx context.Context, m downloadMark, tab string, remote bool, wait time.Duration) downloadSeen {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		d.mu.Lock()
+		seen := d.beganSinceLocked(m, tab, remote)
+		if d.recorded == nil {
+			d.recorded = make(chan struct{})
+		}
+		ch := d.recorded
+		d.mu.Unlock()
+		if seen != downloadNone {
+			return seen
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return downloadNone
+		case <-ctx.Done():
+			return downloadNone
+		}
+	}
+}
+
+func (d *sessDownloads) beganSinceLocked(m downloadMark, tab string, remote bool) downloadSeen {
 	if !d.set || remote {
 		return downloadUnknown
 	}

@@ -69,6 +69,9 @@ type sessDownloads struct {
 	recs  map[string]*dlRecord
 	order []string
 	done  []*dlRecord
+	// recorded is closed and replaced when a record is added, for the
+	// waits of beganWithin; nil until one waits. Guarded by mu.
+	recorded chan struct{}
 }
 
 // ensureDownloads routes the session's downloads into DownloadDir, once.

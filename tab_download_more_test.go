@@ -9,11 +9,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserpool/browserpool"
+	"github.com/browserpool/browserpool/cdptest"
 	"github.com/browserpool/browserpool/internal/fleettest"
 )
 
@@ -151,4 +153,49 @@ func TestARemoteDownloadTheDeadlineEndsSaysHowMuchArrived(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "of 2000 bytes had reached this machine") || !strings.Contains(err.Error(), "trigger the download again with a longer deadline") {
 		t.Errorf("a remote WaitDownload whose deadline ended part way: %v; want the deadline's error saying how much of the 2000 bytes had reached this machine and to retry with a longer deadline", err)
 	}
+}
+
+// The browser reports a download (Browser.downloadWillBegin, on its own
+// session) with nothing ordering it after the tab's navigation it aborted:
+// on a loaded machine the report came after Navigate had waited 250 ms,
+// and the hint said the server sent no page and began no download.
+func TestANavigationToADownloadReportedLateStillSaysItIsADownload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		ctx := context.Background()
+		s := mustOpen(t, ctx, p)
+		tab := mustTab(t, ctx, s)
+		b := l.Browsers()[0]
+		b.Delay("Browser.downloadWillBegin", 600*time.Millisecond)
+		b.Handle("Page.navigate", func(c *cdptest.Call) (any, error) {
+			b.Emit("", "Browser.downloadWillBegin", map[string]any{
+				"frameId": tab.ID(), "guid": "late-guid", "url": "https://fake.test/r.csv", "suggestedFilename": "r.csv",
+			})
+			return map[string]any{"frameId": tab.ID(), "errorText": "net::ERR_ABORTED"}, nil
+		})
+		_, err := tab.Navigate(ctx, "https://fake.test/r.csv")
+		if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "answers with a file to download") {
+			t.Errorf("Navigate to a download the browser reported 600 ms late: %v; want ErrNavigation whose hint says the browser is saving a file", err)
+		}
+	})
+}
+
+// A navigation the server answers with no page (a 204) and no download
+// says so, after the wait for a download that never comes.
+func TestANavigationThatBeganNoDownloadSaysTheServerSentNoPage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := cdptest.NewLauncher(t)
+		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		ctx := context.Background()
+		s := mustOpen(t, ctx, p)
+		tab := mustTab(t, ctx, s)
+		l.Browsers()[0].Handle("Page.navigate", func(c *cdptest.Call) (any, error) {
+			return map[string]any{"frameId": tab.ID(), "errorText": "net::ERR_ABORTED"}, nil
+		})
+		_, err := tab.Navigate(ctx, "https://fake.test/no-content")
+		if !errors.Is(err, browserpool.ErrNavigation) || !strings.Contains(err.Error(), "the server sent no page to show") {
+			t.Errorf("Navigate to a URL with no page and no download: %v; want ErrNavigation whose hint says the server sent no page", err)
+		}
+	})
 }

@@ -296,7 +296,7 @@ func (t *Tab) navigate(ctx context.Context, op, rawURL string) (NavigateResult, 
 				detail := errURL + " did not load: the page's own navigation (a script, a form or a link of the page) replaced it before it committed"
 				return res, t.replacedErr(op, detail+t.pageWentTo(ctx))
 			}
-			e.Hint = t.abortHint(dls)
+			e.Hint = t.abortHint(ctx, dls)
 		}
 		return res, e
 	}
@@ -396,6 +396,10 @@ func (t *Tab) recordNav(res NavigateResult) {
 	t.navMu.Unlock()
 }
 
+// abortDownloadWait bounds how long abortHint waits, past endedDuring's
+// wait, for the browser to report the download that aborted a navigation.
+const abortDownloadWait = 1750 * time.Millisecond
+
 // abortHint is the hint of a navigation the browser aborted
 // (net::ERR_ABORTED) that no other navigation replaced and no ended tab
 // or beforeunload dialog explains. Chromium aborts the navigation of a URL
@@ -404,9 +408,12 @@ func (t *Tab) recordNav(res NavigateResult) {
 // leaving the tab on its page; the session's record of the downloads the
 // browser began (Browser.downloadWillBegin) since dls tells them apart.
 // It is called after endedDuring's wait (250 ms): the browser reports a
-// download 10-30 ms after it aborts the navigation (Chromium 14x).
-func (t *Tab) abortHint(dls downloadMark) string {
-	switch t.s.downloads.beganSince(dls, t.id, t.s.remote()) {
+// download 1-40 ms after it aborts the navigation (Chromium 156, load 15),
+// and when it has not yet, abortHint waits up to abortDownloadWait more
+// for the report. Only a navigation that began no download (a 204) pays
+// that wait in full.
+func (t *Tab) abortHint(ctx context.Context, dls downloadMark) string {
+	switch t.s.downloads.beganWithin(ctx, dls, t.id, t.s.remote(), abortDownloadWait) {
 	case downloadBegan:
 		return "the URL answers with a file to download, and the browser is saving it in Session.DownloadDir (Session.Downloads lists it once complete), so do not fetch it again; to wait for it and get its path, make this navigation the trigger of Tab.WaitDownload"
 	case downloadNone:
