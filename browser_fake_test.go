@@ -32,6 +32,17 @@ func newFakePool(t testing.TB, l *cdptest.Launcher, cfg browserpool.Config) *bro
 	return p
 }
 
+// fakeTab opens a session of a new cdptest browser in a pool closed at
+// cleanup, and a tab in it; it returns the browser and the tab.
+func fakeTab(t testing.TB) (*cdptest.Browser, *browserpool.Tab) {
+	t.Helper()
+	l := cdptest.NewLauncher(t)
+	p := newFakePool(t, l, browserpool.Config{})
+	ctx := context.Background()
+	tab := mustTab(t, ctx, mustOpen(t, ctx, p))
+	return l.Browsers()[0], tab
+}
+
 func TestConcurrentEmptyIDCallersShareOneLaunch(t *testing.T) {
 	l := cdptest.NewLauncher(t)
 	l.SetLaunchDelay(50 * time.Millisecond)

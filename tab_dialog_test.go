@@ -401,13 +401,9 @@ func TestActionsWhoseContextNeverEndsAreStoppedByADeferredDialogAndGoOnOnceItIsA
 // Chromium under load).
 func TestAnEvaluateWhoseScriptOpenedAnAlertReturnsWithTheAlertInDialogs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := cdptest.NewLauncher(t)
-		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		b, tab := fakeTab(t)
 		ctx := context.Background()
-		s := mustOpen(t, ctx, p)
-		tab := mustTab(t, ctx, s)
 		sid := browserpool.TabCDPSessionID(tab)
-		b := l.Browsers()[0]
 		b.Handle("Runtime.evaluate", func(*cdptest.Call) (any, error) {
 			return map[string]any{"result": map[string]any{"type": "number", "value": 1}}, nil
 		})

@@ -161,12 +161,8 @@ func TestARemoteDownloadTheDeadlineEndsSaysHowMuchArrived(t *testing.T) {
 // and the hint said the server sent no page and began no download.
 func TestANavigationToADownloadReportedLateStillSaysItIsADownload(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := cdptest.NewLauncher(t)
-		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		b, tab := fakeTab(t)
 		ctx := context.Background()
-		s := mustOpen(t, ctx, p)
-		tab := mustTab(t, ctx, s)
-		b := l.Browsers()[0]
 		b.Delay("Browser.downloadWillBegin", 600*time.Millisecond)
 		b.Handle("Page.navigate", func(c *cdptest.Call) (any, error) {
 			b.Emit("", "Browser.downloadWillBegin", map[string]any{
@@ -185,12 +181,9 @@ func TestANavigationToADownloadReportedLateStillSaysItIsADownload(t *testing.T) 
 // says so, after the wait for a download that never comes.
 func TestANavigationThatBeganNoDownloadSaysTheServerSentNoPage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := cdptest.NewLauncher(t)
-		p := newFakePool(t, l, browserpool.Config{Root: newRoot(t)})
+		b, tab := fakeTab(t)
 		ctx := context.Background()
-		s := mustOpen(t, ctx, p)
-		tab := mustTab(t, ctx, s)
-		l.Browsers()[0].Handle("Page.navigate", func(c *cdptest.Call) (any, error) {
+		b.Handle("Page.navigate", func(c *cdptest.Call) (any, error) {
 			return map[string]any{"frameId": tab.ID(), "errorText": "net::ERR_ABORTED"}, nil
 		})
 		_, err := tab.Navigate(ctx, "https://fake.test/no-content")
