@@ -216,11 +216,11 @@ func (d *sessDownloads) beganSince(m downloadMark, tab string, remote bool) down
 	return d.beganSinceLocked(m, tab, remote)
 }
 
-// beganWithin is beganSince, waiting up to wait (or until ctx ends) for a
-// download to begin when none has: the browser reports a download on its
-// own session, which nothing orders with the tab's replies, and on a
-// loaded machine its report can come well after the navigation it
-// aborted.
+// beganWithin is beganSince, waiting up to wait for a download to begin
+// when none has: the browser reports a download on its own session, which
+// nothing orders with the tab's replies, and on a loaded machine its
+// report can come well after the navigation it aborted. If ctx ends first
+// it returns downloadUnknown.
 func (d *sessDownloads) beganWithin(ctx context.Context, m downloadMark, tab string, remote bool, wait time.Duration) downloadSeen {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -240,7 +240,7 @@ func (d *sessDownloads) beganWithin(ctx context.Context, m downloadMark, tab str
 		case <-timer.C:
 			return downloadNone
 		case <-ctx.Done():
-			return downloadNone
+			return downloadUnknown // the caller stopped waiting: either may be the cause
 		}
 	}
 }
