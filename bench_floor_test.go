@@ -426,6 +426,8 @@ func BenchmarkFloorFootprint(b *testing.B) {
 		prog := footprintOver(b, child)
 		b.ReportMetric(prog.over.RSS/mib, "MiB-rss-over-bare-program")
 		b.ReportMetric(prog.over.Anon/mib, "MiB-anon-over-bare-program")
+		b.ReportMetric(prog.over.Text/mib, "MiB-text-over-bare-program")
+		b.ReportMetric(prog.over.Pclntab/mib, "MiB-pclntab-over-bare-program")
 		b.ReportMetric(prog.maxRSS/mib, "MiB-rss-over-bare-program-max")
 	}
 }
