@@ -488,8 +488,8 @@ func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axt
 	}
 	w.docs++
 	doc := axtext.NewDoc[refTarget](f.refKey(), nodes)
-	doc.Clickable, doc.Inputs = w.domFacts(f)
-	doc.Names = w.domNames(f)
+	facts := w.domFacts(f)
+	doc.Clickable, doc.Inputs, doc.Names = facts.clickable, facts.inputs, facts.names
 	doc.Ref = func(n *axtext.Node, role, name string) refTarget {
 		return refTarget{f: f, frame: frameID, node: n.Backend, chain: chain, role: role, name: name}
 	}

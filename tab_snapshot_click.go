@@ -52,13 +52,14 @@ type domFacts struct {
 }
 
 // domFacts returns the DOM nodes of session f's documents that the page
-// makes clickable without a role (axtext.Doc.Clickable) and the types of
-// its inputs a snapshot prints (axtext.Doc.Inputs), read once per session
+// makes clickable without a role (axtext.Doc.Clickable), the types of its
+// inputs a snapshot prints (axtext.Doc.Inputs) and the names of elements
+// that may have none of their own (axtext.Doc.Names), read once per session
 // and snapshot. A browser that cannot say (an older Chromium, a fake
 // without the call) gives none: the snapshot goes on without them.
-func (w *snapWalker) domFacts(f *frameSess) (map[dom.BackendNodeID]axtext.Clickable, map[dom.BackendNodeID]string) {
+func (w *snapWalker) domFacts(f *frameSess) domFacts {
 	if facts, ok := w.dom[f]; ok {
-		return facts.clickable, facts.inputs
+		return facts
 	}
 	if w.dom == nil {
 		w.dom = make(map[*frameSess]domFacts)
@@ -71,20 +72,11 @@ func (w *snapWalker) domFacts(f *frameSess) (map[dom.BackendNodeID]axtext.Clicka
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
 			str := snap.stringIndex()
-			names := snap.names(str)
-			facts = domFacts{clickable: snap.clickables(str, names), inputs: snap.inputs(str), names: names}
+			facts = domFacts{clickable: snap.clickables(str), inputs: snap.inputs(str), names: snap.names(str)}
 		}
 	}
 	w.dom[f] = facts
-	return facts.clickable, facts.inputs
-}
-
-// domNames returns the names of session f's DOM elements that may have
-// none of their own (axtext.Doc.Names: an icon control's title, label
-// attribute or test id), read with domFacts.
-func (w *snapWalker) domNames(f *frameSess) map[dom.BackendNodeID]string {
-	w.domFacts(f)
-	return w.dom[f].names
+	return facts
 }
 
 // stringIndex maps each string of the reply's table to its (first) index,
@@ -142,9 +134,8 @@ func (s *domSnapshot) inputs(str map[string]int) map[dom.BackendNodeID]string {
 // the page hides and draws its label instead), each with a note naming
 // the control, such as "(the label of a hidden checkbox, checked)". And
 // the elements drawn with an area that the page made draggable
-// (draggable="true"), marked Draggable. str is the reply's stringIndex;
-// names (domSnapshot.names) gives each its Fallback.
-func (s *domSnapshot) clickables(str map[string]int, names map[dom.BackendNodeID]string) map[dom.BackendNodeID]axtext.Clickable {
+// (draggable="true"), marked Draggable. str is the reply's stringIndex.
+func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtext.Clickable {
 	index := func(v string) int {
 		if i, ok := str[v]; ok {
 			return i
@@ -188,7 +179,7 @@ func (s *domSnapshot) clickables(str map[string]int, names map[dom.BackendNodeID
 		var added []int // the nodes add put in set, for their text and role
 		add := func(i int, note string) {
 			if i >= 0 && i < len(cursor) && seen[i] && n.Type[i] == 1 && n.Name[i] != html && n.Name[i] != body {
-				set[n.Backend[i]] = axtext.Clickable{Note: note, Fallback: names[n.Backend[i]], Pointer: pointer >= 0 && cursor[i] == pointer}
+				set[n.Backend[i]] = axtext.Clickable{Note: note, Pointer: pointer >= 0 && cursor[i] == pointer}
 				added = append(added, i)
 			}
 		}

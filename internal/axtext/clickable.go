@@ -21,13 +21,12 @@ const ClickableRole = "clickable"
 
 // Clickable is what a snapshot knows of an element the page made
 // clickable beyond its accessibility node: a note for its line ("the label
-// of a hidden checkbox") and a name to fall back on when it has no name
-// and no text (its title, or its test id: an icon). Role and Text are
+// of a hidden checkbox"); the name to fall back on when it has no name and
+// no text (its title, or its test id: an icon) is Doc.Names'. Role and Text are
 // what its DOM says it is, for an element the accessibility tree leaves
 // out (see hiddenTarget).
 type Clickable struct {
 	Note      string
-	Fallback  string
 	Role      string // the role its element has by its tag: "link" for <a href>, "button" for <button>; "" for none
 	Text      string // the text of the element's DOM (its text nodes, joined)
 	Pointer   bool   // drawn with a pointer cursor
@@ -84,13 +83,10 @@ func (d *Doc[T]) hiddenTarget(n *Node) bool {
 }
 
 // fallbackName is the name of n when it has neither a name nor text (an
-// icon): its title or test id (Clickable.Fallback, Doc.Names), or "".
+// icon): its title or test id (Doc.Names), or "".
 func (d *Doc[T]) fallbackName(n *Node) string {
 	if n.Backend == 0 {
 		return ""
-	}
-	if c, ok := d.Clickable[n.Backend]; ok && c.Fallback != "" {
-		return c.Fallback
 	}
 	return d.Names[n.Backend]
 }
@@ -300,7 +296,7 @@ func (d *Doc[T]) graft() {
 	}
 	var missing []dom.BackendNodeID
 	for b, c := range d.Clickable {
-		if _, ok := byBackend[b]; !ok && b != 0 && len(c.Ancestors) > 0 && (Squash(c.Text) != "" || c.Fallback != "") {
+		if _, ok := byBackend[b]; !ok && b != 0 && len(c.Ancestors) > 0 && (Squash(c.Text) != "" || d.Names[b] != "") {
 			missing = append(missing, b)
 		}
 	}

@@ -41,8 +41,9 @@ func TestAWalkGivesRefsToClickablesByTheRules(t *testing.T) {
 		child("18", node("20", "StaticText", "Leave a note", 0, nil)),
 	})
 	doc.Clickable = map[dom.BackendNodeID]Clickable{
-		2: {Pointer: true}, 6: {}, 10: {Pointer: true}, 13: {}, 15: {Pointer: true, Fallback: "Edit row"}, 18: {Pointer: true},
+		2: {Pointer: true}, 6: {}, 10: {Pointer: true}, 13: {}, 15: {Pointer: true}, 18: {Pointer: true},
 	}
+	doc.Names = map[dom.BackendNodeID]string{15: "Edit row"}
 	doc.Ref = func(n *Node, role, name string) string { return role + " " + name }
 	w := Walker[string]{}
 	w.Walk(doc)

@@ -101,8 +101,8 @@ type Doc[T any] struct {
 	// Names holds a name for DOM elements that may have none of their
 	// own: an element's title, else its test id in words (data-testid
 	// "close-dialog" is "close dialog"). A control, link or clickable
-	// element with neither a name nor text (an icon) prints it. Nil: only
-	// Clickable's Fallback names them.
+	// element with neither a name nor text (an icon) prints it. Nil: none
+	// is named so.
 	Names map[dom.BackendNodeID]string
 
 	holds   map[*Node]int // memo of controls
