@@ -136,12 +136,7 @@ func (s *domSnapshot) inputs(str map[string]int) map[dom.BackendNodeID]string {
 // the elements drawn with an area that the page made draggable
 // (draggable="true"), marked Draggable. str is the reply's stringIndex.
 func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtext.Clickable {
-	index := func(v string) int {
-		if i, ok := str[v]; ok {
-			return i
-		}
-		return -1
-	}
+	index := func(v string) int { return indexOf(str, v) }
 	pointer, html, body, label := index("pointer"), index("HTML"), index("BODY"), index("LABEL")
 	lists := map[int]bool{}
 	for _, l := range []string{"UL", "OL", "DL", "MENU", "TABLE", "TBODY"} {
@@ -352,10 +347,7 @@ var testIDs = map[string]bool{"data-testid": true, "data-test": true, "data-qa":
 func (s *domSnapshot) nameKeys(str map[string]int) []int {
 	keys := make([]int, len(nameAttrs))
 	for j, a := range nameAttrs {
-		keys[j] = -1
-		if i, ok := str[a]; ok {
-			keys[j] = i
-		}
+		keys[j] = indexOf(str, a)
 	}
 	return keys
 }
