@@ -145,6 +145,12 @@ func TestAnAttachedBrowsersOwnDialogIsLeftToItsUserWhenNoActionRuns(t *testing.T
 			return e.Action == "dialog" && strings.Contains(e.Args, "left open for the browser's user")
 		})
 	})
+	// The trace says so as the pool decides; the confirm is the tab's open
+	// dialog (what the actions below fail on) a moment later.
+	waitFor(t, "the confirm to be the tab's open dialog", func() bool {
+		info, err := tab.PageInfo(ctx)
+		return err == nil && info.Dialog != nil
+	})
 	err := v.Do(ctx, user.ID, func(t *browserpool.Tab) error { return t.Evaluate(ctx, "1", nil) })
 	if !errors.Is(err, browserpool.ErrDialogOpen) || !strings.Contains(err.Error(), "the browser is the user's") {
 		t.Fatalf("an action while the user's confirm is open: %v (dialogs answered: %+v), want ErrDialogOpen saying it is left for the user", err, tab.Dialogs())

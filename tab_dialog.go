@@ -367,7 +367,7 @@ func (x *tabExt) watch() {
 	for {
 		select {
 		case ev := <-x.dialogs:
-			d, after, note := x.onDialog(ev)
+			d, after := x.onDialog(ev)
 			if after <= 0 {
 				continue
 			}
@@ -378,9 +378,6 @@ func (x *tabExt) watch() {
 			if seq = x.dialog.defer_(d, cs); cs != nil {
 				closed, closedC = cs, cs.Ready()
 			}
-			// Traced once it is the open dialog: a caller that reads the
-			// trace and acts gets ErrDialogOpen.
-			x.record("dialog", note, d.Opened, nil)
 			if timer != nil {
 				timer.Stop()
 			}
@@ -419,9 +416,8 @@ func (x *tabExt) stop() {
 }
 
 // onDialog answers a dialog that just opened, or returns it with how long
-// it may stay open (the handler deferred it, or it is the user's) and the
-// trace entry watch records once it is the open dialog.
-func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.Duration, string) {
+// it may stay open when the handler defers it.
+func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.Duration) {
 	d := Dialog{Type: string(ev.Type), Message: axtext.Cut(ev.Message, TraceArgLimit), URL: redact.Scrub(ev.URL), Opened: time.Now()}
 	if ev.DefaultPrompt != nil {
 		d.DefaultPrompt = *ev.DefaultPrompt
@@ -435,7 +431,8 @@ func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.D
 		// on the tab: the dialog is the user's or their page's, not an
 		// agent's doing. It is left open for them (the tab's actions
 		// fail fast with ErrDialogOpen meanwhile), never answered blindly.
-		return d, userDialogWait, fmt.Sprintf("%s %q: left open for the browser's user (no action was running on the tab)", d.Type, d.Message)
+		x.record("dialog", fmt.Sprintf("%s %q: left open for the browser's user (no action was running on the tab)", d.Type, d.Message), d.Opened, nil)
+		return d, userDialogWait
 	}
 	reply, by := DialogReply{}, DialogDismissed
 	if h != nil {
@@ -443,9 +440,10 @@ func (x *tabExt) onDialog(ev *page.JavascriptDialogOpeningReply) (Dialog, time.D
 	}
 	if reply.Defer <= 0 {
 		x.answer(d, reply.Accept, reply.PromptText, by)
-		return d, 0, ""
+		return d, 0
 	}
-	return d, reply.Defer, fmt.Sprintf("%s %q: deferred for %v", d.Type, d.Message, reply.Defer)
+	x.record("dialog", fmt.Sprintf("%s %q: deferred for %v", d.Type, d.Message, reply.Defer), d.Opened, nil)
+	return d, reply.Defer
 }
 
 // defer_ makes d the open dialog, stops the actions waiting on the page,
