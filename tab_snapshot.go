@@ -489,7 +489,7 @@ func (w *snapWalker) fetch(f *frameSess, frameID string, chain []frameHop) (*axt
 	w.docs++
 	doc := axtext.NewDoc[refTarget](f.refKey(), nodes)
 	facts := w.domFacts(f)
-	doc.Clickable, doc.Inputs, doc.Names = facts.clickable, facts.inputs, facts.names
+	doc.Clickable, doc.Inputs, doc.Names, doc.DOMIndex = facts.clickable, facts.inputs, facts.names, facts.index
 	doc.Ref = func(n *axtext.Node, role, name string) refTarget {
 		return refTarget{f: f, frame: frameID, node: n.Backend, chain: chain, role: role, name: name}
 	}

@@ -49,6 +49,7 @@ type domFacts struct {
 	clickable map[dom.BackendNodeID]axtext.Clickable // axtext.Doc.Clickable
 	inputs    map[dom.BackendNodeID]string           // axtext.Doc.Inputs
 	names     map[dom.BackendNodeID]string           // axtext.Doc.Names
+	index     func(dom.BackendNodeID) (int, bool)    // axtext.Doc.DOMIndex
 }
 
 // domFacts returns the DOM nodes of session f's documents that the page
@@ -72,11 +73,35 @@ func (w *snapWalker) domFacts(f *frameSess) domFacts {
 		var snap domSnapshot
 		if json.Unmarshal(raw, &snap) == nil {
 			str := snap.stringIndex()
-			facts = domFacts{clickable: snap.clickables(str), inputs: snap.inputs(str), names: snap.names(str)}
+			facts = domFacts{clickable: snap.clickables(str), inputs: snap.inputs(str), names: snap.names(str), index: snap.index()}
 		}
 	}
 	w.dom[f] = facts
 	return facts
+}
+
+// index returns each node's index in its document of the reply (where
+// clickables puts Clickable.Order), for the snapshot's documents' trees
+// to share: the map is made on the first call, which only a tree with an
+// element it leaves out makes (axtext.Doc.DOMIndex).
+func (s *domSnapshot) index() func(dom.BackendNodeID) (int, bool) {
+	docs := make([][]dom.BackendNodeID, len(s.Documents))
+	for i, d := range s.Documents {
+		docs[i] = d.Nodes.Backend
+	}
+	var at map[dom.BackendNodeID]int // made on the first call (the walker's goroutine)
+	return func(b dom.BackendNodeID) (int, bool) {
+		if at == nil {
+			at = make(map[dom.BackendNodeID]int)
+			for _, backend := range docs {
+				for i, node := range backend {
+					at[node] = i
+				}
+			}
+		}
+		i, ok := at[b]
+		return i, ok
+	}
 }
 
 // stringIndex maps each string of the reply's table to its (first) index,

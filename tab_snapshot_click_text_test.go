@@ -66,3 +66,27 @@ func TestAClickableDrawnUnderAriaHiddenIsOfferedWithItsText(t *testing.T) {
 	}
 	waitFor(t, "the page to see the click on Option B", func() bool { return eval[string](t, tab, "log.textContent") == "b " })
 }
+
+// A clickable element drawn under aria-hidden prints where the page has
+// it, between its neighbours, and its ref's number follows that order.
+func TestAClickableDrawnUnderAriaHiddenPrintsInPageOrder(t *testing.T) {
+	ctx, tab, _ := htmlTab(t, `<!doctype html><title>O</title>
+<button>Before</button>
+<div aria-hidden="true"><div id="one">Hidden one</div></div>
+<button>After</button>
+<main><p>Para</p><div aria-hidden="true"><span id="two">Icon two</span></div><a href="/x">Link</a></main>
+<p id="log"></p>
+<script>one.onclick = () => log.textContent += '1 '; two.onclick = () => log.textContent += '2 ';</script>`)
+	s := snap(t, tab, browserpool.SnapshotOptions{})
+	want := []string{"button Before", "clickable Hidden one", "button After", "clickable Icon two", "link Link"}
+	if diff := cmp.Diff(want, refLines(s)); diff != "" {
+		t.Fatalf("refs (-want +got):\n%s\n%s", diff, s.Text)
+	}
+	if ref := s.Find(browserpool.ClickableRole, "Hidden one"); ref != "@e2" {
+		t.Errorf("Hidden one's ref is %s, want @e2 (the second in page order):\n%s", ref, s.Text)
+	}
+	if err := tab.Click(ctx, s.Find(browserpool.ClickableRole, "Icon two")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the page to see the click on Icon two", func() bool { return eval[string](t, tab, "log.textContent") == "2 " })
+}

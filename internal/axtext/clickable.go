@@ -7,6 +7,7 @@ package axtext
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -280,9 +281,9 @@ func dropPrivate(r rune) rune {
 // altogether (Chromium drops an aria-hidden subtree's plain elements from
 // it) that says what it is (its DOM's text, title or test id), as an
 // ignored node under its nearest DOM ancestor the tree has (or one grafted
-// before it), after that ancestor's children: hiddenTarget then prints it
-// with its text, as the page draws it. What the page hides and nothing
-// listens to stays out.
+// before it), among that ancestor's children in page order (DOMIndex; after
+// them when it cannot say): hiddenTarget then prints it with its text, as
+// the page draws it. What the page hides and nothing listens to stays out.
 func (d *Doc[T]) graft() {
 	if len(d.Clickable) == 0 || d.grafted {
 		return
@@ -309,9 +310,26 @@ func (d *Doc[T]) graft() {
 			}
 			n := &Node{NodeID: fmt.Sprintf("dom-%d", b), Ignored: true, ParentID: p.NodeID, Backend: b}
 			d.Nodes[n.NodeID] = n
-			p.ChildIDs = append(p.ChildIDs, n.NodeID)
+			p.ChildIDs = slices.Insert(p.ChildIDs, d.placeAmong(p.ChildIDs, d.Clickable[b].Order), n.NodeID)
 			byBackend[b] = n
 			break
 		}
 	}
+}
+
+// placeAmong returns where among children (node ids) an element at DOM
+// index order goes: before the first child the page has after it
+// (DOMIndex), else at the end.
+func (d *Doc[T]) placeAmong(children []string, order int) int {
+	if d.DOMIndex == nil {
+		return len(children)
+	}
+	for i, id := range children {
+		if c := d.Nodes[id]; c != nil && c.Backend != 0 {
+			if at, ok := d.DOMIndex(c.Backend); ok && at > order {
+				return i
+			}
+		}
+	}
+	return len(children)
 }

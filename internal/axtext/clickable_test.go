@@ -76,3 +76,46 @@ func TestAClickableNameLosesABulletAndIconGlyphsButKeepsASign(t *testing.T) {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
 }
+
+// A clickable element the tree leaves out (under aria-hidden) prints where
+// the page has it among its nearest ancestor's children, and after them
+// when the DOM's order is not known.
+func TestAnElementTheTreeLeavesOutPrintsInPageOrder(t *testing.T) {
+	walk := func(index map[dom.BackendNodeID]int) []string {
+		child := func(parent string, n *Node) *Node { n.ParentID = parent; return n }
+		doc := NewDoc[string]("T", []*Node{
+			node("1", "RootWebArea", "page", 1, []string{"2", "4", "5"}),
+			child("1", node("2", "button", "Before", 2, nil)),
+			child("1", node("4", "button", "After", 4, nil)),
+			child("1", node("5", "main", "", 5, []string{"6", "8"})),
+			child("5", node("6", "StaticText", "Para", 6, nil)),
+			child("5", node("8", "link", "Link", 8, nil)),
+		})
+		// 10 is under an aria-hidden div (3) between Before and After,
+		// 11 under one (7) inside main between its text and its link.
+		doc.Clickable = map[dom.BackendNodeID]Clickable{
+			10: {Text: "Hidden one", Ancestors: []dom.BackendNodeID{3, 1}, Order: index[10]},
+			11: {Text: "Icon two", Ancestors: []dom.BackendNodeID{7, 5, 1}, Order: index[11]},
+		}
+		if index != nil {
+			doc.DOMIndex = func(b dom.BackendNodeID) (int, bool) { i, ok := index[b]; return i, ok }
+		}
+		doc.Ref = func(n *Node, role, name string) string { return role + " " + name }
+		w := Walker[string]{}
+		w.Walk(doc)
+		var got []string
+		for _, l := range w.Lines {
+			got = append(got, strings.TrimSpace(l.Role+" "+l.Name))
+		}
+		return got
+	}
+	inPage := []string{"button Before", "clickable Hidden one", "button After", "main", "text Para", "clickable Icon two", "link Link"}
+	order := map[dom.BackendNodeID]int{1: 0, 2: 1, 3: 2, 10: 3, 4: 4, 5: 5, 6: 6, 7: 7, 11: 8, 8: 9}
+	if diff := cmp.Diff(inPage, walk(order)); diff != "" {
+		t.Errorf("lines with the DOM's order (-want +got):\n%s", diff)
+	}
+	after := []string{"button Before", "button After", "main", "text Para", "link Link", "clickable Icon two", "clickable Hidden one"}
+	if diff := cmp.Diff(after, walk(nil)); diff != "" {
+		t.Errorf("lines without it (-want +got):\n%s", diff)
+	}
+}
