@@ -165,6 +165,11 @@ type Config struct {
 	// enforced by the browser's own network stack through a loopback proxy
 	// the pool owns (see NetworkPolicy). The zero value allows every host
 	// but link-local and cloud-metadata addresses; loopback is allowed.
+	// The pool hands the proxy to its Launcher (LaunchSpec.NetworkProxy):
+	// LocalLauncher routes the browser through it; a Launcher of your own
+	// must do the same, or nothing enforces the policy. NewPool refuses
+	// Allow and Block rules with a fleet's launcher, whose browsers reach
+	// the network from the fleet's machines.
 	Network NetworkPolicy
 }
 
