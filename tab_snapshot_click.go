@@ -80,8 +80,8 @@ func (w *snapWalker) domFacts(f *frameSess) domFacts {
 	return facts
 }
 
-// index returns each node's index in its document of the reply (where
-// clickables puts Clickable.Order), for the snapshot's documents' trees
+// index returns each node's index in its document of the reply (its place
+// in page order: axtext.Doc.DOMIndex), for the snapshot's documents' trees
 // to share: the map is made on the first call, which only a tree with an
 // element it leaves out makes (axtext.Doc.DOMIndex).
 func (s *domSnapshot) index() func(dom.BackendNodeID) (int, bool) {
@@ -161,16 +161,15 @@ func (s *domSnapshot) inputs(str map[string]int) map[dom.BackendNodeID]string {
 // the elements drawn with an area that the page made draggable
 // (draggable="true"), marked Draggable. str is the reply's stringIndex.
 func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtext.Clickable {
-	index := func(v string) int { return indexOf(str, v) }
-	pointer, html, body, label := index("pointer"), index("HTML"), index("BODY"), index("LABEL")
+	pointer, html, body, label := indexOf(str, "pointer"), indexOf(str, "HTML"), indexOf(str, "BODY"), indexOf(str, "LABEL")
 	lists := map[int]bool{}
 	for _, l := range []string{"UL", "OL", "DL", "MENU", "TABLE", "TBODY"} {
-		if i := index(l); i >= 0 {
+		if i := indexOf(str, l); i >= 0 {
 			lists[i] = true
 		}
 	}
 	set := map[dom.BackendNodeID]axtext.Clickable{}
-	draggable := index("draggable")
+	draggable := indexOf(str, "draggable")
 	for _, d := range s.Documents {
 		n := d.Nodes
 		if len(n.Parent) != len(n.Backend) || len(n.Type) != len(n.Backend) || len(n.Name) != len(n.Backend) || len(d.Layout.Node) != len(d.Layout.Styles) || n.Attrs != nil && len(n.Attrs) != len(n.Backend) {
@@ -250,7 +249,7 @@ func (s *domSnapshot) clickables(str map[string]int) map[dom.BackendNodeID]axtex
 			t := s.texter(n.Parent, n.Type, n.Name, n.Value, d.Layout.Node, d.Layout.Styles, str)
 			for _, i := range added {
 				c := set[n.Backend[i]]
-				c.Text, c.Role, c.Order = t.text(i), s.tagRole(n.Name[i], n.Attrs, i, str), i
+				c.Text, c.Role = t.text(i), s.tagRole(n.Name[i], n.Attrs, i, str)
 				c.Ancestors = nil
 				for p, k := n.Parent[i], 0; p >= 0 && p < len(n.Backend) && k < maxAncestors; p, k = n.Parent[p], k+1 {
 					c.Ancestors = append(c.Ancestors, n.Backend[p])

@@ -34,11 +34,10 @@ type Clickable struct {
 	Draggable bool   // draggable="true": a person can drag it (Tab.Drag); its line has the state "draggable"
 	DragOnly  bool   // Draggable, and nothing says a click does anything: no state "clickable"
 	// Ancestors are the backend node ids of the element's DOM ancestors,
-	// nearest first, and Order its place in its document: an element the
-	// tree leaves out altogether (a page's aria-hidden dropdown) is put
-	// under the nearest of them the tree has (see graft).
+	// nearest first: an element the tree leaves out altogether (a page's
+	// aria-hidden dropdown) is put under the nearest of them the tree has,
+	// in page order (see graft).
 	Ancestors []dom.BackendNodeID
-	Order     int
 }
 
 // plainRoles are the roles that say nothing of what an element does: a
@@ -301,7 +300,12 @@ func (d *Doc[T]) graft() {
 			missing = append(missing, b)
 		}
 	}
-	sort.Slice(missing, func(i, j int) bool { return d.Clickable[missing[i]].Order < d.Clickable[missing[j]].Order })
+	// In page order (ties, and a tree without DOMIndex, by backend id), so
+	// that one grafted before another under the same ancestor stays first.
+	sort.Slice(missing, func(i, j int) bool {
+		a, b := d.domIndex(missing[i]), d.domIndex(missing[j])
+		return a < b || a == b && missing[i] < missing[j]
+	})
 	for _, b := range missing {
 		for _, a := range d.Clickable[b].Ancestors {
 			p, ok := byBackend[a]
@@ -310,26 +314,35 @@ func (d *Doc[T]) graft() {
 			}
 			n := &Node{NodeID: fmt.Sprintf("dom-%d", b), Ignored: true, ParentID: p.NodeID, Backend: b}
 			d.Nodes[n.NodeID] = n
-			p.ChildIDs = slices.Insert(p.ChildIDs, d.placeAmong(p.ChildIDs, d.Clickable[b].Order), n.NodeID)
+			p.ChildIDs = slices.Insert(p.ChildIDs, d.placeAmong(p.ChildIDs, b), n.NodeID)
 			byBackend[b] = n
 			break
 		}
 	}
 }
 
-// placeAmong returns where among children (node ids) an element at DOM
-// index order goes: before the first child the page has after it
-// (DOMIndex), else at the end.
-func (d *Doc[T]) placeAmong(children []string, order int) int {
-	if d.DOMIndex == nil {
+// placeAmong returns where among children (node ids) the element b goes:
+// before the first child the page has after it (DOMIndex), else at the
+// end.
+func (d *Doc[T]) placeAmong(children []string, b dom.BackendNodeID) int {
+	at := d.domIndex(b)
+	if at < 0 {
 		return len(children)
 	}
 	for i, id := range children {
-		if c := d.Nodes[id]; c != nil && c.Backend != 0 {
-			if at, ok := d.DOMIndex(c.Backend); ok && at > order {
-				return i
-			}
+		if c := d.Nodes[id]; c != nil && c.Backend != 0 && d.domIndex(c.Backend) > at {
+			return i
 		}
 	}
 	return len(children)
+}
+
+// domIndex is b's place in its document (DOMIndex), or -1 when not known.
+func (d *Doc[T]) domIndex(b dom.BackendNodeID) int {
+	if d.DOMIndex != nil {
+		if i, ok := d.DOMIndex(b); ok {
+			return i
+		}
+	}
+	return -1
 }

@@ -94,8 +94,8 @@ func TestAnElementTheTreeLeavesOutPrintsInPageOrder(t *testing.T) {
 		// 10 is under an aria-hidden div (3) between Before and After,
 		// 11 under one (7) inside main between its text and its link.
 		doc.Clickable = map[dom.BackendNodeID]Clickable{
-			10: {Text: "Hidden one", Ancestors: []dom.BackendNodeID{3, 1}, Order: index[10]},
-			11: {Text: "Icon two", Ancestors: []dom.BackendNodeID{7, 5, 1}, Order: index[11]},
+			10: {Text: "Hidden one", Ancestors: []dom.BackendNodeID{3, 1}},
+			11: {Text: "Icon two", Ancestors: []dom.BackendNodeID{7, 5, 1}},
 		}
 		if index != nil {
 			doc.DOMIndex = func(b dom.BackendNodeID) (int, bool) { i, ok := index[b]; return i, ok }

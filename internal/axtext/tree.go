@@ -104,10 +104,11 @@ type Doc[T any] struct {
 	// element with neither a name nor text (an icon) prints it. Nil: none
 	// is named so.
 	Names map[dom.BackendNodeID]string
-	// DOMIndex returns a DOM node's place in its document, counted as
-	// Clickable.Order is: an element the tree leaves out (see graft) goes
-	// among its ancestor's children where the page has it. Nil, or false
-	// for a node it does not know: such an element goes after them.
+	// DOMIndex returns a DOM node's place in its document (its index in
+	// the document's nodes, in page order): an element the tree leaves out
+	// (see graft) goes among its ancestor's children where the page has
+	// it. Nil, or false for a node it does not know: such an element goes
+	// after them.
 	DOMIndex func(dom.BackendNodeID) (int, bool)
 
 	holds   map[*Node]int // memo of controls
